@@ -1,0 +1,173 @@
+// Package cli holds what every pty-<sub> main shares: flag parsing with ff,
+// the root from the environment, and the one-line error convention (message
+// on stderr, exit status 1, never a stack trace).
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/peterbourgon/ff/v3"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// Command describes one subcommand for flag parsing and --help.
+type Command struct {
+	Name    string // "run", as typed after "pty"
+	Usage   string // "pty run [flags] -- CMD [ARGS...]"
+	Summary string // one line, shown by "pty help"
+	Long    string // optional paragraphs after the usage line
+	Flags   *flag.FlagSet
+}
+
+// NewCommand makes a Command with an empty flag set that reports errors
+// to the caller instead of exiting.
+func NewCommand(name, usage, summary string) *Command {
+	fs := flag.NewFlagSet("pty "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return &Command{Name: name, Usage: usage, Summary: summary, Flags: fs}
+}
+
+// PrintHelp writes --help output.
+func (c *Command) PrintHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\nUsage: %s\n", c.Summary, c.Usage)
+	if c.Long != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Long, "\n"))
+	}
+	var has bool
+	c.Flags.VisitAll(func(*flag.Flag) { has = true })
+	if has {
+		fmt.Fprintf(w, "\nFlags:\n")
+		c.Flags.SetOutput(w)
+		c.Flags.PrintDefaults()
+		c.Flags.SetOutput(io.Discard)
+	}
+}
+
+// Parse parses args (without the program name). --help prints help and
+// exits 0; a bad flag is a usage error. Flags may be interleaved with
+// positional arguments, except after "--".
+func (c *Command) Parse(args []string) []string {
+	var pos []string
+	rest := args
+	for {
+		err := ff.Parse(c.Flags, rest)
+		if errors.Is(err, flag.ErrHelp) {
+			c.PrintHelp(os.Stdout)
+			os.Exit(0)
+		}
+		if err != nil {
+			Fatalf("%v (see 'pty %s --help')", cleanFlagErr(err), c.Name)
+		}
+		rest = c.Flags.Args()
+		if len(rest) == 0 {
+			return pos
+		}
+		// flag stops at the first non-flag; keep it and go on, unless the
+		// caller asked for everything after "--" verbatim.
+		if consumedDashDash(args, rest) {
+			return append(pos, rest...)
+		}
+		pos = append(pos, rest[0])
+		rest = rest[1:]
+	}
+}
+
+// ParseInterspersed is Parse; ParseUntilPositional stops at the first
+// positional argument (for commands like run whose tail is a command line).
+func (c *Command) ParseUntilPositional(args []string) []string {
+	err := ff.Parse(c.Flags, args)
+	if errors.Is(err, flag.ErrHelp) {
+		c.PrintHelp(os.Stdout)
+		os.Exit(0)
+	}
+	if err != nil {
+		Fatalf("%v (see 'pty %s --help')", cleanFlagErr(err), c.Name)
+	}
+	return c.Flags.Args()
+}
+
+func consumedDashDash(all, rest []string) bool {
+	n := len(all) - len(rest)
+	return n > 0 && all[n-1] == "--"
+}
+
+func cleanFlagErr(err error) error {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "error parsing commandline arguments: ")
+	return errors.New(s)
+}
+
+// Fatalf prints "pty: <message>" on stderr and exits 1.
+func Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasPrefix(msg, "pty") && !strings.HasPrefix(msg, "Session") {
+		msg = "pty: " + msg
+	}
+	fmt.Fprintln(os.Stderr, strings.TrimRight(msg, "\n"))
+	os.Exit(1)
+}
+
+// Check exits through Fatalf when err is not nil.
+func Check(err error) {
+	if err != nil {
+		Fatalf("%v", err)
+	}
+}
+
+// Root resolves the registry root from the environment and prints any
+// deprecation notice once. It does not create the directory.
+func Root() string {
+	r, err := layout.ResolveRoot(os.Getenv)
+	Check(err)
+	for _, w := range r.Warnings {
+		fmt.Fprintln(os.Stderr, w)
+	}
+	return r.Dir
+}
+
+// EnsureRoot is Root, then creates the directory and checks its ownership
+// and mode, for commands that write.
+func EnsureRoot() string {
+	dir := Root()
+	Check(layout.EnsureRoot(dir))
+	return dir
+}
+
+// Context is cancelled on SIGINT or SIGTERM.
+func Context() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// Resolve resolves a reference or exits with the standard message.
+func Resolve(root, ref string) layout.Session {
+	s, err := layout.Resolve(root, ref)
+	Check(err)
+	return s
+}
+
+// StringList is a repeatable string flag.
+type StringList []string
+
+func (s *StringList) String() string     { return strings.Join(*s, ",") }
+func (s *StringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// ParseKV splits "k=v" (value is everything after the first '='); what
+// names the flag in the error.
+func ParseKV(what, s string) (string, string, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return "", "", fmt.Errorf("%s %q has no '=': write it as KEY=VALUE", what, s)
+	}
+	if k == "" {
+		return "", "", fmt.Errorf("%s %q has an empty key: write it as KEY=VALUE", what, s)
+	}
+	return k, v, nil
+}

@@ -1,0 +1,56 @@
+package layout
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/natefinch/atomic"
+)
+
+// WriteFileAtomic replaces path with data so that a reader sees either the
+// old file or the new one, never a torn one, and concurrent writers never
+// share a temporary file: each writes <path>.tmp.<pid>.<rand>, syncs it,
+// renames it into place and syncs the directory so the rename survives a
+// crash. Last writer wins; use a lock for read-modify-write.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp := TempName(path)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		// natefinch/atomic.ReplaceFile is a rename on unix and the
+		// MoveFileEx dance on Windows; it keeps the portable part ours.
+		werr = atomic.ReplaceFile(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// TempName returns a unique temporary sibling of path.
+func TempName(path string) string {
+	var b [6]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s.tmp.%d.%s", path, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync() // best effort: some filesystems refuse fsync on directories
+		d.Close()
+	}
+}

@@ -1,0 +1,166 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrLockBusy is returned when a lock is held by a live process and the
+// caller's wait ran out.
+var ErrLockBusy = errors.New("lock is busy")
+
+// Lock is a held lock file. The file holds the owner's pid in decimal, the
+// same format the original pty writes, so both implementations exclude each
+// other.
+type Lock struct {
+	path    string
+	content string
+}
+
+// AcquireLock takes the lock at path, waiting up to wait for a live holder
+// to release it (0 means try once). A lock whose holder is dead, or whose
+// content is not a pid, is stale and reclaimed.
+func AcquireLock(path string, wait time.Duration) (*Lock, error) {
+	deadline := time.Now().Add(wait)
+	delay := 2 * time.Millisecond
+	for {
+		l, err := tryLock(path)
+		if err == nil {
+			return l, nil
+		}
+		if !errors.Is(err, ErrLockBusy) {
+			return nil, err
+		}
+		if reclaimed, rerr := reclaimStale(path); rerr != nil {
+			return nil, rerr
+		} else if reclaimed {
+			continue
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("%s: %w (held by pid %s)", path, ErrLockBusy, strings.TrimSpace(readSmall(path)))
+		}
+		time.Sleep(delay)
+		if delay < 20*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// tryLock publishes a fully written pid file with link(2), which fails if the
+// name exists: the lock is exclusive like O_CREAT|O_EXCL, but nobody can
+// ever observe it empty, so "garbage content" really is garbage.
+func tryLock(path string) (*Lock, error) {
+	content := strconv.Itoa(os.Getpid())
+	tmp := TempName(path)
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, ErrLockBusy
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{path: path, content: content}, nil
+}
+
+// reclaimStale removes path if its holder is dead or its content is garbage.
+// The check and the unlink happen under an flock on the root directory, so two
+// reclaimers cannot both unlink: the second re-reads and finds a live lock
+// (or none) instead of deleting a fresh one.
+func reclaimStale(path string) (bool, error) {
+	if !lockIsStale(path) {
+		return false, nil
+	}
+	dir, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer dir.Close()
+	if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX); err != nil {
+		return false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	defer syscall.Flock(int(dir.Fd()), syscall.LOCK_UN)
+	if !lockIsStale(path) {
+		return false, nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("reclaim stale lock %s: %w", path, err)
+	}
+	return true, nil
+}
+
+func lockIsStale(path string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false // gone: not stale, just free
+	}
+	s := strings.TrimSpace(readSmall(path))
+	pid, err := strconv.Atoi(s)
+	if err != nil || pid <= 0 {
+		// The original pty writes its pid after O_EXCL creation, so give
+		// an empty file a moment before calling it garbage.
+		return s != "" || time.Since(fi.ModTime()) > time.Second
+	}
+	return !PidAlive(pid)
+}
+
+func readSmall(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b := make([]byte, 64)
+	n, _ := f.Read(b)
+	return string(b[:n])
+}
+
+// Release removes the lock, but only if it is still ours: a lock reclaimed
+// from us as stale (we were presumed dead) belongs to someone else now.
+func (l *Lock) Release() error {
+	if l == nil {
+		return nil
+	}
+	if strings.TrimSpace(readSmall(l.path)) != l.content {
+		return nil
+	}
+	if err := os.Remove(l.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("release %s: %w", l.path, err)
+	}
+	return nil
+}
+
+// PidAlive reports whether a process exists. EPERM means it exists but
+// belongs to someone else, which still counts as alive.
+func PidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !isZombie(pid)
+}
+
+// isZombie reports a process that has exited but not been reaped; it holds
+// no resources and will never act again, so it is not alive. Only Linux
+// exposes this cheaply; elsewhere a zombie counts as alive.
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name, which may itself
+	// contain parentheses: take the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}

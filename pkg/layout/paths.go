@@ -1,0 +1,56 @@
+package layout
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// File suffixes of a session's files under the root.
+const (
+	SuffixMeta       = ".json"
+	SuffixEvents     = ".events.jsonl"
+	SuffixSock       = ".sock"
+	SuffixPid        = ".pid"
+	SuffixLock       = ".lock"
+	SuffixEventsLock = ".events.lock"
+)
+
+// Paths names the files of one session. It is a value: computing it touches
+// nothing on disk.
+type Paths struct {
+	Root, ID string
+}
+
+// PathsFor returns the file names of session id under root.
+func PathsFor(root, id string) Paths { return Paths{Root: root, ID: id} }
+
+func (p Paths) file(suffix string) string { return filepath.Join(p.Root, p.ID+suffix) }
+
+func (p Paths) Meta() string       { return p.file(SuffixMeta) }
+func (p Paths) Events() string     { return p.file(SuffixEvents) }
+func (p Paths) Sock() string       { return p.file(SuffixSock) }
+func (p Paths) Pid() string        { return p.file(SuffixPid) }
+func (p Paths) Lock() string       { return p.file(SuffixLock) }
+func (p Paths) EventsLock() string { return p.file(SuffixEventsLock) }
+
+// All lists every file a session may own, for removal.
+func (p Paths) All() []string {
+	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events()}
+}
+
+// IsTemp reports whether a directory entry is an in-flight atomic write,
+// which readers must ignore.
+func IsTemp(name string) bool { return strings.Contains(name, ".tmp.") }
+
+// SessionIDFromMetaName returns the id for a "<id>.json" entry, or "" when
+// the name is not a session's metadata file.
+func SessionIDFromMetaName(name string) string {
+	if IsTemp(name) || !strings.HasSuffix(name, SuffixMeta) {
+		return ""
+	}
+	id := strings.TrimSuffix(name, SuffixMeta)
+	if ValidateID(id) != nil {
+		return ""
+	}
+	return id
+}

@@ -1,0 +1,73 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// MetaLockWait is how long a metadata change waits for a busy lock. Changes
+// hold it for a read, a small edit and a write, so a long wait means a
+// stuck or very slow writer.
+const MetaLockWait = 10 * time.Second
+
+// ErrNoChange, returned by an Update callback, means nothing changed: no
+// write happens and no event is appended.
+var ErrNoChange = errors.New("no change")
+
+// Update is the one way to change a session's metadata. It takes the event
+// lock and then the metadata lock (the fixed order that rules out deadlock),
+// reads the file, lets fn change it, writes it atomically and appends the
+// events fn returns, all before releasing. Holding the metadata lock across
+// read, change and write is what keeps concurrent writers from losing each
+// other's updates. It returns the metadata after the change (or as it was,
+// when fn returned ErrNoChange).
+func Update(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
+	p := PathsFor(root, id)
+	el, err := AcquireLock(p.EventsLock(), EventLockWait)
+	if err != nil {
+		return nil, fmt.Errorf("update %s: %w", id, err)
+	}
+	defer el.Release()
+	ml, err := AcquireLock(p.Lock(), MetaLockWait)
+	if err != nil {
+		return nil, fmt.Errorf("update %s: %w", id, err)
+	}
+	defer ml.Release()
+	m, err := ReadMetadata(root, id)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := fn(m)
+	if errors.Is(err, ErrNoChange) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteMetadata(root, id, m); err != nil {
+		return nil, err
+	}
+	if err := AppendEventsLocked(root, id, evs...); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// Locked runs fn while holding both of a session's locks, for callers that
+// must re-check and act atomically (gc, rm, respawn) without the
+// read-change-write shape of Update.
+func Locked(root, id string, wait time.Duration, fn func() error) error {
+	p := PathsFor(root, id)
+	el, err := AcquireLock(p.EventsLock(), wait)
+	if err != nil {
+		return err
+	}
+	defer el.Release()
+	ml, err := AcquireLock(p.Lock(), wait)
+	if err != nil {
+		return err
+	}
+	defer ml.Release()
+	return fn()
+}
