@@ -1,0 +1,165 @@
+// Package proto is the session socket's wire format, shared with the
+// original TypeScript pty so either side's clients work with either side's
+// daemons: frames of [type u8][length u32 big-endian][payload].
+// docs/protocol.md describes the conversation.
+package proto
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Type is a frame's first byte.
+type Type uint8
+
+const (
+	Data     Type = 0  // raw bytes, either way
+	Attach   Type = 1  // client→daemon: rows u16, cols u16; become a writable client
+	Detach   Type = 2  // client→daemon, empty: the daemon closes the connection
+	Resize   Type = 3  // client→daemon: rows u16, cols u16
+	Exit     Type = 4  // daemon→client: int32 exit code
+	Screen   Type = 5  // daemon→client: serialized screen baseline
+	Peek     Type = 6  // client→daemon: flags byte; become a read-only client
+	Status   Type = 7  // client→daemon empty request; daemon→client JSON reply
+	Geometry Type = 10 // daemon→client: rows u16, cols u16
+)
+
+func (t Type) String() string {
+	switch t {
+	case Data:
+		return "DATA"
+	case Attach:
+		return "ATTACH"
+	case Detach:
+		return "DETACH"
+	case Resize:
+		return "RESIZE"
+	case Exit:
+		return "EXIT"
+	case Screen:
+		return "SCREEN"
+	case Peek:
+		return "PEEK"
+	case Status:
+		return "STATUS"
+	case Geometry:
+		return "GEOMETRY"
+	}
+	return fmt.Sprintf("TYPE(%d)", uint8(t))
+}
+
+// Peek flags.
+const (
+	PeekPlain byte = 1 << 0 // plain text instead of ANSI
+	PeekFull  byte = 1 << 1 // scrollback too, not just the viewport
+)
+
+// MaxPayload is the largest payload a peer may send; a larger one means a
+// confused or hostile peer, and the connection is dropped.
+const MaxPayload = 32 << 20
+
+// HeaderLen is the size of a frame header.
+const HeaderLen = 5
+
+// ErrTooLarge is returned for a frame over MaxPayload.
+var ErrTooLarge = errors.New("frame larger than 32 MiB")
+
+// Frame is one decoded frame.
+type Frame struct {
+	Type    Type
+	Payload []byte
+}
+
+// AppendFrame appends the encoding of a frame to dst.
+func AppendFrame(dst []byte, t Type, payload []byte) []byte {
+	var h [HeaderLen]byte
+	h[0] = byte(t)
+	binary.BigEndian.PutUint32(h[1:], uint32(len(payload)))
+	dst = append(dst, h[:]...)
+	return append(dst, payload...)
+}
+
+// WriteFrame writes one frame with a single Write call, so frames from one
+// writer never interleave on a stream written by several goroutines that
+// share a mutex per Write.
+func WriteFrame(w io.Writer, t Type, payload []byte) error {
+	buf := AppendFrame(make([]byte, 0, HeaderLen+len(payload)), t, payload)
+	_, err := w.Write(buf)
+	return err
+}
+
+// Reader decodes frames from a stream.
+type Reader struct {
+	r *bufio.Reader
+}
+
+// NewReader wraps r.
+func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
+
+// Next reads the next frame. The payload is freshly allocated and owned by
+// the caller. io.EOF at a frame boundary; io.ErrUnexpectedEOF inside one.
+func (r *Reader) Next() (Frame, error) {
+	var h [HeaderLen]byte
+	if _, err := io.ReadFull(r.r, h[:]); err != nil {
+		return Frame{}, err
+	}
+	n := binary.BigEndian.Uint32(h[1:])
+	if n > MaxPayload {
+		return Frame{}, ErrTooLarge
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(r.r, p); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return Frame{}, err
+	}
+	return Frame{Type: Type(h[0]), Payload: p}, nil
+}
+
+// Size encodes rows and cols for ATTACH, RESIZE and GEOMETRY.
+func Size(rows, cols int) []byte {
+	var b [4]byte
+	binary.BigEndian.PutUint16(b[0:], clampU16(rows))
+	binary.BigEndian.PutUint16(b[2:], clampU16(cols))
+	return b[:]
+}
+
+// ParseSize decodes a size payload; ok is false when it is too short or
+// either dimension is zero.
+func ParseSize(p []byte) (rows, cols int, ok bool) {
+	if len(p) < 4 {
+		return 0, 0, false
+	}
+	rows, cols = int(binary.BigEndian.Uint16(p[0:])), int(binary.BigEndian.Uint16(p[2:]))
+	return rows, cols, rows > 0 && cols > 0
+}
+
+// ExitCode encodes an EXIT payload.
+func ExitCode(code int) []byte {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(int32(code)))
+	return b[:]
+}
+
+// ParseExitCode decodes an EXIT payload; a short one means -1, as in the
+// original.
+func ParseExitCode(p []byte) int {
+	if len(p) < 4 {
+		return -1
+	}
+	return int(int32(binary.BigEndian.Uint32(p)))
+}
+
+func clampU16(v int) uint16 {
+	if v < 0 {
+		return 0
+	}
+	if v > 0xffff {
+		return 0xffff
+	}
+	return uint16(v)
+}
