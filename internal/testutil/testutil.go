@@ -1,0 +1,189 @@
+// Package testutil drives the real pty binaries in tests: it builds every
+// cmd/* once per test process, gives each test its own short PTY_ROOT, and
+// kills any daemon left in that root when the test ends.
+package testutil
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// ModuleRoot is the repository root (where go.mod is).
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// BinDir builds all commands (once per test process) and returns the
+// directory holding them.
+func BinDir(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ptybin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/...")
+		cmd.Dir = ModuleRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = errors.New("go build ./cmd/...: " + err.Error() + "\n" + string(out))
+			return
+		}
+		binDir = dir
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
+
+// Root makes a fresh, short PTY_ROOT (sockets are limited to 104 bytes)
+// and registers cleanup that stops every daemon whose pid file is in it.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/tmp", "pt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o700)
+	t.Cleanup(func() {
+		KillDaemons(dir)
+		os.RemoveAll(dir)
+	})
+	return dir
+}
+
+// KillDaemons SIGKILLs the daemons (and their process groups) recorded in
+// root's pid files.
+func KillDaemons(root string) {
+	pids, _ := filepath.Glob(filepath.Join(root, "*.pid"))
+	for _, p := range pids {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 1 {
+			continue
+		}
+		syscall.Kill(-pid, syscall.SIGKILL)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// Env returns the environment for running pty binaries against root: the
+// built binaries first on PATH, PTY_ROOT set, PTY_SESSION unset (tests may
+// themselves run inside a pty session).
+func Env(t testing.TB, root string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PTY_ROOT", "PTY_SESSION", "PTY_SESSION_DIR", "PATH", "PTY_SESSION_GENERATION", "TMUX":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "PTY_ROOT="+root, "PATH="+BinDir(t)+":"+os.Getenv("PATH"))
+}
+
+// Command returns an exec.Cmd running "pty-<sub> args" (or "pty" when sub
+// is "") against root.
+func Command(t testing.TB, root, sub string, args ...string) *exec.Cmd {
+	t.Helper()
+	name := "pty"
+	if sub != "" {
+		name = "pty-" + sub
+	}
+	cmd := exec.Command(filepath.Join(BinDir(t), name), args...)
+	cmd.Env = Env(t, root)
+	return cmd
+}
+
+// Result is a finished command's output.
+type Result struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// Run runs "pty args..." through the dispatcher and waits, at most 60 s.
+func Run(t testing.TB, root string, args ...string) Result {
+	t.Helper()
+	return RunCmd(t, Command(t, root, "", args...))
+}
+
+// RunCmd runs a prepared command and collects its output and exit code.
+func RunCmd(t testing.TB, cmd *exec.Cmd) Result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %v: %v", cmd.Args, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v did not finish in 60s; stdout=%q stderr=%q", cmd.Args, out.String(), errb.String())
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%v: %v", cmd.Args, err)
+	}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// MustRun is Run that fails the test on a non-zero exit.
+func MustRun(t testing.TB, root string, args ...string) Result {
+	t.Helper()
+	r := Run(t, root, args...)
+	if r.Code != 0 {
+		t.Fatalf("pty %v: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// WaitFor polls cond until it is true or timeout passes, then fails with msg.
+func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, msg)
+		}
+		time.Sleep(delay)
+		if delay < 50*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
