@@ -1,0 +1,282 @@
+// Package listing filters, sorts and formats the session registry for
+// `pty list`: the human sections, the --json array scripts depend on (the
+// original pty's shape), and the --summary counts. It only reads what
+// layout.List returned; nothing here touches the disk.
+package listing
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// Filter selects sessions; the zero value selects all. Every set field must
+// match.
+type Filter struct {
+	Tags      [][2]string   // key=value pairs, all required
+	Status    layout.Status // "" = any
+	OlderThan time.Duration // 0 = no bound
+	NewerThan time.Duration // 0 = no bound
+}
+
+var durationRE = regexp.MustCompile(`^(\d+)\s*([smhd])$`)
+
+// ParseDuration reads the list filters' ages: a whole number followed by
+// s, m, h or d. Go's compound forms ("1h30m") are refused rather than half
+// understood.
+func ParseDuration(s string) (time.Duration, error) {
+	m := durationRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return 0, fmt.Errorf("duration %q is not understood: write a whole number and one unit, like 30s, 15m, 2h or 7d", s)
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil || n > 1<<40 {
+		return 0, fmt.Errorf("duration %q is too large", s)
+	}
+	unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour}[m[2]]
+	return time.Duration(n) * unit, nil
+}
+
+// ParseStatus checks a --status value.
+func ParseStatus(s string) (layout.Status, error) {
+	switch st := layout.Status(strings.ToLower(s)); st {
+	case layout.Running, layout.Exited, layout.Vanished:
+		return st, nil
+	}
+	return "", fmt.Errorf("status %q is not one of running, exited, vanished", s)
+}
+
+// Age is how long ago a session last changed state: since it exited when
+// an exit was recorded, else since it was created. ok is false when the
+// timestamp is missing or unreadable.
+func Age(s layout.Session, now time.Time) (time.Duration, bool) {
+	ts := s.Meta.ExitedAt
+	if ts == "" {
+		ts = s.Meta.CreatedAt
+	}
+	t := layout.ParseTime(ts)
+	if t.IsZero() {
+		return 0, false
+	}
+	return now.Sub(t), true
+}
+
+// Match reports whether a session passes the filter.
+func (f Filter) Match(s layout.Session, now time.Time) bool {
+	if f.Status != "" && s.Status != f.Status {
+		return false
+	}
+	for _, kv := range f.Tags {
+		if v, ok := s.Meta.Tags[kv[0]]; !ok || v != kv[1] {
+			return false
+		}
+	}
+	if f.OlderThan > 0 || f.NewerThan > 0 {
+		age, ok := Age(s, now)
+		if !ok {
+			return false // no age: cannot be said to be older or newer
+		}
+		if f.OlderThan > 0 && age < f.OlderThan {
+			return false
+		}
+		if f.NewerThan > 0 && age > f.NewerThan {
+			return false
+		}
+	}
+	return true
+}
+
+// Select filters and sorts sessions by display name (or id), then id.
+func Select(all []layout.Session, f Filter, now time.Time) []layout.Session {
+	out := make([]layout.Session, 0, len(all))
+	for _, s := range all {
+		if f.Match(s, now) {
+			out = append(out, s)
+		}
+	}
+	Sort(out)
+	return out
+}
+
+// Sort orders sessions as every listing shows them: by display name ?? id,
+// with the id breaking ties between equal display names.
+func Sort(ss []layout.Session) {
+	sort.SliceStable(ss, func(i, j int) bool {
+		a, b := ss[i].Name(), ss[j].Name()
+		if a != b {
+			return a < b
+		}
+		return ss[i].ID < ss[j].ID
+	})
+}
+
+// Entry is one element of `pty list --json`, in the original pty's shape:
+// exitCode and exitedAt are null when absent, tags and displayName are
+// left out.
+type Entry struct {
+	Name        string            `json:"name"`
+	Status      layout.Status     `json:"status"`
+	Pid         *int              `json:"pid"`
+	Command     string            `json:"command"`
+	Cwd         string            `json:"cwd"`
+	CreatedAt   string            `json:"createdAt"`
+	ExitCode    *int              `json:"exitCode"`
+	ExitedAt    *string           `json:"exitedAt"`
+	Tags        map[string]string `json:"tags,omitempty"`
+	DisplayName *string           `json:"displayName,omitempty"`
+}
+
+// NewEntry converts a session for JSON output.
+func NewEntry(s layout.Session) Entry {
+	e := Entry{
+		Name:      s.ID,
+		Status:    s.Status,
+		Command:   Command(s.Meta),
+		Cwd:       s.Meta.Cwd,
+		CreatedAt: s.Meta.CreatedAt,
+		ExitCode:  s.Meta.ExitCode,
+		Tags:      s.Meta.Tags,
+	}
+	if s.Status == layout.Running && s.Pid > 0 {
+		pid := s.Pid
+		e.Pid = &pid
+	}
+	if s.Meta.ExitedAt != "" {
+		at := s.Meta.ExitedAt
+		e.ExitedAt = &at
+	}
+	if s.Meta.DisplayName != nil && *s.Meta.DisplayName != "" {
+		e.DisplayName = s.Meta.DisplayName
+	}
+	if len(e.Tags) == 0 {
+		e.Tags = nil
+	}
+	return e
+}
+
+// Command is the command line as the user typed it.
+func Command(m *layout.Metadata) string {
+	if m.DisplayCommand != "" {
+		return m.DisplayCommand
+	}
+	return strings.TrimSpace(strings.Join(append([]string{m.Command}, m.Args...), " "))
+}
+
+// WriteJSON writes the --json array (an empty registry is []).
+func WriteJSON(w io.Writer, ss []layout.Session) error {
+	out := make([]Entry, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, NewEntry(s))
+	}
+	return writeIndented(w, out)
+}
+
+func writeIndented(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// SummaryItem names the oldest or newest session.
+type SummaryItem struct {
+	Name        string        `json:"name"`
+	Status      layout.Status `json:"status"`
+	AgeSeconds  int64         `json:"ageSeconds"`
+	DisplayName *string       `json:"displayName,omitempty"`
+}
+
+// Counts is sessions per status, in the order listings show them.
+type Counts struct {
+	Running  int `json:"running"`
+	Exited   int `json:"exited"`
+	Vanished int `json:"vanished"`
+}
+
+func (c *Counts) add(s layout.Status) {
+	switch s {
+	case layout.Running:
+		c.Running++
+	case layout.Exited:
+		c.Exited++
+	case layout.Vanished:
+		c.Vanished++
+	}
+}
+
+// Summary is the --summary result.
+type Summary struct {
+	Total    int          `json:"total"`
+	ByStatus Counts       `json:"byStatus"`
+	Oldest   *SummaryItem `json:"oldest"`
+	Newest   *SummaryItem `json:"newest"`
+}
+
+// Summarize counts sessions by status and finds the oldest and newest by
+// Age; sessions without a readable timestamp count but are never either.
+func Summarize(ss []layout.Session, now time.Time) Summary {
+	sum := Summary{Total: len(ss)}
+	var oldAge, newAge time.Duration
+	for _, s := range ss {
+		sum.ByStatus.add(s.Status)
+		age, ok := Age(s, now)
+		if !ok {
+			continue
+		}
+		item := func() *SummaryItem {
+			it := &SummaryItem{Name: s.ID, Status: s.Status, AgeSeconds: int64(max(age, 0) / time.Second)}
+			if s.Meta.DisplayName != nil && *s.Meta.DisplayName != "" {
+				it.DisplayName = s.Meta.DisplayName
+			}
+			return it
+		}
+		if sum.Oldest == nil || age > oldAge {
+			sum.Oldest, oldAge = item(), age
+		}
+		if sum.Newest == nil || age < newAge {
+			sum.Newest, newAge = item(), age
+		}
+	}
+	return sum
+}
+
+// WriteSummaryJSON writes the --summary --json object.
+func WriteSummaryJSON(w io.Writer, sum Summary) error { return writeIndented(w, sum) }
+
+// WriteSummaryText writes the --summary text form.
+func WriteSummaryText(w io.Writer, sum Summary, st Style) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s: %d running, %d exited, %s\n", sum.Total, plural(sum.Total, "session", "sessions"),
+		sum.ByStatus.Running, sum.ByStatus.Exited,
+		st.paint(yellow, fmt.Sprintf("%d vanished", sum.ByStatus.Vanished), sum.ByStatus.Vanished > 0))
+	line := func(label string, it *SummaryItem) {
+		if it == nil {
+			return
+		}
+		name := it.Name
+		if it.DisplayName != nil {
+			name += " (" + *it.DisplayName + ")"
+		}
+		fmt.Fprintf(&b, "%s %s, %s, %s\n", label, name, it.Status, FormatAge(time.Duration(it.AgeSeconds)*time.Second))
+	}
+	line("Oldest:", sum.Oldest)
+	line("Newest:", sum.Newest)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

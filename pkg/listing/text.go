@@ -1,0 +1,214 @@
+package listing
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// Style carries the choices the text form depends on, so output is a pure
+// function of its inputs.
+type Style struct {
+	Color    bool      // ANSI colour: only for a terminal, never with NO_COLOR
+	ShowTags bool      // --tags: include reserved tags
+	Home     string    // $HOME, abbreviated to ~ in cwds
+	Now      time.Time // ages are measured from here
+}
+
+const (
+	reset  = "\x1b[0m"
+	bold   = "\x1b[1m"
+	dim    = "\x1b[2m"
+	red    = "\x1b[31m"
+	yellow = "\x1b[33m"
+	cyan   = "\x1b[36m"
+)
+
+func (st Style) paint(code, s string, on bool) string {
+	if !st.Color || !on || s == "" {
+		return s
+	}
+	return code + s + reset
+}
+
+// ReservedTag reports tags that pty itself manages (pty.toml identity,
+// gc's strategy bookkeeping, layout markers); they clutter a listing and
+// show only with --tags.
+func ReservedTag(k string) bool {
+	return strings.HasPrefix(k, "ptyfile") || strings.HasPrefix(k, "strategy") || strings.HasPrefix(k, ":")
+}
+
+// FormatAge renders a duration as one compact unit: 45s, 12m, 5h, 3d.
+func FormatAge(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	default:
+		return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	}
+}
+
+// TildePath abbreviates home to ~.
+func TildePath(p, home string) string {
+	if home == "" || home == "/" {
+		return p
+	}
+	if p == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(p, strings.TrimSuffix(home, "/")+"/"); ok {
+		return "~/" + rest
+	}
+	return p
+}
+
+// marker is [permanent], or [flapping] instead when gc gave up on it.
+func marker(m *layout.Metadata) (string, string) {
+	if m.Tags["strategy.status"] == "flapping" {
+		return "[flapping]", red
+	}
+	if m.Tags["strategy"] == "permanent" {
+		return "[permanent]", cyan
+	}
+	return "", ""
+}
+
+func tagText(m *layout.Metadata, all bool) string {
+	keys := make([]string, 0, len(m.Tags))
+	for k := range m.Tags {
+		if all || !ReservedTag(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = "#" + k + "=" + m.Tags[k]
+	}
+	return strings.Join(parts, " ")
+}
+
+type row struct {
+	cols   [5]string // id, name, when, cwd, command
+	tags   string
+	mark   string
+	markCo string
+}
+
+// WriteText writes the human listing: a section per status, running first,
+// vanished last and in yellow since those sessions died without a word.
+func WriteText(w io.Writer, ss []layout.Session, st Style, emptyMsg string) error {
+	if len(ss) == 0 {
+		_, err := fmt.Fprintln(w, emptyMsg)
+		return err
+	}
+	sections := []struct {
+		status layout.Status
+		title  string
+		color  string
+	}{
+		{layout.Running, "Running", ""},
+		{layout.Exited, "Exited", ""},
+		{layout.Vanished, "Vanished (no exit record — killed or crashed)", yellow},
+	}
+	// One width per column across sections so the whole listing lines up.
+	byStatus := map[layout.Status][]row{}
+	var width [5]int
+	for _, s := range ss {
+		r := makeRow(s, st)
+		for i, c := range r.cols {
+			width[i] = max(width[i], utf8.RuneCountInString(c))
+		}
+		byStatus[s.Status] = append(byStatus[s.Status], r)
+	}
+	var b strings.Builder
+	first := true
+	for _, sec := range sections {
+		rows := byStatus[sec.status]
+		if len(rows) == 0 {
+			continue
+		}
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
+		title := fmt.Sprintf("%s (%d):", sec.title, len(rows))
+		b.WriteString(st.paint(sec.color, st.paint(bold, title, sec.color == ""), sec.color != ""))
+		b.WriteByte('\n')
+		for _, r := range rows {
+			writeRow(&b, r, width, st, sec.color)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func makeRow(s layout.Session, st Style) row {
+	var r row
+	r.cols[0] = s.ID
+	if s.Meta.DisplayName != nil && *s.Meta.DisplayName != s.ID {
+		r.cols[1] = *s.Meta.DisplayName
+	}
+	age, ok := Age(s, st.Now)
+	ageText := "?"
+	if ok {
+		ageText = FormatAge(age)
+	}
+	switch s.Status {
+	case layout.Running:
+		r.cols[2] = "up " + ageText
+	case layout.Exited:
+		code := "?"
+		if s.Meta.ExitCode != nil {
+			code = fmt.Sprint(*s.Meta.ExitCode)
+		}
+		r.cols[2] = fmt.Sprintf("exit %s, %s ago", code, ageText)
+	default:
+		r.cols[2] = "started " + ageText + " ago"
+	}
+	r.cols[3] = TildePath(s.Meta.Cwd, st.Home)
+	r.cols[4] = Command(s.Meta)
+	r.tags = tagText(s.Meta, st.ShowTags)
+	r.mark, r.markCo = marker(s.Meta)
+	return r
+}
+
+func writeRow(b *strings.Builder, r row, width [5]int, st Style, lineColor string) {
+	var line strings.Builder
+	line.WriteString("  ")
+	for i, c := range r.cols {
+		switch {
+		case lineColor != "":
+			line.WriteString(st.paint(lineColor, c, true))
+		case i == 0:
+			line.WriteString(st.paint(bold, c, true))
+		case i == 3:
+			line.WriteString(st.paint(dim, c, true))
+		default:
+			line.WriteString(c)
+		}
+		if i < len(r.cols)-1 {
+			line.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
+		}
+	}
+	if r.tags != "" {
+		line.WriteString("  " + st.paint(cyan, r.tags, true))
+	}
+	if r.mark != "" {
+		line.WriteString("  " + st.paint(r.markCo, r.mark, true))
+	}
+	// Padding an empty last column would leave trailing spaces.
+	b.WriteString(strings.TrimRight(line.String(), " "))
+	b.WriteByte('\n')
+}
