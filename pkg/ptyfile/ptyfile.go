@@ -1,0 +1,728 @@
+// Package ptyfile reads pty.toml, the file that declares a project's
+// sessions for `pty up` and `pty down`, and says how a declared session maps
+// to launch settings and tags. gc uses it too: when it respawns a permanent
+// session that came from a pty.toml it re-reads the file, so edits to the
+// command, cwd, env or tags take effect without a manual `pty up`.
+//
+// The format:
+//
+//	prefix = "myapp"            # optional; display names default to <prefix>-<key>
+//
+//	[sessions.web]
+//	command = "npm run dev"     # required; run with /bin/sh -c
+//	cwd = "frontend"            # optional; relative to the file's directory (the default)
+//	id = "myapp-web"            # optional stable session id
+//	display_name = "web"        # optional
+//	tags = { strategy = "permanent" }
+//	env = { PORT = "3000" }
+//
+// A session belongs to its file through two tags: ptyfile=<absolute path of
+// the file> and ptyfile.session=<key>. A third, ptyfile.tags, lists the tag
+// keys the file declared, so `up` can delete a tag that was removed from the
+// file without touching tags someone added by hand.
+//
+// This package imports no spawn or daemon code, so any command can use it
+// without an import cycle.
+package ptyfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// FileName is the name `pty up` looks for in a directory.
+const FileName = "pty.toml"
+
+// Tags that tie a session to its file.
+const (
+	TagFile    = "ptyfile"         // absolute path of the pty.toml
+	TagSession = "ptyfile.session" // the key of [sessions.<key>]
+	TagTags    = "ptyfile.tags"    // comma-separated keys of the tags the file declared
+)
+
+// Shell runs every declared command, so a command line may use pipes,
+// variables and && like it would in a Makefile or Procfile.
+const Shell = "/bin/sh"
+
+// File is a parsed pty.toml.
+type File struct {
+	Path     string // absolute path of the file
+	Dir      string // its directory: the default cwd, and the base of relative ones
+	Prefix   string // the prefix of default display names
+	Sessions []Spec // in the order the file declares them
+	display  string // the path as the caller gave it, for error messages
+}
+
+// Spec is one [sessions.<key>] table, validated and with cwd resolved.
+type Spec struct {
+	Key         string
+	Command     string            // the command line, run with /bin/sh -c
+	ID          string            // the stable id, or "" for a random one
+	DisplayName string            // never empty: defaults to <prefix>-<key>
+	Cwd         string            // absolute
+	Tags        map[string]string // as declared (never nil)
+	Env         map[string]string // extra environment (never nil)
+	Line        int               // where the table starts, for messages
+}
+
+// Launch is what starting a Spec takes, in the shape of the launch settings
+// stored in session metadata (and of spawn.Options), without importing spawn.
+type Launch struct {
+	ID             string // "" means a random id
+	DisplayName    string
+	Command        string   // Shell
+	Args           []string // "-c", the command line
+	DisplayCommand string   // the command line as written in the file
+	Cwd            string
+	ExtraEnv       map[string]string
+	Tags           map[string]string // declared tags plus the ptyfile identity tags
+}
+
+// Error is a problem in a pty.toml, located at a line when the line is known.
+// It prints as `pty.toml:12: sessions.web: unknown field "comand"`.
+type Error struct {
+	File string // the path as given
+	Line int    // 0 when unknown
+	Key  string // the table or key at fault, such as "sessions.web"; may be empty
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line))
+	}
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads and validates the pty.toml at path. Errors are *Error values
+// naming the file, the line and the field; a missing file is an error that
+// satisfies errors.Is(err, fs.ErrNotExist).
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse validates data as the pty.toml at path (made absolute for the
+// identity tag and for resolving cwd).
+func Parse(path string, data []byte) (*File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("pty.toml %s: %w", path, err)
+	}
+	f := &File{Path: abs, Dir: filepath.Dir(abs), display: path}
+	p := &parser{f: f}
+	if err := p.parse(string(data)); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Session returns the declared session with the given key.
+func (f *File) Session(key string) (Spec, bool) {
+	for _, s := range f.Sessions {
+		if s.Key == key {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Keys lists the session keys in file order.
+func (f *File) Keys() []string {
+	out := make([]string, len(f.Sessions))
+	for i, s := range f.Sessions {
+		out[i] = s.Key
+	}
+	return out
+}
+
+// Select returns the sessions named by keys, in file order, or every session
+// when keys is empty. An unknown key is an error that lists the known ones.
+func (f *File) Select(keys []string) ([]Spec, error) {
+	if len(keys) == 0 {
+		return f.Sessions, nil
+	}
+	want := map[string]bool{}
+	for _, k := range keys {
+		if _, ok := f.Session(k); !ok {
+			return nil, fmt.Errorf("%s declares no session %q (it declares: %s)", f.display, k, strings.Join(f.Keys(), ", "))
+		}
+		want[k] = true
+	}
+	var out []Spec
+	for _, s := range f.Sessions {
+		if want[s.Key] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Launch converts a spec of this file into launch settings.
+func (f *File) Launch(s Spec) Launch {
+	return Launch{
+		ID:             s.ID,
+		DisplayName:    s.DisplayName,
+		Command:        Shell,
+		Args:           []string{"-c", s.Command},
+		DisplayCommand: s.Command,
+		Cwd:            s.Cwd,
+		ExtraEnv:       copyMap(s.Env),
+		Tags:           f.Tags(s),
+	}
+}
+
+// Tags returns the full tag set a session of this spec should carry: the
+// declared tags plus the identity tags.
+func (f *File) Tags(s Spec) map[string]string {
+	t := copyMap(s.Tags)
+	t[TagFile] = f.Path
+	t[TagSession] = s.Key
+	t[TagTags] = strings.Join(sortedKeys(s.Tags), ",")
+	return t
+}
+
+// Owns reports whether the session with these tags was started from spec s
+// of this file.
+func (f *File) Owns(tags map[string]string, s Spec) bool {
+	return tags[TagFile] == f.Path && tags[TagSession] == s.Key
+}
+
+// Origin returns the pty.toml path and session key a session was started
+// from, or ok=false when it did not come from a pty.toml.
+func Origin(tags map[string]string) (path, key string, ok bool) {
+	path, key = tags[TagFile], tags[TagSession]
+	return path, key, path != "" && key != ""
+}
+
+// ForSession re-reads the pty.toml a session came from and returns its
+// current declaration, for gc's respawn. ok is false when the session did
+// not come from a pty.toml; an error means the file is gone, broken, or no
+// longer declares the session, and the caller should fall back to the
+// session's stored launch settings.
+func ForSession(tags map[string]string) (f *File, s Spec, ok bool, err error) {
+	path, key, ok := Origin(tags)
+	if !ok {
+		return nil, Spec{}, false, nil
+	}
+	f, err = Load(path)
+	if err != nil {
+		return nil, Spec{}, true, err
+	}
+	s, found := f.Session(key)
+	if !found {
+		return f, Spec{}, true, fmt.Errorf("%s no longer declares session %q", path, key)
+	}
+	return f, s, true, nil
+}
+
+// gcBookkeeping are the tags gc writes about a permanent session's respawns;
+// `up` clears them so a session that was flapping gets a fresh start once the
+// file has been fixed.
+var gcBookkeeping = []string{
+	"strategy.status",
+	"strategy.consecutive-fast-fails",
+	"strategy.command-hash",
+}
+
+// SyncTags computes the tags a running session should have after `up`: the
+// declared tags set or changed, tags the file declared before (per the old
+// ptyfile.tags) but no longer declares deleted, gc bookkeeping cleared, and
+// every other tag left alone. changes describes what differs, like
+// "+port=3000", "-debug", for the `(already running, updated tags: …)` line;
+// changed is false when next equals current and nothing needs writing.
+func SyncTags(current, want map[string]string) (next map[string]string, changes []string, changed bool) {
+	next = copyMap(current)
+	var oldManaged []string
+	if v := current[TagTags]; v != "" {
+		oldManaged = strings.Split(v, ",")
+	}
+	for _, k := range oldManaged {
+		if _, still := want[k]; !still {
+			delete(next, k)
+		}
+	}
+	for _, k := range gcBookkeeping {
+		if _, declared := want[k]; !declared {
+			delete(next, k)
+		}
+	}
+	for k, v := range want {
+		next[k] = v
+	}
+	for _, k := range sortedKeys(union(current, next)) {
+		ov, had := current[k]
+		nv, has := next[k]
+		switch {
+		case k == TagTags || k == TagFile || k == TagSession:
+			// Identity bookkeeping; its changes are implied by the others.
+		case had && !has:
+			changes = append(changes, "-"+k)
+		case has && (!had || ov != nv):
+			changes = append(changes, "+"+k+"="+nv)
+		}
+	}
+	return next, changes, !equalMaps(current, next)
+}
+
+// Find works out which pty.toml `up`/`down` mean and which session keys:
+// the first argument is a directory (or a .toml file) only if it holds a
+// pty.toml; otherwise every argument is a session key and the file is
+// ./pty.toml.
+func Find(args []string) (path string, keys []string, err error) {
+	if len(args) > 0 {
+		a := args[0]
+		if fi, err := os.Stat(filepath.Join(a, FileName)); err == nil && fi.Mode().IsRegular() {
+			return filepath.Join(a, FileName), args[1:], nil
+		}
+		if strings.HasSuffix(a, ".toml") {
+			if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
+				return a, args[1:], nil
+			}
+			return "", nil, fmt.Errorf("%s: no such file: pass a pty.toml that exists, or its directory", a)
+		}
+	}
+	if _, err := os.Stat(FileName); err != nil {
+		cwd, _ := os.Getwd()
+		if len(args) > 0 {
+			return "", nil, fmt.Errorf("no %s in %s, and %q is not a directory with one: run this where %s is, or pass its directory first", FileName, cwd, args[0], FileName)
+		}
+		return "", nil, fmt.Errorf("no %s in %s: run this where %s is, or pass its directory", FileName, cwd, FileName)
+	}
+	return FileName, args, nil
+}
+
+// parser turns the generic TOML tree into a File. It decodes every table as
+// a map of toml.Primitive, so that each key, known or not, can be located
+// at its line for the error message.
+type parser struct {
+	f  *File
+	md toml.MetaData
+}
+
+type locator struct{}
+
+func (locator) UnmarshalTOML(any) error { return errLocate }
+
+var errLocate = errors.New("locate")
+
+// line finds where a primitive's key is defined: decoding it into a type
+// that always fails makes the toml package report its position.
+func (p *parser) line(v toml.Primitive) int {
+	var pe toml.ParseError
+	if errors.As(p.md.PrimitiveDecode(v, &locator{}), &pe) {
+		return pe.Position.Line
+	}
+	return 0
+}
+
+func (p *parser) errAt(line int, key, format string, args ...any) *Error {
+	return &Error{File: p.f.display, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) parse(src string) error {
+	var top map[string]toml.Primitive
+	md, err := toml.Decode(src, &top)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return &Error{File: p.f.display, Line: pe.Position.Line, Msg: "invalid TOML: " + pe.Message}
+		}
+		return &Error{File: p.f.display, Msg: "invalid TOML: " + err.Error()}
+	}
+	p.md = md
+	for _, k := range p.topOrder(top) {
+		v := top[k]
+		switch k {
+		case "prefix":
+			s, err := p.str(v, "prefix")
+			if err != nil {
+				return err
+			}
+			p.f.Prefix = s
+		case "sessions":
+			if err := p.sessions(v); err != nil {
+				return err
+			}
+		default:
+			return p.errAt(p.line(v), "", "unknown field %q (a pty.toml has prefix and [sessions.<name>] tables)", k)
+		}
+	}
+	if len(p.f.Sessions) == 0 {
+		return p.errAt(0, "", "declares no sessions: add a [sessions.<name>] table with a command")
+	}
+	return p.checkIDs()
+}
+
+// topOrder returns map keys in the order the file declares them, so the
+// first error reported is the first in the file.
+func (p *parser) topOrder(m map[string]toml.Primitive) []string {
+	return p.ordered(m, nil)
+}
+
+func (p *parser) ordered(m map[string]toml.Primitive, parent toml.Key) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range p.md.Keys() {
+		if len(k) <= len(parent) {
+			continue
+		}
+		prefixOK := true
+		for i := range parent {
+			if k[i] != parent[i] {
+				prefixOK = false
+				break
+			}
+		}
+		name := k[len(parent)]
+		if prefixOK && !seen[name] {
+			if _, ok := m[name]; ok {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	// Anything the key list missed (should not happen) still gets checked.
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+func (p *parser) str(v toml.Primitive, key string) (string, error) {
+	var x any
+	if err := p.md.PrimitiveDecode(v, &x); err != nil {
+		return "", p.errAt(p.line(v), key, "%v", err)
+	}
+	s, ok := x.(string)
+	if !ok {
+		return "", p.errAt(p.line(v), key, "must be a string, not %s", tomlType(x))
+	}
+	return s, nil
+}
+
+func (p *parser) table(v toml.Primitive, key string) (map[string]toml.Primitive, error) {
+	var x any
+	if err := p.md.PrimitiveDecode(v, &x); err != nil {
+		return nil, p.errAt(p.line(v), key, "%v", err)
+	}
+	if _, ok := x.(map[string]any); !ok {
+		return nil, p.errAt(p.line(v), key, "must be a table, not %s", tomlType(x))
+	}
+	var m map[string]toml.Primitive
+	if err := p.md.PrimitiveDecode(v, &m); err != nil {
+		return nil, p.errAt(p.line(v), key, "%v", err)
+	}
+	return m, nil
+}
+
+func (p *parser) sessions(v toml.Primitive) error {
+	m, err := p.table(v, "sessions")
+	if err != nil {
+		return err
+	}
+	for _, key := range p.ordered(m, toml.Key{"sessions"}) {
+		s, err := p.session(key, m[key])
+		if err != nil {
+			return err
+		}
+		p.f.Sessions = append(p.f.Sessions, s)
+	}
+	return nil
+}
+
+func (p *parser) session(key string, v toml.Primitive) (Spec, error) {
+	name := "sessions." + toml.Key{key}.String()
+	fields, err := p.table(v, name)
+	if err != nil {
+		return Spec{}, err
+	}
+	line := p.line(v)
+	if line == 0 {
+		// A table only implied by a sub-table ([sessions.web.env]) has no
+		// line of its own; its first key's is the next best thing.
+		for _, fv := range fields {
+			if l := p.line(fv); l > 0 && (line == 0 || l < line) {
+				line = l
+			}
+		}
+	}
+	s := Spec{Key: key, Line: line, Tags: map[string]string{}, Env: map[string]string{}}
+	var haveCommand bool
+	for _, fk := range p.ordered(fields, toml.Key{"sessions", key}) {
+		fv := fields[fk]
+		fl := p.line(fv)
+		switch fk {
+		case "command":
+			if s.Command, err = p.str(fv, name+".command"); err != nil {
+				return s, err
+			}
+			if strings.TrimSpace(s.Command) == "" {
+				return s, p.errAt(fl, name, "command is empty: give the command line to run")
+			}
+			haveCommand = true
+		case "id":
+			if s.ID, err = p.str(fv, name+".id"); err != nil {
+				return s, err
+			}
+			if err := layout.ValidateID(s.ID); err != nil {
+				return s, p.errAt(fl, name, "bad id: %v", err)
+			}
+		case "display_name":
+			if s.DisplayName, err = p.str(fv, name+".display_name"); err != nil {
+				return s, err
+			}
+			if err := layout.ValidateDisplayName(s.DisplayName); err != nil {
+				return s, p.errAt(fl, name, "bad display_name: %v", err)
+			}
+		case "cwd":
+			cwd, err := p.str(fv, name+".cwd")
+			if err != nil {
+				return s, err
+			}
+			if cwd == "" {
+				return s, p.errAt(fl, name, "cwd is empty: leave it out to use the file's directory")
+			}
+			s.Cwd = p.resolveCwd(cwd)
+		case "tags":
+			if s.Tags, err = p.stringMap(fv, name+".tags", true); err != nil {
+				return s, err
+			}
+		case "env":
+			if s.Env, err = p.stringMap(fv, name+".env", false); err != nil {
+				return s, err
+			}
+		default:
+			hint := ""
+			if g := closest(fk, sessionFields); g != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", g)
+			} else {
+				hint = " (known fields: " + strings.Join(sessionFields, ", ") + ")"
+			}
+			return s, p.errAt(fl, name, "unknown field %q%s", fk, hint)
+		}
+	}
+	if !haveCommand {
+		return s, p.errAt(line, name, "missing command: add command = \"...\" (it runs with /bin/sh -c)")
+	}
+	if s.Cwd == "" {
+		s.Cwd = p.f.Dir
+	}
+	if s.DisplayName == "" {
+		s.DisplayName = p.defaultName(key)
+		if err := layout.ValidateDisplayName(s.DisplayName); err != nil {
+			return s, p.errAt(line, name, "the default display name %q is not usable (%v): set display_name", s.DisplayName, err)
+		}
+	}
+	return s, nil
+}
+
+var sessionFields = []string{"command", "cwd", "display_name", "env", "id", "tags"}
+
+// defaultName is <prefix>-<key>; without a prefix, the directory's name
+// stands in for it, so sessions of two projects with a "web" session stay
+// distinguishable in lists.
+func (p *parser) defaultName(key string) string {
+	prefix := p.f.Prefix
+	if prefix == "" {
+		prefix = filepath.Base(p.f.Dir)
+	}
+	return prefix + "-" + key
+}
+
+func (p *parser) resolveCwd(cwd string) string {
+	if cwd == "~" || strings.HasPrefix(cwd, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			cwd = filepath.Join(home, cwd[1:])
+		}
+	}
+	if !filepath.IsAbs(cwd) {
+		cwd = filepath.Join(p.f.Dir, cwd)
+	}
+	return filepath.Clean(cwd)
+}
+
+// stringMap decodes a table of strings. Tags also accept booleans and
+// numbers (keep = true reads naturally), stored as their TOML spelling.
+func (p *parser) stringMap(v toml.Primitive, key string, tags bool) (map[string]string, error) {
+	m, err := p.table(v, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(m))
+	parts := strings.Split(key, ".")
+	for _, k := range p.ordered(m, toml.Key(parts)) {
+		fv := m[k]
+		fl := p.line(fv)
+		var x any
+		if err := p.md.PrimitiveDecode(fv, &x); err != nil {
+			return nil, p.errAt(fl, key, "%v", err)
+		}
+		var s string
+		switch x := x.(type) {
+		case string:
+			s = x
+		case bool:
+			if !tags {
+				return nil, p.errAt(fl, key, "%s must be a string (quote it: %s = \"%v\")", k, k, x)
+			}
+			s = strconv.FormatBool(x)
+		case int64:
+			if !tags {
+				return nil, p.errAt(fl, key, "%s must be a string (quote it: %s = \"%v\")", k, k, x)
+			}
+			s = strconv.FormatInt(x, 10)
+		default:
+			return nil, p.errAt(fl, key, "%s must be a string, not %s", k, tomlType(x))
+		}
+		if tags {
+			if err := checkTagKey(k); err != nil {
+				return nil, p.errAt(fl, key, "%v", err)
+			}
+		} else if k == "" || strings.ContainsAny(k, "=\x00") {
+			return nil, p.errAt(fl, key, "environment variable name %q is not valid: it must be non-empty without '=' ", k)
+		}
+		if strings.ContainsRune(s, 0) {
+			return nil, p.errAt(fl, key, "%s contains a NUL byte", k)
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+func checkTagKey(k string) error {
+	switch {
+	case k == "":
+		return fmt.Errorf("tag key is empty")
+	case k == TagFile || strings.HasPrefix(k, TagFile+"."):
+		return fmt.Errorf("tag %q is reserved: pty sets the ptyfile tags itself", k)
+	case strings.ContainsAny(k, "=,\n\x00"):
+		return fmt.Errorf("tag key %q may not contain '=', ',' or a line break", k)
+	}
+	return nil
+}
+
+// checkIDs refuses two sessions with the same explicit id: the second would
+// always fail to start with "already in use".
+func (p *parser) checkIDs() error {
+	seen := map[string]string{}
+	for _, s := range p.f.Sessions {
+		if s.ID == "" {
+			continue
+		}
+		if other, dup := seen[s.ID]; dup {
+			return p.errAt(s.Line, "sessions."+toml.Key{s.Key}.String(), "bad id: %q is also the id of sessions.%s; ids must be unique", s.ID, other)
+		}
+		seen[s.ID] = s.Key
+	}
+	return nil
+}
+
+func tomlType(x any) string {
+	switch x.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "a table"
+	case []any, []map[string]any:
+		return "an array"
+	default:
+		return "a date or time"
+	}
+}
+
+// closest returns the candidate within edit distance 2 of s, if any.
+func closest(s string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+3)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func union(a, b map[string]string) map[string]string {
+	out := copyMap(a)
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
