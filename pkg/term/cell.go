@@ -1,0 +1,139 @@
+package term
+
+import "github.com/mattn/go-runewidth"
+
+// Color is a cell colour. The top byte is the kind so that a colour set by
+// SGR 31 is re-emitted as 31 (and themed by the outer terminal) rather than
+// being flattened to RGB; the low 24 bits are the palette index or RGB value.
+type Color uint32
+
+// Colour kinds stored in the top byte of a Color.
+const (
+	ColorKindDefault = 0 // the terminal's default colour
+	ColorKindBasic   = 1 // index 0-15 set by SGR 30-37/90-97 (40-47/100-107)
+	ColorKindIndexed = 2 // index 0-255 set by SGR 38;5;N
+	ColorKindRGB     = 3 // truecolor set by SGR 38;2;R;G;B
+)
+
+// ColorDefault is the terminal's default foreground or background.
+const ColorDefault Color = 0
+
+// BasicColor returns palette colour i (0-15) as set by SGR 30-37 / 90-97.
+func BasicColor(i uint8) Color { return Color(ColorKindBasic<<24 | uint32(i&15)) }
+
+// IndexedColor returns 256-colour palette entry i as set by SGR 38;5;i.
+func IndexedColor(i uint8) Color { return Color(ColorKindIndexed<<24 | uint32(i)) }
+
+// RGBColor returns a truecolor value as set by SGR 38;2;r;g;b.
+func RGBColor(r, g, b uint8) Color {
+	return Color(ColorKindRGB<<24 | uint32(r)<<16 | uint32(g)<<8 | uint32(b))
+}
+
+// Kind returns one of the ColorKind constants.
+func (c Color) Kind() int { return int(c >> 24) }
+
+// Index returns the palette index of a basic or indexed colour.
+func (c Color) Index() uint8 { return uint8(c) }
+
+// RGB returns the components of a truecolor value.
+func (c Color) RGB() (r, g, b uint8) { return uint8(c >> 16), uint8(c >> 8), uint8(c) }
+
+// Attr holds the boolean rendition attributes, the underline style and the
+// wide-character bookkeeping flags of a cell.
+type Attr uint16
+
+// Attribute bits.
+const (
+	AttrBold Attr = 1 << iota
+	AttrDim
+	AttrItalic
+	AttrBlink
+	AttrReverse
+	AttrHidden
+	AttrStrike
+	AttrOverline
+	// AttrWide marks the first cell of a double-width character.
+	AttrWide
+	// AttrWideCont marks the second (continuation) cell of a wide character;
+	// it carries no rune of its own.
+	AttrWideCont
+)
+
+// Underline styles live in bits 12-14 of Attr.
+const (
+	underlineShift = 12
+	underlineMask  = Attr(7) << underlineShift
+
+	UnderlineNone   = 0
+	UnderlineSingle = 1
+	UnderlineDouble = 2
+	UnderlineCurly  = 3
+	UnderlineDotted = 4
+	UnderlineDashed = 5
+)
+
+// styleMask selects the bits that are part of the pen (not the wide flags).
+const styleMask = ^(AttrWide | AttrWideCont)
+
+// Underline returns the underline style (Underline* constants).
+func (a Attr) Underline() int { return int(a&underlineMask) >> underlineShift }
+
+func (a Attr) withUnderline(u int) Attr {
+	return a&^underlineMask | Attr(u&7)<<underlineShift
+}
+
+// Cell is one character cell: 16 bytes. R == 0 is a blank (erased or never
+// written) cell and prints as a space. Runes >= clusterBase index the
+// screen's table of grapheme clusters (a base rune plus combining marks),
+// which keeps the common case free of per-cell allocations.
+type Cell struct {
+	R    rune
+	Fg   Color
+	Bg   Color
+	Attr Attr
+	_    uint16
+}
+
+// clusterBase is the first rune value (just past Unicode) used for
+// references into the cluster table.
+const clusterBase = 0x110000
+
+// maxClusters bounds the cluster table so hostile output cannot grow it
+// without limit; past it, combining marks are dropped.
+const maxClusters = 1 << 16
+
+// sameStyle reports whether two cells render with the same pen.
+func sameStyle(a, b Cell) bool {
+	return a.Fg == b.Fg && a.Bg == b.Bg && a.Attr&styleMask == b.Attr&styleMask
+}
+
+// isDefaultBlank reports whether c is indistinguishable from a never-written
+// cell, which lets trailing cells be dropped from scrollback and output.
+func isDefaultBlank(c Cell) bool {
+	return (c.R == 0 || c.R == ' ') && c.Fg == 0 && c.Bg == 0 && c.Attr&styleMask == 0
+}
+
+// widthCond is read-only after package init. StrictEmojiNeutral selects the
+// precomputed lookup table and matches wcwidth(3) for ambiguous runes.
+var widthCond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
+
+func runeWidth(r rune) int {
+	if r < 0x300 {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return 0
+		}
+		if r == 0xad {
+			return 1
+		}
+		return 1
+	}
+	return widthCond.RuneWidth(r)
+}
+
+// decGraphics maps 0x5f..0x7e to the DEC special graphics (line drawing)
+// characters.
+var decGraphics = [...]rune{
+	' ', // 0x5f blank
+	'◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺',
+	'⎻', '─', '⎼', '⎽', '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
+}

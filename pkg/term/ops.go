@@ -1,0 +1,695 @@
+package term
+
+// blank is the cell left behind by erase operations: xterm and tmux keep
+// the current background colour (BCE) but nothing else.
+func (s *Screen) blank() Cell { return Cell{Bg: s.pen.Bg} }
+
+func fill(cells []Cell, c Cell) {
+	if c == (Cell{}) {
+		clear(cells)
+		return
+	}
+	for i := range cells {
+		cells[i] = c
+	}
+}
+
+// printASCII is the fast path: a run of printable ASCII written straight
+// into the row with the current pen.
+func (s *Screen) printASCII(b []byte) {
+	if s.charsets[s.gl] != charsetASCII || s.modes.Insert {
+		for _, c := range b {
+			s.printRune(rune(c))
+		}
+		return
+	}
+	s.lastRune = rune(b[len(b)-1])
+	tpl := Cell{Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: s.pen.Attr & styleMask}
+	for len(b) > 0 {
+		if s.wrapNext {
+			s.wrap()
+		}
+		ln := s.g.row(s.y)
+		cells := ln.cells
+		x := s.x
+		n := min(len(b), s.cols-x)
+		if !s.modes.Autowrap && n < len(b) {
+			// Without autowrap everything past the margin lands on the
+			// last column; only the final byte survives.
+			if n > 1 {
+				s.writeASCII(cells, x, b[:n-1], tpl)
+			}
+			s.writeASCII(cells, s.cols-1, b[len(b)-1:], tpl)
+			s.x = s.cols - 1
+			return
+		}
+		s.writeASCII(cells, x, b[:n], tpl)
+		b = b[n:]
+		if x+n >= s.cols {
+			s.x = s.cols - 1
+			s.wrapNext = s.modes.Autowrap
+		} else {
+			s.x = x + n
+		}
+	}
+}
+
+func (s *Screen) writeASCII(cells []Cell, x int, b []byte, tpl Cell) {
+	end := x + len(b)
+	// Overwriting half of a wide character blanks the other half.
+	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
+		cells[x-1] = s.blankKeep(cells[x-1])
+	}
+	if end < len(cells) && cells[end].Attr&AttrWideCont != 0 {
+		cells[end] = s.blankKeep(cells[end])
+	}
+	dst := cells[x:end]
+	for i := range dst {
+		tpl.R = rune(b[i])
+		dst[i] = tpl
+	}
+}
+
+// blankKeep turns half of a split wide character into a space with the
+// same colours, as tmux does.
+func (s *Screen) blankKeep(c Cell) Cell {
+	return Cell{R: ' ', Fg: c.Fg, Bg: c.Bg, Attr: c.Attr & styleMask}
+}
+
+// wrap performs the deferred autowrap: mark the row as soft-wrapped and
+// move to the start of the next line, scrolling if needed.
+func (s *Screen) wrap() {
+	s.g.row(s.y).wrapped = true
+	s.wrapNext = false
+	s.x = 0
+	s.index()
+}
+
+// printRune handles one character outside the fast path: charsets, wide
+// and combining characters, insert mode.
+func (s *Screen) printRune(r rune) {
+	if s.charsets[s.gl] == charsetDEC && r >= 0x5f && r <= 0x7e {
+		r = decGraphics[r-0x5f]
+	}
+	w := runeWidth(r)
+	if w == 0 {
+		s.combine(r)
+		return
+	}
+	s.lastRune = r
+	if s.wrapNext {
+		s.wrap()
+	}
+	if w == 2 && s.x == s.cols-1 {
+		if s.cols < 2 {
+			return
+		}
+		if s.modes.Autowrap {
+			s.wrap()
+		} else {
+			s.x = s.cols - 2
+		}
+	}
+	cells := s.g.row(s.y).cells
+	if s.modes.Insert {
+		s.insertCells(cells, s.x, w)
+	}
+	x := s.x
+	s.splitWide(cells, x)
+	if w == 2 {
+		s.splitWide(cells, x+1)
+	}
+	end := x + w
+	if end < s.cols && cells[end].Attr&AttrWideCont != 0 {
+		cells[end] = s.blankKeep(cells[end])
+	}
+	attr := s.pen.Attr & styleMask
+	if w == 2 {
+		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWide}
+		cells[x+1] = Cell{Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWideCont}
+	} else {
+		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr}
+	}
+	if end >= s.cols {
+		s.x = s.cols - 1
+		s.wrapNext = s.modes.Autowrap
+	} else {
+		s.x = end
+	}
+}
+
+// splitWide blanks the other half of a wide character when position x is
+// about to be overwritten.
+func (s *Screen) splitWide(cells []Cell, x int) {
+	c := cells[x]
+	if c.Attr&AttrWideCont != 0 && x > 0 {
+		cells[x-1] = s.blankKeep(cells[x-1])
+	} else if c.Attr&AttrWide != 0 && x+1 < len(cells) {
+		cells[x+1] = s.blankKeep(cells[x+1])
+	}
+}
+
+// combine attaches a zero-width rune to the previously written cell.
+func (s *Screen) combine(r rune) {
+	x := s.x
+	if !s.wrapNext {
+		x--
+	}
+	if x < 0 {
+		return
+	}
+	cells := s.g.row(s.y).cells
+	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
+		x--
+	}
+	c := &cells[x]
+	if c.R == 0 {
+		return
+	}
+	base := s.CellText(*c)
+	id, ok := s.clusterIDs[base+string(r)]
+	if !ok {
+		if len(s.clusters) >= maxClusters {
+			return
+		}
+		if s.clusterIDs == nil {
+			s.clusterIDs = make(map[string]rune)
+		}
+		id = clusterBase + rune(len(s.clusters))
+		str := base + string(r)
+		s.clusters = append(s.clusters, str)
+		s.clusterIDs[str] = id
+	}
+	c.R = id
+}
+
+func (s *Screen) execute(b byte) {
+	switch b {
+	case 0x07:
+		s.emit(Event{Type: "bell"})
+	case 0x08:
+		if s.x > 0 {
+			s.x--
+		}
+		s.wrapNext = false
+	case 0x09:
+		s.tab(1)
+	case 0x0a, 0x0b, 0x0c:
+		s.wrapNext = false
+		s.index()
+	case 0x0d:
+		s.x = 0
+		s.wrapNext = false
+	case 0x0e:
+		s.gl = 1
+	case 0x0f:
+		s.gl = 0
+	}
+}
+
+func (s *Screen) tab(n int) {
+	if s.x >= s.cols-1 {
+		// At the margin a tab does nothing, not even cancel a pending
+		// wrap (tmux and xterm agree).
+		return
+	}
+	for ; n > 0 && s.x < s.cols-1; n-- {
+		s.x++
+		for s.x < s.cols-1 && !s.tabs[s.x] {
+			s.x++
+		}
+	}
+	s.wrapNext = false
+}
+
+func (s *Screen) backTab(n int) {
+	for ; n > 0 && s.x > 0; n-- {
+		s.x--
+		for s.x > 0 && !s.tabs[s.x] {
+			s.x--
+		}
+	}
+	s.wrapNext = false
+}
+
+// index moves down one line, scrolling the region at its bottom margin.
+func (s *Screen) index() {
+	if s.y == s.bottom {
+		s.scrollUp(s.top, s.bottom, 1)
+	} else if s.y < s.rows-1 {
+		s.y++
+	}
+}
+
+func (s *Screen) reverseIndex() {
+	s.wrapNext = false
+	if s.y == s.top {
+		s.scrollDown(s.top, s.bottom, 1)
+	} else if s.y > 0 {
+		s.y--
+	}
+}
+
+// scrollUp scrolls rows top..bottom up by n. Lines leaving the top of the
+// main screen go to the scrollback when the region starts at the top row,
+// as in tmux.
+func (s *Screen) scrollUp(top, bottom, n int) {
+	n = min(n, bottom-top+1)
+	if n <= 0 {
+		return
+	}
+	keep := !s.altActive && top == 0 && s.hist.max > 0
+	blank := s.blank()
+	g := s.g
+	if top == 0 && bottom == s.rows-1 {
+		for range n {
+			ln := g.row(0)
+			if keep {
+				s.hist.push(encodeLine(ln.cells, ln.wrapped))
+			}
+			fill(ln.cells, blank)
+			ln.wrapped = false
+			g.top++
+			if g.top == len(g.lines) {
+				g.top = 0
+			}
+		}
+		return
+	}
+	for range n {
+		first := *g.row(top)
+		if keep {
+			s.hist.push(encodeLine(first.cells, first.wrapped))
+		}
+		for y := top; y < bottom; y++ {
+			*g.row(y) = *g.row(y + 1)
+		}
+		fill(first.cells, blank)
+		first.wrapped = false
+		*g.row(bottom) = first
+	}
+}
+
+func (s *Screen) scrollDown(top, bottom, n int) {
+	n = min(n, bottom-top+1)
+	if n <= 0 {
+		return
+	}
+	blank := s.blank()
+	g := s.g
+	for range n {
+		last := *g.row(bottom)
+		for y := bottom; y > top; y-- {
+			*g.row(y) = *g.row(y - 1)
+		}
+		fill(last.cells, blank)
+		last.wrapped = false
+		*g.row(top) = last
+	}
+}
+
+// moveTo positions the cursor, clamping to the screen (or to the scroll
+// region in origin mode).
+func (s *Screen) moveTo(y, x int) {
+	s.wrapNext = false
+	minY, maxY := 0, s.rows-1
+	if s.modes.Origin {
+		y += s.top
+		minY, maxY = s.top, s.bottom
+	}
+	s.y = clamp(y, minY, maxY)
+	s.x = clamp(x, 0, s.cols-1)
+}
+
+func clamp(v, lo, hi int) int {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}
+
+func (s *Screen) cursorUp(n int) {
+	lo := 0
+	if s.y >= s.top {
+		lo = s.top
+	}
+	s.y = max(s.y-n, lo)
+	s.wrapNext = false
+}
+
+func (s *Screen) cursorDown(n int) {
+	hi := s.rows - 1
+	if s.y <= s.bottom {
+		hi = s.bottom
+	}
+	s.y = min(s.y+n, hi)
+	s.wrapNext = false
+}
+
+func (s *Screen) eraseCells(y, from, to int) {
+	cells := s.g.row(y).cells
+	from, to = max(from, 0), min(to, s.cols)
+	if from >= to {
+		return
+	}
+	if cells[from].Attr&AttrWideCont != 0 && from > 0 {
+		cells[from-1] = s.blankKeep(cells[from-1])
+	}
+	if to < s.cols && cells[to].Attr&AttrWideCont != 0 {
+		cells[to] = s.blankKeep(cells[to])
+	}
+	fill(cells[from:to], s.blank())
+}
+
+func (s *Screen) eraseDisplay(mode int) {
+	switch mode {
+	case 0:
+		s.eraseCells(s.y, s.x, s.cols)
+		s.g.row(s.y).wrapped = false
+		for y := s.y + 1; y < s.rows; y++ {
+			s.eraseRow(y)
+		}
+	case 1:
+		for y := 0; y < s.y; y++ {
+			s.eraseRow(y)
+		}
+		s.eraseCells(s.y, 0, s.x+1)
+	case 2:
+		if !s.altActive && s.hist.max > 0 {
+			// Like tmux's scroll-on-clear: the cleared content stays
+			// reachable in the scrollback.
+			last := -1
+			for y := s.rows - 1; y >= 0; y-- {
+				if !rowBlank(s.g.row(y).cells) {
+					last = y
+					break
+				}
+			}
+			for y := 0; y <= last; y++ {
+				ln := s.g.row(y)
+				s.hist.push(encodeLine(ln.cells, ln.wrapped))
+			}
+		}
+		for y := 0; y < s.rows; y++ {
+			s.eraseRow(y)
+		}
+	case 3:
+		s.hist.clear()
+	}
+	s.wrapNext = false
+}
+
+func rowBlank(cells []Cell) bool {
+	for i := range cells {
+		if !isDefaultBlank(cells[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Screen) eraseRow(y int) {
+	ln := s.g.row(y)
+	fill(ln.cells, s.blank())
+	ln.wrapped = false
+}
+
+func (s *Screen) eraseLine(mode int) {
+	switch mode {
+	case 0:
+		s.eraseCells(s.y, s.x, s.cols)
+		s.g.row(s.y).wrapped = false
+	case 1:
+		s.eraseCells(s.y, 0, s.x+1)
+	case 2:
+		s.eraseRow(s.y)
+	}
+	s.wrapNext = false
+}
+
+// insertCells shifts cells at x right by n within the row.
+func (s *Screen) insertCells(cells []Cell, x, n int) {
+	n = min(n, s.cols-x)
+	if n <= 0 {
+		return
+	}
+	s.splitWide(cells, x)
+	copy(cells[x+n:], cells[x:])
+	fill(cells[x:x+n], s.blank())
+	if last := &cells[s.cols-1]; last.Attr&AttrWide != 0 {
+		*last = s.blankKeep(*last)
+	}
+}
+
+func (s *Screen) deleteCells(n int) {
+	cells := s.g.row(s.y).cells
+	x := s.x
+	n = min(n, s.cols-x)
+	if n <= 0 {
+		return
+	}
+	s.splitWide(cells, x)
+	if x+n < s.cols {
+		s.splitWide(cells, x+n)
+	}
+	copy(cells[x:], cells[x+n:])
+	fill(cells[s.cols-n:], s.blank())
+	s.wrapNext = false
+}
+
+func (s *Screen) insertLines(n int) {
+	if s.y < s.top || s.y > s.bottom {
+		return
+	}
+	s.scrollDown(s.y, s.bottom, n)
+	s.x = 0
+	s.wrapNext = false
+}
+
+func (s *Screen) deleteLines(n int) {
+	if s.y < s.top || s.y > s.bottom {
+		return
+	}
+	// Deleted lines are discarded, never pushed to the scrollback.
+	n = min(n, s.bottom-s.y+1)
+	blank := s.blank()
+	g := s.g
+	for range n {
+		first := *g.row(s.y)
+		for y := s.y; y < s.bottom; y++ {
+			*g.row(y) = *g.row(y + 1)
+		}
+		fill(first.cells, blank)
+		first.wrapped = false
+		*g.row(s.bottom) = first
+	}
+	s.x = 0
+	s.wrapNext = false
+}
+
+func (s *Screen) saveCursor() {
+	s.saved[s.altIndex()] = savedCursor{
+		x: s.x, y: s.y, pen: s.pen, origin: s.modes.Origin,
+		charsets: s.charsets, gl: s.gl, valid: true,
+	}
+}
+
+func (s *Screen) restoreCursor() {
+	sc := s.saved[s.altIndex()]
+	if !sc.valid {
+		s.x, s.y = 0, 0
+		s.pen = Cell{}
+		s.wrapNext = false
+		return
+	}
+	s.x, s.y = clamp(sc.x, 0, s.cols-1), clamp(sc.y, 0, s.rows-1)
+	s.pen = sc.pen
+	s.modes.Origin = sc.origin
+	s.charsets, s.gl = sc.charsets, sc.gl
+	s.wrapNext = false
+}
+
+func (s *Screen) setAlt(on, clearIt, cursor bool) {
+	if on == s.altActive {
+		return
+	}
+	if on {
+		if cursor {
+			s.saveCursor()
+		}
+		s.altActive = true
+		s.g = &s.alt
+		if clearIt {
+			for y := 0; y < s.rows; y++ {
+				s.eraseRow(y)
+			}
+		}
+		if cursor {
+			// The alt slot starts from the main cursor so DECRC on the
+			// alt screen behaves like xterm.
+			s.saved[1] = s.saved[0]
+		}
+		return
+	}
+	s.altActive = false
+	s.g = &s.main
+	if cursor {
+		s.restoreCursor()
+	}
+}
+
+func (s *Screen) decaln() {
+	s.top, s.bottom = 0, s.rows-1
+	s.modes.Origin = false
+	for y := 0; y < s.rows; y++ {
+		ln := s.g.row(y)
+		fill(ln.cells, Cell{R: 'E'})
+		ln.wrapped = false
+	}
+	s.x, s.y = 0, 0
+	s.wrapNext = false
+}
+
+// fullReset is RIS. The scrollback and title survive, as in tmux.
+func (s *Screen) fullReset() {
+	wasHidden := s.modes.CursorHidden
+	s.setAlt(false, false, false)
+	s.resetState()
+	for y := 0; y < s.rows; y++ {
+		s.eraseRow(y)
+	}
+	s.alt = newGrid(s.rows, s.cols)
+	s.x, s.y = 0, 0
+	if wasHidden {
+		s.emit(Event{Type: "cursor_visible", Value: "true"})
+	}
+}
+
+// softReset is DECSTR.
+func (s *Screen) softReset() {
+	if s.modes.CursorHidden {
+		s.emit(Event{Type: "cursor_visible", Value: "true"})
+	}
+	s.modes.CursorHidden = false
+	s.modes.Origin = false
+	s.modes.Autowrap = true
+	s.modes.Insert = false
+	s.modes.AppCursor = false
+	s.modes.AppKeypad = false
+	s.top, s.bottom = 0, s.rows-1
+	s.pen = Cell{}
+	s.charsets = [2]charset{}
+	s.gl = 0
+	s.saved[s.altIndex()] = savedCursor{}
+	s.wrapNext = false
+}
+
+// Resize changes the screen size. Content is not reflowed. When rows
+// shrink, blank rows below the cursor are dropped first and then top rows
+// go to the scrollback (main screen); growing pulls lines back from the
+// scrollback, as tmux does.
+func (s *Screen) Resize(rows, cols int) {
+	rows, cols = max(rows, 1), max(cols, 1)
+	if rows == s.rows && cols == s.cols {
+		return
+	}
+	if cols != s.cols {
+		s.resizeCols(&s.main, cols)
+		s.resizeCols(&s.alt, cols)
+		s.cols = cols
+		old := s.tabs
+		s.tabs = nil
+		s.resetTabs(0)
+		copy(s.tabs, old)
+		for i := len(old); i < cols; i++ {
+			s.tabs[i] = i%8 == 0
+		}
+	}
+	if rows != s.rows {
+		s.resizeRows(rows)
+	}
+	s.top, s.bottom = 0, s.rows-1
+	s.x = clamp(s.x, 0, s.cols-1)
+	s.y = clamp(s.y, 0, s.rows-1)
+	s.wrapNext = false
+	for i := range s.saved {
+		s.saved[i].x = clamp(s.saved[i].x, 0, s.cols-1)
+		s.saved[i].y = clamp(s.saved[i].y, 0, s.rows-1)
+	}
+}
+
+func (s *Screen) resizeCols(g *grid, cols int) {
+	ng := newGrid(len(g.lines), cols)
+	for y := range ng.lines {
+		src := g.row(y)
+		dst := &ng.lines[y]
+		n := copy(dst.cells, src.cells)
+		if n > 0 && n < len(src.cells) && dst.cells[n-1].Attr&AttrWide != 0 {
+			dst.cells[n-1] = Cell{}
+		}
+		dst.wrapped = src.wrapped && n == len(src.cells)
+	}
+	*g = ng
+}
+
+func (s *Screen) resizeRows(rows int) {
+	shift := 0 // rows taken off the top of the active grid
+	if need := s.rows - rows; need > 0 {
+		// Blank rows below the cursor go first.
+		drop := 0
+		for drop < need {
+			y := s.rows - 1 - drop
+			if y <= s.y || !rowBlank(s.g.row(y).cells) {
+				break
+			}
+			drop++
+		}
+		shift = need - drop
+	}
+	if s.altActive {
+		s.alt, _ = s.regrid(&s.alt, rows, shift, false)
+		s.main, _ = s.regrid(&s.main, rows, 0, false)
+		s.g = &s.alt
+	} else {
+		var pulled int
+		s.main, pulled = s.regrid(&s.main, rows, shift, true)
+		s.alt, _ = s.regrid(&s.alt, rows, 0, false)
+		s.g = &s.main
+		shift -= pulled
+		s.saved[0].y -= shift
+	}
+	s.y -= shift
+	s.rows = rows
+}
+
+// regrid builds a grid of the new height, removing shift rows from the top
+// (into the scrollback when withHist) and, when growing with withHist,
+// pulling lines back from the scrollback; it returns how many it pulled.
+func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
+	old := len(g.lines)
+	ng := newGrid(rows, s.cols)
+	if withHist {
+		for y := 0; y < shift; y++ {
+			ln := g.row(y)
+			s.hist.push(encodeLine(ln.cells, ln.wrapped))
+		}
+	}
+	pull := 0
+	if withHist && rows > old {
+		pull = min(rows-old, s.hist.n)
+		for y := pull - 1; y >= 0; y-- {
+			h := s.hist.popNewest()
+			h.decode(ng.lines[y].cells)
+			ng.lines[y].wrapped = h.wrapped
+		}
+	}
+	for y := pull; y < rows && y-pull+shift < old; y++ {
+		src := g.row(y - pull + shift)
+		copy(ng.lines[y].cells, src.cells)
+		ng.lines[y].wrapped = src.wrapped
+	}
+	return ng, pull
+}

@@ -1,0 +1,230 @@
+package term
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// tmux is the reference implementation: the same bytes are displayed in a
+// private tmux server and its capture-pane output is compared with ours.
+
+var tmuxSeq atomic.Int64
+
+type tmuxCapture struct {
+	plain, ansi, full string
+	cx, cy            int
+}
+
+func tmuxPath(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux not installed")
+	}
+	return p
+}
+
+// runTmux displays data in a rows x cols tmux pane and captures it. The
+// pane's tty is raw so the bytes reach tmux unchanged. Completion is
+// detected without sleeping: after the data the script asks for a cursor
+// position report, which tmux answers only after processing everything
+// before it, and then signals a wait-for channel.
+func runTmux(t *testing.T, rows, cols int, data []byte) tmuxCapture {
+	t.Helper()
+	tmux := tmuxPath(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "data")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := fmt.Sprintf("ptyterm-%d-%d", os.Getpid(), tmuxSeq.Add(1))
+	script := fmt.Sprintf(`stty raw -echo; cat %q; printf '\033[6n'; `+
+		`while c=$(dd bs=1 count=1 2>/dev/null); [ -n "$c" ] && [ "$c" != R ]; do :; done; `+
+		`%s -L %s wait-for -S done; exec sleep 1000`, file, tmux, sock)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
+		cmd.Env = append(os.Environ(), "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		exec.Command(tmux, "-L", sock, "kill-server").Run()
+	})
+	run("new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
+	run("wait-for", "done")
+	var c tmuxCapture
+	c.plain = run("capture-pane", "-p")
+	c.ansi = run("capture-pane", "-p", "-e")
+	c.full = run("capture-pane", "-p", "-S", "-")
+	fmt.Sscanf(run("display-message", "-p", "#{cursor_x} #{cursor_y}"), "%d %d", &c.cx, &c.cy)
+	return c
+}
+
+// oracleCompare feeds data to a Screen and to tmux and compares text,
+// cursor and per-cell styles.
+func oracleCompare(t *testing.T, rows, cols int, data []byte, full bool) {
+	t.Helper()
+	want := runTmux(t, rows, cols, data)
+	s := New(rows, cols, Options{})
+	s.Write(data)
+	if got := s.PlainText(false); got != want.plain {
+		t.Errorf("plain text differs\n got:\n%s\nwant:\n%s", quoteLines(got), quoteLines(want.plain))
+	}
+	if full {
+		if got := s.PlainText(true); got != want.full {
+			t.Errorf("full text differs\n got:\n%s\nwant:\n%s", quoteLines(got), quoteLines(want.full))
+		}
+	}
+	y, x, _ := s.Cursor()
+	if x != want.cx || y != want.cy {
+		t.Errorf("cursor = %d,%d, tmux %d,%d", y, x, want.cy, want.cx)
+	}
+	compareStyles(t, s, want.ansi)
+}
+
+// compareStyles replays tmux's capture-pane -e output into a fresh Screen
+// (SGR state carries across lines, as tmux emits it) and compares the style
+// of every cell tmux printed.
+func compareStyles(t *testing.T, s *Screen, ansi string) {
+	t.Helper()
+	rows, cols := s.Size()
+	o := New(rows, cols, Options{})
+	lines := strings.Split(strings.TrimSuffix(ansi, "\n"), "\n")
+	errs := 0
+	for y, ln := range lines {
+		if y >= rows {
+			break
+		}
+		fmt.Fprintf(o, "\x1b[%d;1H%s", y+1, ln)
+		extent := o.x
+		if o.wrapNext {
+			extent = cols
+		}
+		if ln == "" || strings.Trim(ln, " ") == "" && !strings.Contains(ln, "\x1b") {
+			extent = 0
+		}
+		for x := 0; x < extent; x++ {
+			a, b := s.Cell(y, x), o.Cell(y, x)
+			if !sameStyle(a, b) && errs < 10 {
+				errs++
+				t.Errorf("style at %d,%d (%q): ours fg=%08x bg=%08x attr=%04x, tmux fg=%08x bg=%08x attr=%04x",
+					y, x, s.CellText(a), a.Fg, a.Bg, a.Attr&styleMask, b.Fg, b.Bg, b.Attr&styleMask)
+			}
+		}
+	}
+}
+
+func (s *Screen) writeString(str string) { s.Write([]byte(str)) }
+
+func quoteLines(s string) string {
+	var b strings.Builder
+	for i, l := range strings.Split(s, "\n") {
+		fmt.Fprintf(&b, "%3d %q\n", i, l)
+	}
+	return b.String()
+}
+
+func TestOracle(t *testing.T) {
+	tmuxPath(t)
+	lsColor := func() []byte {
+		var b bytes.Buffer
+		names := []string{"bin", "boot", "dev", "etc", "home", "lib", "media", "mnt", "opt", "proc", "root", "run", "sbin", "srv", "sys", "tmp", "usr", "var"}
+		for i, n := range names {
+			switch i % 4 {
+			case 0:
+				fmt.Fprintf(&b, "\x1b[0m\x1b[01;34m%s\x1b[0m  ", n)
+			case 1:
+				fmt.Fprintf(&b, "\x1b[01;36m%s\x1b[0m  ", n)
+			case 2:
+				fmt.Fprintf(&b, "\x1b[30;42m%s\x1b[0m  ", n)
+			default:
+				fmt.Fprintf(&b, "\x1b[01;32m%s\x1b[0m*  ", n)
+			}
+			if i%5 == 4 {
+				b.WriteString("\r\n")
+			}
+		}
+		b.WriteString("\r\n")
+		for i := 0; i < 30; i++ {
+			fmt.Fprintf(&b, "\x1b[38;5;%dmline %d\x1b[m \x1b[9%dmbright\x1b[m\r\n", i*7%256, i, i%8)
+		}
+		return b.Bytes()
+	}
+	scrollRegion := func() []byte {
+		var b bytes.Buffer
+		b.WriteString("\x1b[2J\x1b[Hheader\x1b[24;1Hfooter\x1b[2;23r\x1b[2;1H")
+		for i := 0; i < 40; i++ {
+			fmt.Fprintf(&b, "region line %d\r\n", i)
+		}
+		b.WriteString("\x1b[5;1H\x1b[3Linserted\x1b[10;1H\x1b[2Mdel\x1bM\x1bMrev\x1b[r\x1b[1;1Htop")
+		b.WriteString("\x1b[3;10r\x1b[10;1H\x1b[5S\x1b[2T\x1b[r")
+		return b.Bytes()
+	}
+	gradient := func() []byte {
+		var b bytes.Buffer
+		for y := 0; y < 10; y++ {
+			for x := 0; x < 70; x++ {
+				fmt.Fprintf(&b, "\x1b[48;2;%d;%d;%dm\x1b[38;2;%d;0;0m%c", x*3, y*25, 128, 255-x*3, 'a'+x%26)
+			}
+			b.WriteString("\x1b[0m\r\n")
+		}
+		b.WriteString("\x1b[38:2::10:20:30mcolon\x1b[48:5:200mform\x1b[m\r\n")
+		return b.Bytes()
+	}
+	cases := []struct {
+		name       string
+		rows, cols int
+		data       []byte
+		full       bool
+	}{
+		{"ls-color", 24, 80, lsColor(), true},
+		{"scroll-region", 24, 80, scrollRegion(), false},
+		{"wide-combining", 10, 20, []byte("中文字符测试宽字符换行了\r\n😀x😀y🎉z\r\ne\u0301 a\u0308\u0323 n\u0303\r\n" +
+			"abcdefghijklmnopqrs中\r\n\x1b[3;3H中\x1b[3;4Hx\x1b[5;1H一二三\x1b[5;4Hz\r\n日本\x1b[1D\x1b[@\x1b[P!"), false},
+		{"truecolor", 12, 80, gradient(), false},
+		{"wrap", 10, 20, []byte(strings.Repeat("0123456789", 13) + "\r\nend" + strings.Repeat("x", 17) + "\x1b[5;1H" + strings.Repeat("y", 20) + "\r\nz"), true},
+		{"tabs", 10, 40, []byte("a\tb\tc\td\te\tf\r\n\x1b[3g\x1b[5G\x1bH\x1b[15G\x1bH\rx\ty\tz\tw\r\n\tq\tr\x1b[Zs\x1b[3Zt\r\n" + "12345678901234567890123456789012345678\tX\tY"), false},
+		{"insert-delete", 10, 30, []byte("line1\r\nline2\r\nline3\r\nline4\r\nline5\r\nline6\x1b[2;1H\x1b[2L\x1b[5;1H\x1b[1M" +
+			"\x1b[1;3H\x1b[4@\x1b[1;1H\x1b[2P\x1b[3;1Habcdefghij\x1b[3;3H\x1b[3X\x1b[4h\x1b[7;1Hxyz\x1b[7;2HINS\x1b[4l\x1b[8;5H\x1b[1K\x1b[6;3H\x1b[0K"), false},
+		{"alt-screen", 10, 40, []byte("main text\r\nmore\x1b[?1049h\x1b[Halt \x1b[1mscreen\x1b[m\r\n\x1b[5;5Hhere"), false},
+		{"alt-screen-exit", 10, 40, []byte("main text\r\nmore\x1b[?1049h\x1b[Halt screen\x1b[?1049lback"), false},
+		{"attrs", 6, 60, []byte("\x1b[1mbold\x1b[22m \x1b[2mdim\x1b[m \x1b[3mital\x1b[m \x1b[4munder\x1b[m \x1b[4:3mcurly\x1b[m \x1b[21mdbl\x1b[m " +
+			"\x1b[5mblink\x1b[m \x1b[7mrev\x1b[m \x1b[8mhid\x1b[m \x1b[9mstrike\x1b[m\r\n\x1b[31;42mrg\x1b[39mx\x1b[49my \x1b[38;5;9mp9\x1b[m \x1b[91mb91\x1b[m \x1b[1;4;7;38;5;200;48;2;1;2;3mall\x1b[0m"), false},
+		{"erase", 8, 20, []byte("aaaaaaaaaaaaaaaaaaaa\r\nbbbbbbbbbbbbbbbbbbbb\r\ncccccccccccccccccccc\r\ndddddddddddddddddddd\r\n" +
+			"\x1b[2;5H\x1b[1J\x1b[3;15H\x1b[0J\x1b[1;10H\x1b[2K\x1b[6;1H\x1b[44mblue\x1b[K\x1b[m\x1b[7;1H\x1b[45m\x1b[3X\x1b[m"), false},
+		{"cursor-moves", 10, 30, []byte("\x1b[5;5HA\x1b[2AB\x1b[3BC\x1b[10CD\x1b[4DE\x1b[2EF\x1b[1FG\x1b[20GH\x1b[3dI\x1b[8;25fJ" +
+			"\x1b[100;100HK\x1b[H\x1b[200BL\x1b7\x1b[1;1HM\x1b8N\x1b[s\x1b[2;2H\x1b[uO\x1bD\x1bEP"), false},
+		{"origin", 10, 30, []byte("\x1b[3;7r\x1b[?6h\x1b[1;1Ho1\x1b[10;10Ho2\x1b[?6l\x1b[1;1Ho3\x1b[r"), false},
+		{"autowrap-off", 5, 10, []byte("\x1b[?7l0123456789abcdef\r\n\x1b[?7hxyz0123456789w"), false},
+		{"scroll-history", 5, 20, func() []byte {
+			var b bytes.Buffer
+			for i := 0; i < 30; i++ {
+				fmt.Fprintf(&b, "hist %d \x1b[3%dmcol\x1b[m\r\n", i, i%8)
+			}
+			b.WriteString("tail")
+			return b.Bytes()
+		}(), true},
+		{"rep-decaln", 6, 20, []byte("\x1b#8\x1b[3;3Hab\x1b[5b\r\n\x1b[31mz\x1b[3b"), false},
+		{"ri-top", 6, 20, []byte("one\r\ntwo\r\nthree\x1b[H\x1bM\x1bMnew"), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			oracleCompare(t, tc.rows, tc.cols, tc.data, tc.full)
+		})
+	}
+}

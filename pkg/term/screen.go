@@ -1,0 +1,390 @@
+package term
+
+import (
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
+)
+
+// Options configures a Screen.
+type Options struct {
+	// Scrollback is the number of lines of scrollback kept for the main
+	// screen; 0 means the default of 10000, negative means none.
+	Scrollback int
+	// Reply receives answers to terminal queries (DA, DSR, XTVERSION, OSC
+	// colour queries, ...). It is called synchronously from Write and must
+	// not block. May be nil.
+	Reply func(b []byte)
+	// OnEvent receives terminal events synchronously from Write. May be nil.
+	OnEvent func(e Event)
+	// Version is reported in the XTVERSION reply as "pty(Version)"; empty
+	// means "dev".
+	Version string
+}
+
+// DefaultScrollback is the scrollback length used when Options.Scrollback
+// is 0.
+const DefaultScrollback = 10000
+
+// Event is something the child did that the host may want to surface.
+type Event struct {
+	// Type is "bell", "title_change", "notification", "focus_request" or
+	// "cursor_visible".
+	Type string
+	// Value is the new title for title_change and "true"/"false" for
+	// cursor_visible.
+	Value string
+	// Title, Body and Source ("osc9", "osc99", "osc777") describe a
+	// notification.
+	Title, Body, Source string
+}
+
+// Modes is a snapshot of the terminal modes a host cares about.
+type Modes struct {
+	AltScreen          bool
+	AppCursor          bool // DECCKM ?1
+	AppKeypad          bool // DECKPAM ESC =
+	BracketedPaste     bool // ?2004
+	MouseX10           bool // ?9
+	Mouse1000          bool
+	Mouse1002          bool
+	Mouse1003          bool
+	MouseSGR1006       bool
+	FocusEvents        bool // ?1004
+	CursorHidden       bool // ?25 reset
+	CursorShape        int  // DECSCUSR parameter, 0 = default
+	KittyKeyboardFlags int  // top of the active screen's kitty keyboard stack
+	SyncOutput         bool // ?2026
+	Origin             bool // DECOM ?6
+	Autowrap           bool // DECAWM ?7
+	Insert             bool // IRM 4
+}
+
+type charset uint8
+
+const (
+	charsetASCII charset = iota
+	charsetDEC
+)
+
+// line is one row of a grid. Rows of a grid share one allocation.
+type line struct {
+	cells   []Cell
+	wrapped bool // the row continues on the next one (soft wrap)
+}
+
+// grid is a screen-sized ring of rows: a full-screen scroll only advances
+// top, so scrolling never moves cell data.
+type grid struct {
+	lines []line
+	top   int
+}
+
+func newGrid(rows, cols int) grid {
+	g := grid{lines: make([]line, rows)}
+	backing := make([]Cell, rows*cols)
+	for i := range g.lines {
+		g.lines[i].cells = backing[i*cols : (i+1)*cols : (i+1)*cols]
+	}
+	return g
+}
+
+func (g *grid) row(y int) *line {
+	i := g.top + y
+	if i >= len(g.lines) {
+		i -= len(g.lines)
+	}
+	return &g.lines[i]
+}
+
+// savedCursor is the state kept by DECSC.
+type savedCursor struct {
+	x, y     int
+	pen      Cell
+	origin   bool
+	charsets [2]charset
+	gl       int
+	valid    bool
+}
+
+// Screen is an in-memory terminal emulator. It is not safe for concurrent
+// use; callers serialise access (the daemon holds a mutex).
+type Screen struct {
+	rows, cols int
+	opts       Options
+
+	main, alt grid
+	g         *grid // active grid
+	altActive bool
+	hist      history
+
+	x, y     int
+	wrapNext bool // pending wrap: the last column was just written
+	pen      Cell // R unused; Fg, Bg, Attr of the next printed cell
+
+	top, bottom int // scroll region, inclusive
+	tabs        []bool
+
+	saved    [2]savedCursor // main, alt
+	charsets [2]charset     // G0, G1
+	gl       int            // which of G0/G1 is invoked
+
+	modes      Modes
+	kitty      [2][]int // kitty keyboard flag stacks, main and alt
+	title      string
+	lastRune   rune
+	clusters   []string
+	clusterIDs map[string]rune
+
+	p      *ansi.Parser
+	utf8   [utf8.UTFMax]byte
+	utf8n  int
+	inOSC  bool
+	osc    []byte
+	oscEsc bool // OSC was ended by ESC (reply with ST)
+
+	kittyPending Event // OSC 99 chunks awaiting d=1
+}
+
+// maxOSC bounds an OSC payload kept in memory; the rest is discarded but
+// still scanned for the terminator.
+const maxOSC = 1 << 16
+
+// New returns a Screen of the given size.
+func New(rows, cols int, opts Options) *Screen {
+	rows, cols = max(rows, 1), max(cols, 1)
+	s := &Screen{rows: rows, cols: cols, opts: opts}
+	switch {
+	case opts.Scrollback == 0:
+		s.hist.max = DefaultScrollback
+	case opts.Scrollback > 0:
+		s.hist.max = opts.Scrollback
+	}
+	s.main = newGrid(rows, cols)
+	s.alt = newGrid(rows, cols)
+	s.g = &s.main
+	s.p = ansi.NewParser()
+	s.p.SetDataSize(4096)
+	s.p.SetHandler(ansi.Handler{
+		Print:     s.printRune,
+		Execute:   s.execute,
+		HandleCsi: s.handleCSI,
+		HandleEsc: s.handleESC,
+		HandleDcs: s.handleDCS,
+	})
+	s.resetState()
+	return s
+}
+
+// resetState puts modes, pen, margins and tabs in their power-on state.
+func (s *Screen) resetState() {
+	s.pen = Cell{}
+	s.top, s.bottom = 0, s.rows-1
+	s.resetTabs(0)
+	s.charsets = [2]charset{}
+	s.gl = 0
+	s.saved = [2]savedCursor{}
+	s.kitty = [2][]int{}
+	s.wrapNext = false
+	s.modes = Modes{Autowrap: true}
+}
+
+func (s *Screen) resetTabs(from int) {
+	if len(s.tabs) != s.cols {
+		t := make([]bool, s.cols)
+		copy(t, s.tabs)
+		s.tabs = t
+	}
+	for i := from; i < s.cols; i++ {
+		s.tabs[i] = i%8 == 0 && i > 0
+	}
+}
+
+// Size returns the screen dimensions.
+func (s *Screen) Size() (rows, cols int) { return s.rows, s.cols }
+
+// Cursor returns the 0-based cursor position and whether it is visible.
+func (s *Screen) Cursor() (row, col int, visible bool) {
+	return s.y, s.x, !s.modes.CursorHidden
+}
+
+// Title returns the window title set by OSC 0/2.
+func (s *Screen) Title() string { return s.title }
+
+// ScrollbackLen returns the number of lines in the main screen's scrollback.
+func (s *Screen) ScrollbackLen() int { return s.hist.n }
+
+// Modes returns the current modes.
+func (s *Screen) Modes() Modes {
+	m := s.modes
+	m.AltScreen = s.altActive
+	m.KittyKeyboardFlags = s.kittyFlags()
+	return m
+}
+
+// Cell returns the cell at row, col of the visible screen (0-based). Out of
+// range positions return a blank cell.
+func (s *Screen) Cell(row, col int) Cell {
+	if row < 0 || row >= s.rows || col < 0 || col >= s.cols {
+		return Cell{}
+	}
+	return s.g.row(row).cells[col]
+}
+
+// CellText returns the text of a cell: "" for a continuation cell, " " for
+// a blank and the whole grapheme cluster for combined characters.
+func (s *Screen) CellText(c Cell) string {
+	switch {
+	case c.Attr&AttrWideCont != 0:
+		return ""
+	case c.R == 0:
+		return " "
+	case c.R >= clusterBase:
+		return s.clusters[c.R-clusterBase]
+	}
+	return string(c.R)
+}
+
+func (s *Screen) emit(e Event) {
+	if s.opts.OnEvent != nil {
+		s.opts.OnEvent(e)
+	}
+}
+
+func (s *Screen) reply(b []byte) {
+	if s.opts.Reply != nil {
+		s.opts.Reply(b)
+	}
+}
+
+// Write feeds output of the child program. It never blocks and never fails;
+// sequences split across calls are resumed.
+func (s *Screen) Write(p []byte) (int, error) {
+	i := 0
+	for i < len(p) {
+		if s.inOSC {
+			i += s.oscBytes(p[i:])
+			continue
+		}
+		if s.p.State() != parser.GroundState {
+			s.p.Advance(p[i])
+			i++
+			if s.p.State() == parser.OscStringState {
+				// OSC strings are collected here rather than by the
+				// parser, which would end them at a 0x9c byte inside
+				// UTF-8 text.
+				s.p.Reset()
+				s.inOSC = true
+				s.osc = s.osc[:0]
+			}
+			continue
+		}
+		if s.utf8n > 0 {
+			i += s.finishUTF8(p[i:])
+			continue
+		}
+		b := p[i]
+		switch {
+		case b >= 0x20 && b < 0x7f:
+			j := i + 1
+			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+				j++
+			}
+			s.printASCII(p[i:j])
+			i = j
+		case b == 0x1b:
+			s.p.Advance(b)
+			i++
+		case b < 0x20:
+			s.execute(b)
+			i++
+		case b == 0x7f:
+			i++
+		default:
+			r, size := utf8.DecodeRune(p[i:])
+			if r == utf8.RuneError && size == 1 {
+				if !utf8.FullRune(p[i:]) {
+					// Keep the partial rune for the next Write.
+					s.utf8n = copy(s.utf8[:], p[i:])
+					i = len(p)
+					continue
+				}
+				r = utf8.RuneError
+			}
+			s.printRune(r)
+			i += size
+		}
+	}
+	return len(p), nil
+}
+
+// finishUTF8 completes a rune split across Write calls.
+func (s *Screen) finishUTF8(p []byte) int {
+	used := 0
+	for used < len(p) && s.utf8n < utf8.UTFMax {
+		var buf [utf8.UTFMax]byte
+		copy(buf[:], s.utf8[:s.utf8n])
+		buf[s.utf8n] = p[used]
+		if utf8.FullRune(buf[:s.utf8n+1]) {
+			r, size := utf8.DecodeRune(buf[:s.utf8n+1])
+			if size <= s.utf8n {
+				// Invalid: the held bytes make a replacement char; the
+				// new byte is processed normally.
+				s.utf8n = 0
+				s.printRune(utf8.RuneError)
+				return used
+			}
+			s.utf8n = 0
+			s.printRune(r)
+			return used + 1
+		}
+		s.utf8[s.utf8n] = p[used]
+		s.utf8n++
+		used++
+	}
+	return used
+}
+
+// oscBytes consumes OSC payload bytes and returns how many were used.
+func (s *Screen) oscBytes(p []byte) int {
+	for i, b := range p {
+		switch b {
+		case 0x07:
+			s.inOSC = false
+			s.oscEsc = false
+			s.handleOSC(s.osc)
+			return i + 1
+		case 0x1b:
+			s.inOSC = false
+			s.oscEsc = true
+			s.handleOSC(s.osc)
+			// The ESC starts the ST (ESC \) which the parser swallows.
+			s.p.Advance(b)
+			return i + 1
+		case 0x18, 0x1a:
+			s.inOSC = false
+			return i + 1
+		}
+		if b >= 0x20 && len(s.osc) < maxOSC {
+			s.osc = append(s.osc, b)
+		}
+	}
+	return len(p)
+}
+
+// kittyFlags is the top of the active screen's kitty keyboard stack.
+func (s *Screen) kittyFlags() int {
+	st := s.kitty[s.altIndex()]
+	if len(st) == 0 {
+		return 0
+	}
+	return st[len(st)-1]
+}
+
+func (s *Screen) altIndex() int {
+	if s.altActive {
+		return 1
+	}
+	return 0
+}
