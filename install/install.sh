@@ -1,0 +1,25 @@
+#!/bin/sh
+# Builds every pty command into PREFIX/bin (default ~/.local/bin).
+# Idempotent: running it again replaces the binaries in place.
+set -eu
+prefix=${1:-"$HOME/.local"}
+bindir="$prefix/bin"
+here=$(cd "$(dirname "$0")/.." && pwd)
+command -v go >/dev/null 2>&1 || { echo "install.sh: go is not on PATH; install Go from https://go.dev/dl and retry" >&2; exit 1; }
+mkdir -p "$bindir"
+cd "$here"
+# Build into a scratch directory first, then move into place, so a failed
+# build never leaves a mix of old and new binaries.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -trimpath -o "$tmp/" ./cmd/...
+n=0
+for f in "$tmp"/*; do
+  mv -f "$f" "$bindir/$(basename "$f")"
+  n=$((n + 1))
+done
+echo "Installed $n commands into $bindir"
+case ":$PATH:" in
+  *":$bindir:"*) ;;
+  *) echo "Add $bindir to your PATH, for example:  echo 'export PATH=\"$bindir:\$PATH\"' >> ~/.profile" ;;
+esac
