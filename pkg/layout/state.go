@@ -1,0 +1,115 @@
+package layout
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// StateEventValueMax is the largest value, in bytes of compact JSON, that a
+// state.set event carries. Larger values are announced by key and size only
+// (valueBytes): the event log is capped by line count, so one big value per
+// line would make it megabytes, and followers only need to know to re-read.
+const StateEventValueMax = 4096
+
+// MaxStateValue bounds one state value (compact JSON). Every `pty list`
+// parses every session's metadata, so the bag must stay reasonably small.
+const MaxStateValue = 16 << 20
+
+// MaxStateKey is the longest state key, in bytes.
+const MaxStateKey = 256
+
+// ValidateStateKey checks a state key: non-empty, one line of printable text.
+func ValidateStateKey(k string) error {
+	switch {
+	case k == "":
+		return errors.New("state key is empty: give a key name")
+	case len(k) > MaxStateKey:
+		return fmt.Errorf("state key is %d bytes long: at most %d are allowed", len(k), MaxStateKey)
+	case !utf8.ValidString(k):
+		return fmt.Errorf("state key %q is not valid UTF-8", k)
+	case hasControl(k):
+		return fmt.Errorf("state key %q contains a control character or line break: use one line of printable text", k)
+	}
+	return nil
+}
+
+// CompactJSON validates a JSON document and returns it compacted. what names
+// the input in the error.
+func CompactJSON(what string, b []byte) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("%s is empty: give a JSON value such as \"text\", 42, true, null, [1,2] or {\"k\":1}", what)
+	}
+	if !json.Valid(b) {
+		var v any
+		err := json.Unmarshal(b, &v)
+		return nil, fmt.Errorf("%s is not valid JSON (%v): quote strings, as in '\"text\"'", what, err)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return json.RawMessage(buf.Bytes()), nil
+}
+
+// StateSet stores value (any JSON) under key in the session's state bag in
+// one locked change and appends one state.set event {key, value}, or
+// {key, valueBytes} when the value is over StateEventValueMax. Setting the
+// value a key already holds writes nothing and appends nothing.
+func StateSet(root, id, key string, value json.RawMessage) (changed bool, m *Metadata, err error) {
+	if err := ValidateID(id); err != nil {
+		return false, nil, err
+	}
+	if err := ValidateStateKey(key); err != nil {
+		return false, nil, err
+	}
+	v, err := CompactJSON("state value", value)
+	if err != nil {
+		return false, nil, err
+	}
+	if len(v) > MaxStateValue {
+		return false, nil, fmt.Errorf("state value is %d bytes: at most %d (16 MiB) are allowed; keep large data in a file and store its path", len(v), MaxStateValue)
+	}
+	return change(root, id, func(m *Metadata) ([]Event, error) {
+		if old, ok := m.State[key]; ok {
+			if oc, err := CompactJSON("", old); err == nil && bytes.Equal(oc, v) {
+				return nil, ErrNoChange
+			}
+		}
+		if m.State == nil {
+			m.State = map[string]json.RawMessage{}
+		}
+		m.State[key] = v
+		ev := NewEvent(id, EventStateSet, "key", key)
+		if len(v) <= StateEventValueMax {
+			ev.Fields["value"] = v
+		} else {
+			ev.Fields["valueBytes"] = len(v)
+		}
+		return []Event{ev}, nil
+	})
+}
+
+// StateDelete removes key from the session's state bag in one locked change
+// and appends one state.delete event {key}. Deleting a key that is not set
+// writes nothing, appends nothing and is not an error (changed is false).
+func StateDelete(root, id, key string) (changed bool, m *Metadata, err error) {
+	if err := ValidateID(id); err != nil {
+		return false, nil, err
+	}
+	if err := ValidateStateKey(key); err != nil {
+		return false, nil, err
+	}
+	return change(root, id, func(m *Metadata) ([]Event, error) {
+		if _, ok := m.State[key]; !ok {
+			return nil, ErrNoChange
+		}
+		delete(m.State, key)
+		if len(m.State) == 0 {
+			m.State = nil
+		}
+		return []Event{NewEvent(id, EventStateDelete, "key", key)}, nil
+	})
+}
