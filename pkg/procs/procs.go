@@ -1,0 +1,131 @@
+// Package procs takes snapshots of a process tree and later tells which of
+// those processes are still the same processes. `pty kill` needs both: it
+// must find what a session started before it stops the daemon (afterwards
+// the tree is gone, reparented to init), and it must never signal a pid
+// that the kernel has meanwhile handed to an unrelated program.
+package procs
+
+import (
+	"errors"
+	"os"
+	"sort"
+	"syscall"
+)
+
+// Proc is one process as seen at snapshot time.
+type Proc struct {
+	Pid, PPid, Pgid int
+	// Start identifies this incarnation of Pid: the start time in clock
+	// ticks since boot on Linux (/proc/<pid>/stat field 22), the start
+	// timestamp elsewhere. A pid with a different Start is another
+	// process.
+	Start  string
+	Zombie bool
+}
+
+// ErrUnsupported is returned where no process table can be read.
+var ErrUnsupported = errors.New("process table not available on this system")
+
+// Tree returns root and all its descendants, root first, then in pid
+// order. A root that does not exist gives an empty slice.
+func Tree(root int) ([]Proc, error) {
+	all, err := All()
+	if err != nil {
+		return nil, err
+	}
+	byPid := make(map[int]Proc, len(all))
+	children := map[int][]int{}
+	for _, p := range all {
+		byPid[p.Pid] = p
+		children[p.PPid] = append(children[p.PPid], p.Pid)
+	}
+	r, ok := byPid[root]
+	if !ok {
+		return nil, nil
+	}
+	out := []Proc{r}
+	seen := map[int]bool{root: true}
+	queue := []int{root}
+	var desc []Proc
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range children[pid] {
+			if seen[c] {
+				continue // a pid cycle cannot happen, but a racy read could fake one
+			}
+			seen[c] = true
+			desc = append(desc, byPid[c])
+			queue = append(queue, c)
+		}
+	}
+	sort.Slice(desc, func(i, j int) bool { return desc[i].Pid < desc[j].Pid })
+	return append(out, desc...), nil
+}
+
+// Still reports whether p is still running as the same process: same pid,
+// same start token, and not a zombie (a zombie holds nothing and will
+// never act again). A process that cannot be read is gone.
+func Still(p Proc) bool {
+	cur, ok := Lookup(p.Pid)
+	return ok && cur.Start == p.Start && !cur.Zombie
+}
+
+// Survivors returns the processes of a snapshot that are Still running.
+func Survivors(snap []Proc) []Proc {
+	var out []Proc
+	for _, p := range snap {
+		if Still(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Groups returns the process groups of ps that are safe to signal as a
+// whole: never this process's own group, never the excluded ones, never
+// 0 or 1 (kill(-1) and init's group would hit far more than a session).
+func Groups(ps []Proc, exclude ...int) []int {
+	skip := map[int]bool{syscall.Getpgrp(): true}
+	for _, g := range exclude {
+		skip[g] = true
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, p := range ps {
+		if p.Pgid <= 1 || skip[p.Pgid] || seen[p.Pgid] {
+			continue
+		}
+		seen[p.Pgid] = true
+		out = append(out, p.Pgid)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// Pids returns the pids of ps.
+func Pids(ps []Proc) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.Pid
+	}
+	return out
+}
+
+// selfPid lets Groups-like callers avoid signalling themselves.
+var selfPid = os.Getpid()
+
+// Signal sends sig to each survivor of snap (re-verified just before, so a
+// recycled pid is never hit) and to each of their safe process groups.
+// Errors are ignored: a process that is gone is what we wanted.
+func Signal(snap []Proc, sig syscall.Signal, excludeGroups ...int) {
+	live := Survivors(snap)
+	for _, g := range Groups(live, excludeGroups...) {
+		syscall.Kill(-g, sig)
+	}
+	for _, p := range live {
+		if p.Pid > 1 && p.Pid != selfPid {
+			syscall.Kill(p.Pid, sig)
+		}
+	}
+}
