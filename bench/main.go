@@ -1,0 +1,416 @@
+// Command bench runs the same workloads through pty, tmux and dtach in one
+// run and prints each figure with pty's ratio to the others. It is not a
+// test: figures depend on the machine, so they are reported, not asserted.
+//
+//	go run ./bench            # everything
+//	go run ./bench -only cat  # one workload: cat, start, peek, key, rss
+//
+// It builds the pty binaries from this checkout, uses a private tmux server
+// (-L) and private dtach sockets, and cleans up after itself.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+type env struct {
+	bin, root, work, tmuxSock string
+	n                         int
+}
+
+func main() {
+	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss")
+	n := flag.Int("n", 20, "repetitions for the latency workloads")
+	size := flag.Int("mib", 32, "MiB of output for the cat workload")
+	flag.Parse()
+
+	e := setup(*n)
+	defer e.cleanup()
+	run := func(name string, f func()) {
+		if *only == "" || *only == name {
+			f()
+		}
+	}
+	run("cat", func() { e.catWorkload(*size) })
+	run("start", e.startWorkload)
+	run("peek", e.peekWorkload)
+	run("key", e.keyWorkload)
+	run("rss", e.rssWorkload)
+}
+
+func setup(n int) *env {
+	work, err := os.MkdirTemp("/tmp", "pb")
+	check(err)
+	e := &env{work: work, bin: filepath.Join(work, "bin"), root: filepath.Join(work, "r"), tmuxSock: "ptybench" + strconv.Itoa(os.Getpid()), n: n}
+	os.Mkdir(e.root, 0o700)
+	build := exec.Command("go", "build", "-trimpath", "-o", e.bin+"/", "./cmd/...")
+	build.Stderr = os.Stderr
+	check(build.Run())
+	for _, tool := range []string{"tmux", "dtach"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %s is not installed (apt-get install %s); its columns will be empty\n", tool, tool)
+		}
+	}
+	return e
+}
+
+func (e *env) cleanup() {
+	exec.Command("tmux", "-L", e.tmuxSock, "kill-server").Run()
+	pids, _ := filepath.Glob(filepath.Join(e.root, "*.pid"))
+	for _, p := range pids {
+		b, _ := os.ReadFile(p)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	exec.Command("pkill", "-f", e.work).Run() // dtach masters and their children
+	os.RemoveAll(e.work)
+}
+
+func (e *env) ptyCmd(args ...string) *exec.Cmd {
+	c := exec.Command(filepath.Join(e.bin, "pty"), args...)
+	c.Env = append(os.Environ(), "PTY_ROOT="+e.root, "PATH="+e.bin+":"+os.Getenv("PATH"), "PTY_REAP_ON_EXIT=false")
+	c.Env = dropEnv(c.Env, "PTY_SESSION", "TMUX")
+	return c
+}
+
+func (e *env) tmux(args ...string) *exec.Cmd {
+	c := exec.Command("tmux", append([]string{"-L", e.tmuxSock, "-f", "/dev/null"}, args...)...)
+	c.Env = append(dropEnv(os.Environ(), "TMUX"), "TERM=xterm-256color")
+	return c
+}
+
+func dropEnv(env []string, keys ...string) []string {
+	out := env[:0:0]
+next:
+	for _, kv := range env {
+		for _, k := range keys {
+			if strings.HasPrefix(kv, k+"=") {
+				continue next
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// --- cat: throughput of a 32 MiB coloured stream in a 50x200 session ---
+
+func (e *env) catWorkload(mib int) {
+	file := filepath.Join(e.work, "big.txt")
+	writeColoured(file, mib<<20)
+	fmt.Printf("\n== cat %d MiB of coloured text in a 50x200 session (time for cat to finish) ==\n", mib)
+	for _, attached := range []bool{false, true} {
+		label := "no client"
+		if attached {
+			label = "one attached client"
+		}
+		res := map[string]time.Duration{}
+		for _, tool := range []string{"pty", "tmux", "dtach"} {
+			res[tool] = e.catOnce(tool, file, attached)
+		}
+		report(label, res)
+	}
+}
+
+func writeColoured(path string, size int) {
+	var b bytes.Buffer
+	colours := []string{"31", "32", "33", "34", "1;35", "36", "38;5;208", "38;2;10;200;120"}
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "\x1b[%sm%6d\x1b[0m 2026-11-29T12:00:00Z \x1b[1mINFO\x1b[0m request handled path=/api/v1/items/%d status=200 bytes=%d elapsed=%dms\r\n",
+			colours[i%len(colours)], i, i*7, i*13, i%97)
+	}
+	check(os.WriteFile(path, b.Bytes()[:size], 0o644))
+}
+
+// catOnce starts a session whose command waits for a go-file, cats, and
+// records how long cat took; the clock runs inside the session, so the
+// figure is the time the terminal holder needed to drain the output.
+func (e *env) catOnce(tool, file string, attached bool) time.Duration {
+	id := fmt.Sprintf("cat%s%d", tool, time.Now().UnixNano()%100000)
+	gate, out := filepath.Join(e.work, id+".go"), filepath.Join(e.work, id+".ns")
+	script := fmt.Sprintf(`while [ ! -e %s ]; do sleep 0.01; done; s=$(date +%%s%%N); cat %s; t=$(date +%%s%%N); echo $((t-s)) > %s.tmp; mv %s.tmp %s; exec sleep 1000`, gate, file, out, out, out)
+	stop := e.startSession(tool, id, script)
+	defer stop()
+	var client *exec.Cmd
+	var drained sync.WaitGroup
+	if attached {
+		client = e.attachCmd(tool, id)
+		f, err := pty.StartWithSize(client, &pty.Winsize{Rows: 50, Cols: 200})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: attach %s: %v\n", tool, err)
+			return 0
+		}
+		drained.Add(1)
+		go func() { defer drained.Done(); io.Copy(io.Discard, f) }()
+		defer func() { client.Process.Kill(); client.Wait(); f.Close(); drained.Wait() }()
+		time.Sleep(300 * time.Millisecond) // let the client attach and draw once
+	}
+	check(os.WriteFile(gate, nil, 0o644))
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(out); err == nil {
+			ns, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+			return time.Duration(ns)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s cat never finished\n", tool)
+	return 0
+}
+
+// startSession starts "sh -c script" detached in a 50x200 terminal and
+// returns a function that stops it.
+func (e *env) startSession(tool, id, script string) func() {
+	switch tool {
+	case "pty":
+		c := e.ptyCmd("run", "-d", "--id", id, "--rows", "50", "--cols", "200", "--", "sh", "-c", script)
+		c.Stderr = os.Stderr
+		check(c.Run())
+		return func() { e.ptyCmd("kill", id).Run(); e.ptyCmd("rm", id).Run() }
+	case "tmux":
+		c := e.tmux("new-session", "-d", "-s", id, "-x", "200", "-y", "50", "sh", "-c", script)
+		c.Stderr = os.Stderr
+		check(c.Run())
+		return func() { e.tmux("kill-session", "-t", id).Run() }
+	case "dtach":
+		sock := filepath.Join(e.work, id+".dtach")
+		// dtach -n sizes the pty from nothing; wrap in stty for 50x200.
+		c := exec.Command("dtach", "-n", sock, "-Ez", "sh", "-c", "stty rows 50 cols 200; "+script)
+		c.Stderr = os.Stderr
+		check(c.Run())
+		return func() { exec.Command("pkill", "-f", sock).Run() }
+	}
+	panic(tool)
+}
+
+func (e *env) attachCmd(tool, id string) *exec.Cmd {
+	var c *exec.Cmd
+	switch tool {
+	case "pty":
+		c = e.ptyCmd("attach", id)
+	case "tmux":
+		c = e.tmux("attach-session", "-t", id)
+	case "dtach":
+		c = exec.Command("dtach", "-a", filepath.Join(e.work, id+".dtach"), "-Ez")
+		c.Env = os.Environ()
+	}
+	c.Env = append(c.Env, "TERM=xterm-256color")
+	return c
+}
+
+// --- start: until the session accepts connections ---
+
+func (e *env) startWorkload() {
+	fmt.Printf("\n== start a detached session until it is ready (median of %d) ==\n", e.n)
+	res := map[string]time.Duration{}
+	res["pty"] = median(e.n, func(i int) time.Duration {
+		id := fmt.Sprintf("st%d", i)
+		t := timeCmd(e.ptyCmd("run", "-d", "--id", id, "--", "sleep", "1000"))
+		e.ptyCmd("kill", id).Run()
+		e.ptyCmd("rm", id).Run()
+		return t
+	})
+	res["tmux"] = median(e.n, func(i int) time.Duration {
+		id := fmt.Sprintf("st%d", i)
+		t := timeCmd(e.tmux("new-session", "-d", "-s", id, "sleep", "1000"))
+		e.tmux("kill-session", "-t", id).Run()
+		return t
+	})
+	res["dtach"] = median(e.n, func(i int) time.Duration {
+		sock := filepath.Join(e.work, fmt.Sprintf("st%d.dtach", i))
+		t := timeCmd(exec.Command("dtach", "-n", sock, "sleep", "1000"))
+		exec.Command("pkill", "-f", sock).Run()
+		return t
+	})
+	report("run -d / new-session -d / dtach -n", res)
+}
+
+// --- peek: print the screen as plain text ---
+
+func (e *env) peekWorkload() {
+	fmt.Printf("\n== print a 50x200 screen as plain text (median of %d) ==\n", e.n)
+	script := "seq 1 200; exec sleep 1000"
+	stopP := e.startSession("pty", "peek1", script)
+	defer stopP()
+	stopT := e.startSession("tmux", "peek1", script)
+	defer stopT()
+	time.Sleep(300 * time.Millisecond)
+	res := map[string]time.Duration{}
+	res["pty"] = median(e.n, func(int) time.Duration { return timeCmd(e.ptyCmd("peek", "--plain", "peek1")) })
+	res["tmux"] = median(e.n, func(int) time.Duration { return timeCmd(e.tmux("capture-pane", "-p", "-t", "peek1")) })
+	report("peek --plain / capture-pane -p", res)
+}
+
+// --- key: a keystroke's round trip through an attached client ---
+
+func (e *env) keyWorkload() {
+	fmt.Printf("\n== keystroke round trip through an attached client (median of %d) ==\n", e.n)
+	res := map[string]time.Duration{}
+	for _, tool := range []string{"pty", "tmux", "dtach"} {
+		id := "key" + tool
+		stop := e.startSession(tool, id, "stty raw -echo; exec cat")
+		res[tool] = e.keyOnce(tool, id)
+		stop()
+	}
+	report("type a key, see it echoed", res)
+}
+
+func (e *env) keyOnce(tool, id string) time.Duration {
+	c := e.attachCmd(tool, id)
+	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 200})
+	if err != nil {
+		return 0
+	}
+	defer func() { c.Process.Kill(); c.Wait(); f.Close() }()
+	got := make(chan byte, 4096)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			for _, b := range buf[:n] {
+				got <- b
+			}
+			if err != nil {
+				close(got)
+				return
+			}
+		}
+	}()
+	drain := func(d time.Duration) {
+		t := time.After(d)
+		for {
+			select {
+			case <-got:
+			case <-t:
+				return
+			}
+		}
+	}
+	drain(500 * time.Millisecond)
+	return median(e.n, func(i int) time.Duration {
+		k := byte('a' + i%26)
+		start := time.Now()
+		f.Write([]byte{k})
+		timeout := time.After(5 * time.Second)
+		for {
+			select {
+			case b, ok := <-got:
+				if !ok {
+					return 0
+				}
+				if b == k {
+					d := time.Since(start)
+					drain(20 * time.Millisecond)
+					return d
+				}
+			case <-timeout:
+				return 0
+			}
+		}
+	})
+}
+
+// --- rss: memory of the terminal holder after 20,000 lines ---
+
+func (e *env) rssWorkload() {
+	fmt.Printf("\n== resident memory of the session holder after 20,000 lines of output ==\n")
+	script := "seq 1 20000 | sed 's/$/ some log line text to make it eighty columns wide or so, like a real log/'; exec sleep 1000"
+	res := map[string]int{}
+	stop := e.startSession("pty", "rss1", script)
+	time.Sleep(2 * time.Second)
+	if b, err := os.ReadFile(filepath.Join(e.root, "rss1.pid")); err == nil {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		res["pty"] = rssKB(pid)
+	}
+	stop()
+	stopT := e.startSession("tmux", "rss1", script)
+	time.Sleep(2 * time.Second)
+	if out, err := e.tmux("display-message", "-p", "#{pid}").Output(); err == nil {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+		res["tmux"] = rssKB(pid)
+	}
+	stopT()
+	stopD := e.startSession("dtach", "rss1", script)
+	time.Sleep(2 * time.Second)
+	if out, err := exec.Command("pgrep", "-o", "-f", "dtach -n "+filepath.Join(e.work, "rss1.dtach")).Output(); err == nil {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+		res["dtach"] = rssKB(pid)
+	}
+	stopD()
+	fmt.Printf("  %-36s pty %6d KB   tmux %6d KB   dtach %6d KB   pty/tmux %.2f\n", "RSS", res["pty"], res["tmux"], res["dtach"], ratio(float64(res["pty"]), float64(res["tmux"])))
+}
+
+func rssKB(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			v, _ := strconv.Atoi(f[1])
+			return v
+		}
+	}
+	return 0
+}
+
+// --- helpers ---
+
+func timeCmd(c *exec.Cmd) time.Duration {
+	start := time.Now()
+	if err := c.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v: %v\n", c.Args, err)
+	}
+	return time.Since(start)
+}
+
+func median(n int, f func(i int) time.Duration) time.Duration {
+	ds := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		ds = append(ds, f(i))
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[len(ds)/2]
+}
+
+func report(label string, res map[string]time.Duration) {
+	fmt.Printf("  %-36s pty %9s   tmux %9s   dtach %9s   pty/tmux %.2f   pty/dtach %.2f\n", label,
+		round(res["pty"]), round(res["tmux"]), round(res["dtach"]),
+		ratio(float64(res["pty"]), float64(res["tmux"])), ratio(float64(res["pty"]), float64(res["dtach"])))
+}
+
+func round(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return d.Round(10 * time.Microsecond).String()
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
