@@ -135,6 +135,12 @@ func Parse(path string, data []byte) (*File, error) {
 	return f, nil
 }
 
+// ErrorAt makes an error located at a session's table, for problems found
+// after parsing (a cwd that does not exist when `up` runs).
+func (f *File) ErrorAt(s Spec, format string, args ...any) *Error {
+	return &Error{File: f.display, Line: s.Line, Key: "sessions." + toml.Key{s.Key}.String(), Msg: fmt.Sprintf(format, args...)}
+}
+
 // Session returns the declared session with the given key.
 func (f *File) Session(key string) (Spec, bool) {
 	for _, s := range f.Sessions {
@@ -604,7 +610,11 @@ func (p *parser) stringMap(v toml.Primitive, key string, tags bool) (map[string]
 		} else if k == "" || strings.ContainsAny(k, "=\x00") {
 			return nil, p.errAt(fl, key, "environment variable name %q is not valid: it must be non-empty without '=' ", k)
 		}
-		if strings.ContainsRune(s, 0) {
+		if tags {
+			if err := layout.ValidateTagValue(k, s); err != nil {
+				return nil, p.errAt(fl, key, "%v", err)
+			}
+		} else if strings.ContainsRune(s, 0) {
 			return nil, p.errAt(fl, key, "%s contains a NUL byte", k)
 		}
 		out[k] = s
@@ -613,13 +623,15 @@ func (p *parser) stringMap(v toml.Primitive, key string, tags bool) (map[string]
 }
 
 func checkTagKey(k string) error {
+	if err := layout.ValidateTagKey(k); err != nil {
+		return err
+	}
 	switch {
-	case k == "":
-		return fmt.Errorf("tag key is empty")
 	case k == TagFile || strings.HasPrefix(k, TagFile+"."):
 		return fmt.Errorf("tag %q is reserved: pty sets the ptyfile tags itself", k)
-	case strings.ContainsAny(k, "=,\n\x00"):
-		return fmt.Errorf("tag key %q may not contain '=', ',' or a line break", k)
+	case strings.Contains(k, ","):
+		// ptyfile.tags lists the declared keys separated by commas.
+		return fmt.Errorf("tag key %q may not contain ','", k)
 	}
 	return nil
 }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/ptyfile"
+)
+
+// project writes a pty.toml into a fresh directory and returns the directory.
+func project(t *testing.T, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pty.toml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// in runs "pty args..." with dir as the working directory.
+func in(t *testing.T, root, dir string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := testutil.Command(t, root, "", args...)
+	cmd.Dir = dir
+	return testutil.RunCmd(t, cmd)
+}
+
+func mustIn(t *testing.T, root, dir string, args ...string) testutil.Result {
+	t.Helper()
+	r := in(t, root, dir, args...)
+	if r.Code != 0 {
+		t.Fatalf("pty %v: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// byKey finds the session a pty.toml key started.
+func byKey(t *testing.T, root, key string) (layout.Session, bool) {
+	t.Helper()
+	all, err := layout.List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		if s.Meta.Tags[ptyfile.TagSession] == key {
+			return s, true
+		}
+	}
+	return layout.Session{}, false
+}
+
+const twoSessions = `prefix = "demo"
+
+[sessions.web]
+command = "echo web-$PORT > out.txt; sleep 300"
+tags = { strategy = "permanent", tier = "front" }
+env = { PORT = "3000" }
+
+[sessions.db]
+command = "sleep 300"
+cwd = "data"
+id = "demo-db"
+`
+
+func TestUpStartsSyncsAndDownStops(t *testing.T) {
+	root := testutil.Root(t)
+	dir := project(t, twoSessions)
+	os.Mkdir(filepath.Join(dir, "data"), 0o755)
+
+	r := mustIn(t, root, dir, "up")
+	want := "● demo-web (started)\n● demo-db (started)\nStarted 2 sessions.\n"
+	if r.Stdout != want {
+		t.Fatalf("up output:\n%s\nwant:\n%s", r.Stdout, want)
+	}
+	web, ok := byKey(t, root, "web")
+	if !ok || web.Status != layout.Running {
+		t.Fatalf("web not running: %+v", web)
+	}
+	abs := filepath.Join(dir, "pty.toml")
+	m := web.Meta
+	if m.Tags[ptyfile.TagFile] != abs || m.Tags["strategy"] != "permanent" || m.Tags["tier"] != "front" ||
+		m.Tags[ptyfile.TagTags] != "strategy,tier" || m.Cwd != dir || m.DisplayCommand != "echo web-$PORT > out.txt; sleep 300" ||
+		m.ExtraEnv["PORT"] != "3000" || m.Name(web.ID) != "demo-web" {
+		t.Fatalf("web metadata: %+v tags %v", m, m.Tags)
+	}
+	// The command ran through /bin/sh -c, in the file's directory, with
+	// the file's env.
+	testutil.WaitFor(t, 10*time.Second, "web's output", func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "out.txt"))
+		return string(b) == "web-3000\n"
+	})
+	db, ok := byKey(t, root, "db")
+	if !ok || db.ID != "demo-db" || db.Meta.Cwd != filepath.Join(dir, "data") {
+		t.Fatalf("db: %+v", db)
+	}
+
+	// Edit the tags: up keeps the session and follows the file, leaving
+	// a hand-added tag alone.
+	if _, _, err := layout.SetTags(root, web.ID, map[string]string{"mine": "yes", "strategy.status": "flapping"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "pty.toml"), []byte(strings.Replace(twoSessions, `tier = "front"`, `role = "api"`, 1)), 0o644)
+	r = mustIn(t, root, dir, "up")
+	want = "● demo-web (already running, updated tags: +role=api -strategy.status -tier)\n● demo-db (already running)\nAll sessions already running.\n"
+	if r.Stdout != want {
+		t.Fatalf("second up:\n%s\nwant:\n%s", r.Stdout, want)
+	}
+	web2, _ := byKey(t, root, "web")
+	if web2.ID != web.ID || web2.Meta.Tags["role"] != "api" || web2.Meta.Tags["mine"] != "yes" || web2.Meta.Tags["tier"] != "" {
+		t.Fatalf("after sync: id %s tags %v", web2.ID, web2.Meta.Tags)
+	}
+
+	// A session that died is started again under the same id.
+	killDaemon(t, root, db.ID)
+	r = mustIn(t, root, dir, "up", "db")
+	if r.Stdout != "● demo-db (started)\nStarted 1 session.\n" {
+		t.Fatalf("up db after its death:\n%s", r.Stdout)
+	}
+	if s, _ := layout.Load(root, "demo-db"); s.Status != layout.Running {
+		t.Fatalf("demo-db not running again: %v", s.Status)
+	}
+
+	// down stops both, removes the permanent tag first, and the records.
+	r = mustIn(t, root, dir, "down")
+	if r.Stdout != "○ demo-db (stopped)\n○ demo-web (stopped)\nStopped 2 sessions.\n" && r.Stdout != "○ demo-web (stopped)\n○ demo-db (stopped)\nStopped 2 sessions.\n" {
+		t.Fatalf("down output:\n%s", r.Stdout)
+	}
+	if ids, _ := layout.IDs(root); len(ids) != 0 {
+		t.Fatalf("records left after down: %v", ids)
+	}
+	if layout.PidAlive(web.Pid) {
+		t.Fatalf("web's daemon %d still alive", web.Pid)
+	}
+}
+
+func killDaemon(t *testing.T, root, id string) {
+	t.Helper()
+	s, err := layout.Load(root, id)
+	if err != nil || s.Pid == 0 {
+		t.Fatalf("load %s: %v (pid %d)", id, err, s.Pid)
+	}
+	syscall.Kill(s.Pid, syscall.SIGKILL)
+	testutil.WaitFor(t, 10*time.Second, id+" to die", func() bool {
+		s, err := layout.Load(root, id)
+		return err == nil && s.Status.Gone()
+	})
+}
+
+func TestUpDirArgumentAndNames(t *testing.T) {
+	root := testutil.Root(t)
+	dir := project(t, "[sessions.one]\ncommand = \"sleep 300\"\n[sessions.two]\ncommand = \"sleep 300\"\n")
+	parent, name := filepath.Dir(dir), filepath.Base(dir)
+
+	r := mustIn(t, root, parent, "up", name, "two")
+	if r.Stdout != "● "+name+"-two (started)\nStarted 1 session.\n" {
+		t.Fatalf("up DIR two:\n%s", r.Stdout)
+	}
+	if _, ok := byKey(t, root, "one"); ok {
+		t.Fatal("one was started though only two was named")
+	}
+	r = in(t, root, parent, "up", name, "three")
+	if r.Code != 1 || !strings.Contains(r.Stderr, `declares no session "three" (it declares: one, two)`) {
+		t.Fatalf("unknown name: %d %q", r.Code, r.Stderr)
+	}
+	r = in(t, root, parent, "up", "one")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "no pty.toml in") {
+		t.Fatalf("no file here: %d %q", r.Code, r.Stderr)
+	}
+	r = mustIn(t, root, parent, "down", name, "two")
+	if r.Stdout != "○ "+name+"-two (stopped)\nStopped 1 session.\n" {
+		t.Fatalf("down DIR two:\n%s", r.Stdout)
+	}
+}
+
+func TestUpRefusesBadFileLeavingNothing(t *testing.T) {
+	root := testutil.Root(t)
+	cases := []struct{ body, want string }{
+		{"[sessions.web]\ncommand = \"x\"\n\ncomand = \"y\"\n", `pty.toml:4: sessions.web: unknown field "comand"`},
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ntags = {}\n", `pty.toml:3: sessions.web: missing command`},
+		{"[sessions.web]\ncommand = \"x\"\nid = \"no/slash\"\n", `pty.toml:3: sessions.web: bad id`},
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\ncwd = \"nowhere\"\n", `pty.toml:3: sessions.web: cwd: Working directory does not exist`},
+	}
+	for _, c := range cases {
+		dir := project(t, c.body)
+		r := in(t, root, dir, "up")
+		if r.Code != 1 || !strings.HasPrefix(r.Stderr, c.want) || strings.Count(r.Stderr, "\n") != 1 {
+			t.Errorf("up with\n%s\nexit %d stderr %q, want one line starting %q", c.body, r.Code, r.Stderr, c.want)
+		}
+		if ids, _ := layout.IDs(root); len(ids) != 0 {
+			t.Fatalf("bad pty.toml left sessions: %v", ids)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	root := testutil.Root(t)
+	for _, sub := range []string{"up", "down"} {
+		r := testutil.MustRun(t, root, sub, "--help")
+		if !strings.Contains(r.Stdout, "pty "+sub+" [DIR] [NAMES...]") {
+			t.Errorf("%s --help:\n%s", sub, r.Stdout)
+		}
+	}
+}

@@ -1,0 +1,301 @@
+// Package manage carries out `pty up` and `pty down`: it compares what a
+// pty.toml declares with the sessions in the registry that belong to it
+// and starts, re-tags or stops them. It lives apart from pkg/ptyfile so that
+// the parser stays free of spawn and daemon code (gc imports the parser).
+package manage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/ptyfile"
+	"github.com/ptyorg/pty/pkg/spawn"
+)
+
+// StopTimeout is how long down waits for a daemon to exit after SIGTERM; the
+// daemon gives its child's tree a few seconds to go, so this is generous.
+const StopTimeout = 7 * time.Second
+
+// Output is where up and down report: one line per session on Out, problems
+// on Err.
+type Output struct {
+	Out, Err io.Writer
+}
+
+func (o Output) fail(key string, err error) {
+	fmt.Fprintf(o.Err, "pty: %s: %v\n", key, err)
+}
+
+// Preflight checks what only the machine can tell (a cwd that does not
+// exist), for every spec, before anything is started: bad input must leave
+// the registry as it was.
+func Preflight(f *ptyfile.File, specs []ptyfile.Spec) error {
+	for _, s := range specs {
+		if err := spawn.CheckCwd(s.Cwd); err != nil {
+			return f.ErrorAt(s, "cwd: %v", err)
+		}
+	}
+	return nil
+}
+
+// Owned returns the registry's sessions that came from f, in id order.
+func Owned(root string, f *ptyfile.File) ([]layout.Session, error) {
+	all, err := layout.List(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []layout.Session
+	for _, s := range all {
+		if s.Meta.Tags[ptyfile.TagFile] == f.Path {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Up starts the declared sessions that are not running and brings the tags
+// of running ones in line with the file. It reports per session and returns
+// how many it started and how many failed.
+func Up(ctx context.Context, root string, f *ptyfile.File, specs []ptyfile.Spec, o Output) (started, failed int, err error) {
+	if err := Preflight(f, specs); err != nil {
+		return 0, 0, err
+	}
+	owned, err := Owned(root, f)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, s := range specs {
+		did, err := upOne(ctx, root, f, s, owned, o)
+		if err != nil {
+			o.fail("sessions."+s.Key, err)
+			failed++
+			continue
+		}
+		if did {
+			started++
+		}
+	}
+	switch {
+	case failed > 0:
+	case started == 0:
+		fmt.Fprintln(o.Out, "All sessions already running.")
+	default:
+		fmt.Fprintf(o.Out, "Started %d %s.\n", started, plural(started, "session", "sessions"))
+	}
+	return started, failed, nil
+}
+
+func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, owned []layout.Session, o Output) (started bool, err error) {
+	want := f.Tags(s)
+	var mine []layout.Session
+	for _, sess := range owned {
+		if f.Owns(sess.Meta.Tags, s) {
+			mine = append(mine, sess)
+		}
+	}
+	for _, sess := range mine {
+		if sess.Status == layout.Running {
+			changes, err := syncTags(root, f, s, sess, want)
+			if err != nil {
+				return false, err
+			}
+			msg := "already running"
+			if len(changes) > 0 {
+				msg += ", updated tags: " + strings.Join(changes, " ")
+			}
+			fmt.Fprintf(o.Out, "● %s (%s)\n", s.DisplayName, msg)
+			return false, nil
+		}
+	}
+
+	// Nothing of ours is running. Start under the declared id, else reuse
+	// the id of our dead record, so references people saved keep working.
+	id, replace := s.ID, false
+	for _, sess := range mine {
+		switch {
+		case id == "":
+			id, replace = sess.ID, true
+		case sess.ID == id:
+			replace = true
+		default:
+			// A dead record of ours under another id (the file's id
+			// changed): it would be a stale duplicate next to the new one.
+			if err := removeDead(root, sess.ID); err != nil {
+				return false, err
+			}
+		}
+	}
+	if s.ID != "" && !replace {
+		if m, err := layout.ReadMetadata(root, s.ID); err == nil && !owns(f, s, m) {
+			return false, fmt.Errorf("session id %q is taken by a session that %s did not start: remove it (pty rm %s) or change the id", s.ID, f.Path, s.ID)
+		}
+	}
+	l := f.Launch(s)
+	dn := l.DisplayName
+	_, err = spawn.Start(ctx, root, spawn.Options{
+		ID:             id,
+		Command:        l.Command,
+		Args:           l.Args,
+		DisplayCommand: l.DisplayCommand,
+		Cwd:            l.Cwd,
+		Tags:           l.Tags,
+		DisplayName:    &dn,
+		ExtraEnv:       l.ExtraEnv,
+		Replace:        replace,
+	})
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintf(o.Out, "● %s (started)\n", s.DisplayName)
+	return true, nil
+}
+
+func owns(f *ptyfile.File, s ptyfile.Spec, m *layout.Metadata) bool {
+	return f.Owns(m.Tags, s)
+}
+
+// syncTags writes the tag changes SyncTags computes, on condition that the
+// session still belongs to this spec when its lock is held.
+func syncTags(root string, f *ptyfile.File, s ptyfile.Spec, sess layout.Session, want map[string]string) ([]string, error) {
+	next, changes, changed := ptyfile.SyncTags(sess.Meta.Tags, want)
+	if !changed {
+		return nil, nil
+	}
+	set := map[string]string{}
+	for k, v := range next {
+		if cur, ok := sess.Meta.Tags[k]; !ok || cur != v {
+			set[k] = v
+		}
+	}
+	var rm []string
+	for k := range sess.Meta.Tags {
+		if _, ok := next[k]; !ok {
+			rm = append(rm, k)
+		}
+	}
+	_, _, err := layout.SetTagsIf(root, sess.ID, func(tags map[string]string) bool {
+		// Someone else re-tagged it in between: recompute rather than
+		// overwrite their change with ours.
+		return f.Owns(tags, s) && maps.Equal(tags, sess.Meta.Tags)
+	}, set, rm)
+	if errors.Is(err, layout.ErrConditionFailed) {
+		cur, lerr := layout.Load(root, sess.ID)
+		if lerr != nil {
+			return nil, lerr
+		}
+		if !f.Owns(cur.Meta.Tags, s) {
+			return nil, fmt.Errorf("session %s was re-tagged while up ran; run pty up again", sess.ID)
+		}
+		return syncTags(root, f, s, cur, want)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return changes, nil
+}
+
+// removeDead deletes a session's files under its locks, after checking
+// once more that its daemon is gone: it must never pull the files out from
+// under a live session.
+func removeDead(root, id string) error {
+	return layout.Locked(root, id, layout.MetaLockWait, func() error {
+		if alive, _ := layout.DaemonAlive(root, id); alive {
+			return fmt.Errorf("session %s is running again; not replacing it", id)
+		}
+		return layout.RemoveFiles(root, id)
+	})
+}
+
+// Down stops the sessions that came from f (only those of the given keys,
+// when any are given) and removes their records. The permanent strategy
+// tag goes first, so gc cannot respawn a session between its stop and its
+// removal.
+func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, failed int, err error) {
+	owned, err := Owned(root, f)
+	if err != nil {
+		return 0, 0, err
+	}
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	for _, k := range keys {
+		if _, declared := f.Session(k); declared {
+			continue
+		}
+		if !hasKey(owned, k) {
+			return 0, 0, fmt.Errorf("%s declares no session %q and none of its sessions is named so (it declares: %s)", f.Path, k, strings.Join(f.Keys(), ", "))
+		}
+	}
+	for _, sess := range owned {
+		key := sess.Meta.Tags[ptyfile.TagSession]
+		if len(want) > 0 && !want[key] {
+			continue
+		}
+		was, err := downOne(root, sess)
+		name := sess.Name()
+		if err != nil {
+			o.fail(name, err)
+			failed++
+			continue
+		}
+		if was {
+			stopped++
+			fmt.Fprintf(o.Out, "○ %s (stopped)\n", name)
+		} else {
+			fmt.Fprintf(o.Out, "○ %s (was not running; removed)\n", name)
+		}
+	}
+	fmt.Fprintf(o.Out, "Stopped %d %s.\n", stopped, plural(stopped, "session", "sessions"))
+	return stopped, failed, nil
+}
+
+func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
+	if _, ok := sess.Meta.Tags["strategy"]; ok {
+		if _, _, err := layout.SetTags(root, sess.ID, nil, []string{"strategy"}); err != nil {
+			return false, err
+		}
+	}
+	alive, pid := layout.DaemonAlive(root, sess.ID)
+	if alive && pid > 0 {
+		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return false, fmt.Errorf("stop daemon %d: %w", pid, err)
+		}
+		deadline := time.Now().Add(StopTimeout)
+		for layout.PidAlive(pid) {
+			if time.Now().After(deadline) {
+				return true, fmt.Errorf("daemon pid %d is still running %v after SIGTERM; not removed", pid, StopTimeout)
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+	} else if alive {
+		return false, fmt.Errorf("its socket answers but it has no pid file; stop it with pty kill %s", sess.ID)
+	}
+	if err := removeDead(root, sess.ID); err != nil {
+		return alive, err
+	}
+	return alive && sess.Status == layout.Running, nil
+}
+
+func hasKey(ss []layout.Session, key string) bool {
+	for _, s := range ss {
+		if s.Meta.Tags[ptyfile.TagSession] == key {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
