@@ -1,0 +1,20 @@
+// Command pty-daemon is the per-session process that holds a session's
+// pseudo-terminal. spawn starts it (argv "pty-daemon <id>", so ps shows
+// which session it serves) with its launch config on fd 3 and a readiness
+// pipe on fd 4; it is not meant to be run by hand.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/ptyorg/pty/pkg/daemon"
+)
+
+func main() {
+	if len(os.Args) != 2 || os.Args[1] == "--help" || os.Args[1] == "-h" {
+		fmt.Fprintln(os.Stderr, "pty-daemon holds one session's terminal; it is started by 'pty run', not by hand.")
+		os.Exit(1)
+	}
+	os.Exit(daemon.Main(os.Args[1]))
+}

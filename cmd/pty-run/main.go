@@ -1,0 +1,236 @@
+// Command pty-run starts a command in a new session and attaches to it
+// (or, with -d, leaves it running in the background).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/daemon"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/spawn"
+)
+
+func main() {
+	c := cli.NewCommand("run",
+		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--permanent] -- CMD [ARGS...]",
+		"Start a command in a new session and attach to it.")
+	c.Long = `The command runs in a pseudo-terminal held by a small per-session daemon, so
+it keeps running after you detach (Ctrl+\) or close the terminal. Attach again
+with "pty attach ID"; "pty peek ID" prints its screen.
+
+Flags stop at "--" or at the first argument that is not a flag.
+
+When the session ends its record is removed, unless it is tagged keep (or
+strategy=permanent, or --cleanup-on-clean-exit and the exit code was not 0),
+or PTY_REAP_ON_EXIT is false/0/no/off.
+
+Inside a session (PTY_SESSION set) without -d the command runs directly in
+the current terminal instead of nesting a session.`
+	fs := c.Flags
+	detach := fs.Bool("d", false, "start detached: print the id and return once the session is up")
+	again := fs.Bool("a", false, "attach if the session --id is running; otherwise create it (reusing a dead record's settings)")
+	ephemeral := fs.Bool("e", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
+	id := fs.String("id", "", "session id (letters, digits, '.', '_', '-'); default: random")
+	name := fs.String("name", "", "display name; default: derived from the directory and command")
+	noName := fs.Bool("no-display-name", false, "give the session no display name")
+	var tags, envs, unset cli.StringList
+	fs.Var(&tags, "tag", "tag `K=V` (repeatable)")
+	fs.Var(&envs, "env", "set `K=V` in the command's environment (repeatable; last wins)")
+	fs.Var(&unset, "unset-env", "remove variable `K` from the command's environment (repeatable)")
+	isolate := fs.Bool("isolate-env", false, "start from a minimal environment (PATH, HOME, USER, SHELL, TERM, LANG, LC_*, ...)")
+	cwd := fs.String("cwd", "", "working directory (default: the current one)")
+	rows := fs.Int("rows", 0, "terminal rows (default: this terminal's, else 24)")
+	cols := fs.Int("cols", 0, "terminal columns (default: this terminal's, else 80)")
+	permanent := fs.Bool("permanent", false, "tag strategy=permanent: pty gc restarts it when it ends")
+	cleanClean := fs.Bool("cleanup-on-clean-exit", false, "remove the record when the command exits 0, keep it otherwise")
+	force := fs.Bool("force", false, "inside a session, create a nested session anyway")
+	argv := c.ParseUntilPositional(os.Args[1:])
+
+	if len(argv) == 0 {
+		cli.Fatalf("no command given: write it after --, as in: pty run -- bash")
+	}
+	if *rows < 0 || *cols < 0 || *rows > 0xffff || *cols > 0xffff {
+		cli.Fatalf("--rows and --cols must be between 1 and 65535")
+	}
+	o := spawn.Options{
+		ID:         *id,
+		Command:    argv[0],
+		Args:       argv[1:],
+		Cwd:        *cwd,
+		IsolateEnv: *isolate,
+		Ephemeral:  *ephemeral,
+	}
+	if *id != "" {
+		if err := layout.ValidateID(*id); err != nil {
+			cli.Fatalf("%v", err)
+		}
+	}
+	for _, t := range tags {
+		k, v, err := cli.ParseKV("--tag", t)
+		cli.Check(err)
+		if o.Tags == nil {
+			o.Tags = map[string]string{}
+		}
+		o.Tags[k] = v
+	}
+	if *permanent {
+		setTag(&o, "strategy", "permanent")
+	}
+	if *cleanClean {
+		setTag(&o, "strategy.cleanup-on-clean-exit", "true")
+	}
+	for _, e := range envs {
+		k, v, err := cli.ParseKV("--env", e)
+		cli.Check(err)
+		if o.ExtraEnv == nil {
+			o.ExtraEnv = map[string]string{}
+		}
+		o.ExtraEnv[k] = v
+	}
+	for _, k := range unset {
+		if k == "" || strings.Contains(k, "=") {
+			cli.Fatalf("--unset-env %q is invalid: give a variable name, without '='", k)
+		}
+		o.UnsetEnv = append(o.UnsetEnv, k)
+	}
+	switch {
+	case *noName && *name != "":
+		cli.Fatalf("--name and --no-display-name contradict each other: use one")
+	case *noName:
+		empty := ""
+		o.DisplayName = &empty
+	case *name != "":
+		if err := layout.ValidateDisplayName(*name); err != nil {
+			cli.Fatalf("%v", err)
+		}
+		o.DisplayName = name
+	}
+	if *again && *id == "" {
+		cli.Fatalf("-a needs --id: it attaches to that session if it is running")
+	}
+
+	outer := os.Getenv("PTY_SESSION")
+	nested := outer != "" && !*force
+
+	root := cli.Root()
+	if *again {
+		m, err := layout.ReadMetadata(root, *id)
+		if err == nil {
+			alive, _ := layout.DaemonAlive(root, *id)
+			if alive && !m.Exited() {
+				if nested {
+					cli.Fatalf("already inside pty session %q: attaching to %q here would nest sessions; detach first (Ctrl+\\) or pass --force", outer, *id)
+				}
+				os.Exit(attach(root, *id, *id))
+			}
+			if !alive {
+				reuse(&o, spawn.OptionsFromMetadata(*id, m), len(tags) > 0, *cwd != "", len(envs) > 0 || len(unset) > 0, *name != "" || *noName)
+			}
+		}
+	}
+
+	if nested && !*detach {
+		runInPlace(outer, o)
+	}
+
+	o.Rows, o.Cols = *rows, *cols
+	if o.Rows == 0 || o.Cols == 0 {
+		r, cl := client.TermSize(os.Stdout, os.Stdin)
+		if o.Rows == 0 {
+			o.Rows = r
+		}
+		if o.Cols == 0 {
+			o.Cols = cl
+		}
+	}
+	sid, err := spawn.Start(context.Background(), root, o)
+	if err != nil {
+		if *again && errors.Is(err, spawn.ErrRunning) && !nested {
+			os.Exit(attach(root, *id, *id))
+		}
+		cli.Fatalf("%v", err)
+	}
+	if *detach {
+		fmt.Printf("Session %q created.\n", sid)
+		return
+	}
+	os.Exit(attach(root, sid, sid))
+}
+
+func setTag(o *spawn.Options, k, v string) {
+	if o.Tags == nil {
+		o.Tags = map[string]string{}
+	}
+	o.Tags[k] = v
+}
+
+// reuse fills o from a dead record's settings where the command line did
+// not say otherwise; the command line's command always wins.
+func reuse(o *spawn.Options, stored spawn.Options, hasTags, hasCwd, hasEnv, hasName bool) {
+	if !hasCwd {
+		o.Cwd = stored.Cwd
+	}
+	if !hasTags {
+		for k, v := range stored.Tags {
+			setTag(o, k, v)
+		}
+	}
+	if !hasEnv {
+		o.ExtraEnv, o.UnsetEnv, o.IsolateEnv = stored.ExtraEnv, stored.UnsetEnv, stored.IsolateEnv || o.IsolateEnv
+	}
+	if !hasName {
+		o.DisplayName = stored.DisplayName
+	}
+	o.Extra = stored.Extra
+	o.Replace = true
+}
+
+// runInPlace runs the command in this terminal, with the env edits, as
+// the process itself: nesting a session inside a session only confuses
+// the detach key.
+func runInPlace(outer string, o spawn.Options) {
+	fmt.Fprintf(os.Stderr, "Already inside pty session %q, running directly.\n", outer)
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if err := spawn.CheckCwd(cwd); err != nil {
+		cli.Fatalf("%v", err)
+	}
+	path := o.ExtraEnv["PATH"]
+	if path == "" {
+		path = os.Getenv("PATH")
+	}
+	cmd, err := spawn.ResolveCommand(o.Command, cwd, path)
+	cli.Check(err)
+	env := daemon.ChildEnv(os.Environ(), o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, outer, os.Getenv("PTY_SESSION_GENERATION"))
+	if err := os.Chdir(cwd); err != nil {
+		cli.Fatalf("Working directory %s: %v", cwd, err)
+	}
+	err = syscall.Exec(cmd, append([]string{o.Command}, o.Args...), env)
+	cli.Fatalf("run %s: %v", cmd, err)
+}
+
+func attach(root, id, name string) int {
+	conn, err := client.Dial(root, id)
+	if err != nil {
+		cli.Fatalf("Session %q is not running.", id)
+	}
+	defer conn.Close()
+	res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: name})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pty: "+err.Error())
+		return 1
+	}
+	if res.Exited {
+		return res.Code
+	}
+	return 0
+}

@@ -1,0 +1,237 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/ptyorg/pty/pkg/proto"
+)
+
+// DetachKey is Ctrl+\; KittyDetachKey is how a terminal in kitty keyboard
+// mode reports it.
+const DetachKey = 0x1c
+
+var kittyDetach = []byte("\x1b[92;5u")
+
+// DetachWindow is how long a first Ctrl+\ waits for a second one, which
+// sends a literal Ctrl+\ to the session instead of detaching.
+const DetachWindow = 300 * time.Millisecond
+
+// ResetModes undoes, on the user's terminal, whatever modes the session
+// may have turned on: alternate screen, mouse reporting, bracketed paste,
+// focus events, the kitty keyboard stack, a hidden cursor, the scroll
+// region and colours.
+const ResetModes = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[<99u\x1b[r\x1b[0m\x1b[?25h"
+
+// AttachOptions configures Attach.
+type AttachOptions struct {
+	In  *os.File  // the user's keyboard; raw mode is set if it is a terminal
+	Out io.Writer // the user's screen
+	// OutFile, when Out is a terminal, is used to read its size.
+	OutFile *os.File
+	// Name is how messages name the session ("[NAME exited with code N]").
+	Name string
+	// ReadOnly follows without typing or constraining the size (peek -f).
+	ReadOnly bool
+	// PeekFlags are the PEEK flags when ReadOnly.
+	PeekFlags byte
+}
+
+// Result is how an attach ended.
+type Result struct {
+	Detached bool
+	Exited   bool
+	Code     int
+}
+
+// TermSize returns the size of the first terminal among fs, else 24x80.
+func TermSize(fs ...*os.File) (rows, cols int) {
+	for _, f := range fs {
+		if f == nil {
+			continue
+		}
+		if c, r, err := term.GetSize(int(f.Fd())); err == nil && r > 0 && c > 0 {
+			return r, c
+		}
+	}
+	return 24, 80
+}
+
+type frameOrErr struct {
+	f   proto.Frame
+	err error
+}
+
+// Attach runs the interactive loop on an open connection: raw mode,
+// baseline, live output, keyboard input, resize forwarding and the detach
+// key. It prints [detached] or [NAME exited with code N] itself.
+func Attach(c *Conn, o AttachOptions) (Result, error) {
+	in := o.In
+	isTTY := in != nil && term.IsTerminal(int(in.Fd()))
+	rows, cols := TermSize(o.OutFile, in)
+	var st *term.State
+	if isTTY {
+		var err error
+		st, err = term.MakeRaw(int(in.Fd()))
+		if err != nil {
+			return Result{}, fmt.Errorf("raw mode: %w", err)
+		}
+		defer term.Restore(int(in.Fd()), st)
+	}
+
+	var err error
+	if o.ReadOnly {
+		err = c.WriteFrame(proto.Peek, []byte{o.PeekFlags})
+	} else {
+		err = c.WriteFrame(proto.Attach, proto.Size(rows, cols))
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("attach: %w", err)
+	}
+
+	frames := make(chan frameOrErr, 16)
+	go func() {
+		for {
+			f, err := c.Next()
+			frames <- frameOrErr{f, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	keys := make(chan []byte, 16)
+	if in != nil {
+		go func() {
+			for {
+				b := make([]byte, 4096)
+				n, err := in.Read(b)
+				if n > 0 {
+					keys <- b[:n]
+				}
+				if err != nil {
+					close(keys)
+					return
+				}
+			}
+		}()
+	}
+	winch := make(chan os.Signal, 1)
+	if !o.ReadOnly {
+		signal.Notify(winch, syscall.SIGWINCH)
+		defer signal.Stop(winch)
+	}
+
+	var detachTimer *time.Timer
+	var detachC <-chan time.Time
+	finish := func(msg string) {
+		io.WriteString(o.Out, ResetModes)
+		if st != nil {
+			term.Restore(int(in.Fd()), st)
+		}
+		io.WriteString(o.Out, "\r\n"+msg+"\r\n")
+	}
+	for {
+		select {
+		case fe := <-frames:
+			if fe.err != nil {
+				finish(fmt.Sprintf("[lost connection to %s]", o.Name))
+				return Result{}, fmt.Errorf("session %s: connection lost: %w", o.Name, fe.err)
+			}
+			switch fe.f.Type {
+			case proto.Data:
+				o.Out.Write(fe.f.Payload)
+			case proto.Screen:
+				var b bytes.Buffer
+				b.WriteString("\x1b[?1049l\x1b[r\x1b[0m\x1b[H\x1b[2J")
+				b.Write(fe.f.Payload)
+				o.Out.Write(b.Bytes())
+			case proto.Exit:
+				code := proto.ParseExitCode(fe.f.Payload)
+				finish(fmt.Sprintf("[%s exited with code %d]", o.Name, code))
+				return Result{Exited: true, Code: code}, nil
+			}
+		case b, ok := <-keys:
+			if !ok {
+				keys = nil
+				continue
+			}
+			fwd, detach := scanDetach(b)
+			if detach > 0 && detachTimer != nil {
+				// A second Ctrl+\ within the window: send one through.
+				detachTimer.Stop()
+				detachTimer, detachC = nil, nil
+				detach--
+				if !o.ReadOnly {
+					c.WriteFrame(proto.Data, []byte{DetachKey})
+				}
+			}
+			if len(fwd) > 0 && !o.ReadOnly {
+				if err := c.WriteFrame(proto.Data, fwd); err != nil {
+					finish(fmt.Sprintf("[lost connection to %s]", o.Name))
+					return Result{}, err
+				}
+			}
+			if detach >= 2 {
+				detach -= 2
+				if !o.ReadOnly {
+					c.WriteFrame(proto.Data, []byte{DetachKey})
+				}
+			}
+			if detach > 0 {
+				if o.ReadOnly {
+					// Following read-only, there is nothing to pass a
+					// second press to: stop at once.
+					c.Detach()
+					finish("[detached]")
+					return Result{Detached: true}, nil
+				}
+				detachTimer = time.NewTimer(DetachWindow)
+				detachC = detachTimer.C
+			}
+		case <-detachC:
+			c.Detach()
+			finish("[detached]")
+			return Result{Detached: true}, nil
+		case <-winch:
+			r, cl := TermSize(o.OutFile, in)
+			if r != rows || cl != cols {
+				rows, cols = r, cl
+				c.WriteFrame(proto.Resize, proto.Size(rows, cols))
+			}
+		}
+	}
+}
+
+// scanDetach removes detach keys from b and counts them.
+func scanDetach(b []byte) (rest []byte, n int) {
+	if bytes.IndexByte(b, DetachKey) < 0 && !bytes.Contains(b, kittyDetach) {
+		return b, 0
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		if b[i] == DetachKey {
+			n++
+			i++
+			continue
+		}
+		if bytes.HasPrefix(b[i:], kittyDetach) {
+			n++
+			i += len(kittyDetach)
+			continue
+		}
+		out = append(out, b[i])
+		i++
+	}
+	return out, n
+}
+
+// IsNotRunning reports whether err means the session's socket is gone.
+func IsNotRunning(err error) bool { return errors.Is(err, ErrNotRunning) }

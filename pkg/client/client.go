@@ -1,0 +1,183 @@
+// Package client talks to a session's daemon over its socket: one-shot
+// requests (send, peek, status) and the interactive attach loop.
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
+)
+
+// Conn is one connection to a session's daemon.
+type Conn struct {
+	c   *net.UnixConn
+	r   *proto.Reader
+	wmu sync.Mutex
+}
+
+// ErrNotRunning means the session's socket does not answer.
+var ErrNotRunning = errors.New("session is not running")
+
+// Dial connects to session id under root.
+func Dial(root, id string) (*Conn, error) {
+	p := layout.PathsFor(root, id).Sock()
+	c, err := net.DialTimeout("unix", p, 2*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("connect to session %s: %w: %v", id, ErrNotRunning, err)
+	}
+	uc := c.(*net.UnixConn)
+	return &Conn{c: uc, r: proto.NewReader(uc)}, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.c.Close() }
+
+// Raw exposes the socket, for deadlines.
+func (c *Conn) Raw() *net.UnixConn { return c.c }
+
+// WriteFrame sends one frame; safe from several goroutines.
+func (c *Conn) WriteFrame(t proto.Type, p []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return proto.WriteFrame(c.c, t, p)
+}
+
+// Next reads the next frame.
+func (c *Conn) Next() (proto.Frame, error) { return c.r.Next() }
+
+// Send types data into the session, in frames of at most 1 MiB.
+func (c *Conn) Send(data []byte) error {
+	for len(data) > 0 {
+		n := min(len(data), 1<<20)
+		if err := c.WriteFrame(proto.Data, data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// Detach asks the daemon to close this connection.
+func (c *Conn) Detach() error { return c.WriteFrame(proto.Detach, nil) }
+
+// Status asks for the STATUS JSON.
+func (c *Conn) Status(timeout time.Duration) (json.RawMessage, error) {
+	c.c.SetDeadline(time.Now().Add(timeout))
+	defer c.c.SetDeadline(time.Time{})
+	if err := c.WriteFrame(proto.Status, nil); err != nil {
+		return nil, err
+	}
+	for {
+		f, err := c.Next()
+		if err != nil {
+			return nil, err
+		}
+		if f.Type == proto.Status {
+			return json.RawMessage(f.Payload), nil
+		}
+	}
+}
+
+// Snapshot is a baseline: the size and the serialized screen.
+type Snapshot struct {
+	Rows, Cols int
+	Screen     []byte
+	// Exited is set when an EXIT frame arrived with the baseline.
+	Exited bool
+	Code   int
+}
+
+// Peek becomes a read-only client and returns its baseline. The
+// connection then carries the live stream (see Follow).
+func (c *Conn) Peek(flags byte) (Snapshot, error) {
+	if err := c.WriteFrame(proto.Peek, []byte{flags}); err != nil {
+		return Snapshot{}, err
+	}
+	return c.readBaseline()
+}
+
+// AttachFrame becomes a writable client of the given size and returns its
+// baseline.
+func (c *Conn) AttachFrame(rows, cols int) (Snapshot, error) {
+	if err := c.WriteFrame(proto.Attach, proto.Size(rows, cols)); err != nil {
+		return Snapshot{}, err
+	}
+	return c.readBaseline()
+}
+
+func (c *Conn) readBaseline() (Snapshot, error) {
+	var s Snapshot
+	for {
+		f, err := c.Next()
+		if err != nil {
+			return s, fmt.Errorf("read screen: %w", err)
+		}
+		switch f.Type {
+		case proto.Geometry:
+			s.Rows, s.Cols, _ = proto.ParseSize(f.Payload)
+		case proto.Screen:
+			s.Screen = f.Payload
+			return s, nil
+		case proto.Exit:
+			s.Exited, s.Code = true, proto.ParseExitCode(f.Payload)
+		}
+	}
+}
+
+// Peek is a one-shot Peek on a fresh connection.
+func Peek(root, id string, flags byte) (Snapshot, error) {
+	c, err := Dial(root, id)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	defer c.Close()
+	c.c.SetDeadline(time.Now().Add(10 * time.Second))
+	return c.Peek(flags)
+}
+
+// Send is a one-shot Send on a fresh connection. It returns once the
+// daemon has read everything (it closes its end after our EOF... or the
+// data is in the socket buffer, which the daemon drains before EOF).
+func Send(root, id string, data []byte) error {
+	c, err := Dial(root, id)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Send(data)
+}
+
+// Status is a one-shot Status on a fresh connection.
+func Status(root, id string, timeout time.Duration) (json.RawMessage, error) {
+	c, err := Dial(root, id)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Status(timeout)
+}
+
+// Follow reads the live stream after Peek or AttachFrame, calling fn for
+// each frame until fn returns false, an EXIT arrives (returned as code,
+// true) or the connection ends.
+func (c *Conn) Follow(fn func(f proto.Frame) bool) (code int, exited bool, err error) {
+	for {
+		f, err := c.Next()
+		if err != nil {
+			return 0, false, err
+		}
+		if f.Type == proto.Exit {
+			fn(f)
+			return proto.ParseExitCode(f.Payload), true, nil
+		}
+		if !fn(f) {
+			return 0, false, nil
+		}
+	}
+}

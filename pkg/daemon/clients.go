@@ -1,0 +1,367 @@
+package daemon
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
+)
+
+func (d *Daemon) acceptLoop() {
+	for {
+		conn, err := d.ln.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // EMFILE and friends: back off, keep serving
+			continue
+		}
+		uid, err := peerUID(conn)
+		if err != nil || !PeerAllowed(uid, os.Getuid()) {
+			conn.Close()
+			continue
+		}
+		c := &client{conn: conn, wake: make(chan struct{}, 1)}
+		d.mu.Lock()
+		if d.clients == nil {
+			d.mu.Unlock()
+			conn.Close()
+			continue
+		}
+		d.clients[c] = struct{}{}
+		if d.exited {
+			d.enqueue(c, proto.Exit, proto.ExitCode(d.exitCode))
+		}
+		d.mu.Unlock()
+		go d.writeLoop(c)
+		go d.readLoop(c)
+	}
+}
+
+// PeerAllowed is the socket's access rule: only the session owner's uid.
+// The socket's mode already says so; this holds even if a parent
+// directory's or the socket's mode is loosened by mistake.
+func PeerAllowed(peer, self int) bool { return peer == self }
+
+// enqueue appends a frame to c's queue. Called under d.mu; never blocks.
+// A queue that would pass MaxQueue is dropped and the client marked for a
+// fresh baseline, which its writer takes when it is ready for more.
+func (d *Daemon) enqueue(c *client, t proto.Type, payload []byte) {
+	if c.closed || c.overflow {
+		return
+	}
+	if len(c.pending) > 0 && len(c.pending)+proto.HeaderLen+len(payload) > MaxQueue {
+		if t == proto.Exit || !c.live {
+			// EXIT and replies are never dropped; they are tiny.
+			c.pending = proto.AppendFrame(c.pending, t, payload)
+		} else {
+			c.pending = nil
+			c.overflow = true
+		}
+	} else {
+		c.pending = proto.AppendFrame(c.pending, t, payload)
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// baseline appends GEOMETRY and SCREEN for c's role. Called under d.mu.
+func (d *Daemon) baseline(c *client) {
+	d.enqueue(c, proto.Geometry, proto.Size(d.rows, d.cols))
+	d.enqueue(c, proto.Screen, d.screenFor(c))
+}
+
+func (d *Daemon) screenFor(c *client) []byte {
+	if c.role == roleWritable {
+		return d.screen.Redraw()
+	}
+	full := c.flags&proto.PeekFull != 0
+	if c.flags&proto.PeekPlain != 0 {
+		return []byte(d.screen.PlainText(full))
+	}
+	return d.screen.ANSI(full)
+}
+
+// writeLoop sends c's queue. It swaps the queue for a spare buffer under
+// the lock and writes outside it, so the pump only ever appends to memory.
+func (d *Daemon) writeLoop(c *client) {
+	for range c.wake {
+		d.mu.Lock()
+		if c.closed {
+			d.mu.Unlock()
+			return
+		}
+		if c.overflow {
+			c.overflow = false
+			c.pending = c.pending[:0]
+			d.baseline(c)
+		}
+		buf := c.pending
+		c.pending = c.spare[:0]
+		c.spare = nil
+		c.busy = len(buf) > 0
+		d.mu.Unlock()
+		if len(buf) == 0 {
+			continue
+		}
+		_, err := c.conn.Write(buf)
+		d.mu.Lock()
+		c.busy = false
+		// Keep a burst's buffer only if it is modest: an idle client
+		// should cost almost nothing.
+		if cap(buf) <= 256<<10 {
+			c.spare = buf[:0]
+		}
+		if len(c.pending) == 0 && cap(c.pending) > 256<<10 {
+			c.pending = nil
+		}
+		d.mu.Unlock()
+		if err != nil {
+			d.drop(c)
+			return
+		}
+	}
+}
+
+// drop forgets a client and renegotiates the size if it was a writer.
+func (d *Daemon) drop(c *client) {
+	d.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		c.conn.Close()
+	}
+	if _, ok := d.clients[c]; ok {
+		delete(d.clients, c)
+		if c.role == roleWritable {
+			d.writers--
+			d.renegotiate()
+		}
+		c.pending, c.spare = nil, nil
+		close(c.wake)
+	}
+	d.mu.Unlock()
+}
+
+func (d *Daemon) readLoop(c *client) {
+	defer d.drop(c)
+	r := proto.NewReader(c.conn)
+	for {
+		f, err := r.Next()
+		if err != nil {
+			return // EOF, a broken frame or one over 32 MiB: drop the peer
+		}
+		switch f.Type {
+		case proto.Data:
+			d.mu.Lock()
+			ro := c.role == roleReadonly
+			d.mu.Unlock()
+			if !ro && len(f.Payload) > 0 {
+				if d.writeInput(f.Payload) != nil {
+					return
+				}
+			}
+		case proto.Attach:
+			rows, cols, ok := proto.ParseSize(f.Payload)
+			if !ok {
+				continue
+			}
+			d.mu.Lock()
+			if c.role != roleWritable {
+				d.writers++
+			}
+			c.role, c.rows, c.cols = roleWritable, rows, cols
+			d.sync(c)
+			d.mu.Unlock()
+			select {
+			case d.attached <- struct{}{}:
+			default:
+			}
+		case proto.Peek:
+			var flags byte
+			if len(f.Payload) > 0 {
+				flags = f.Payload[0]
+			}
+			d.mu.Lock()
+			if c.role == roleWritable {
+				d.writers--
+			}
+			c.role, c.flags = roleReadonly, flags
+			d.sync(c)
+			d.mu.Unlock()
+		case proto.Resize:
+			rows, cols, ok := proto.ParseSize(f.Payload)
+			if !ok {
+				continue
+			}
+			d.mu.Lock()
+			if c.role == roleWritable {
+				c.rows, c.cols = rows, cols
+				d.renegotiate()
+			}
+			d.mu.Unlock()
+		case proto.Detach:
+			return
+		case proto.Status:
+			b := d.status()
+			d.mu.Lock()
+			d.enqueue(c, proto.Status, b)
+			d.mu.Unlock()
+		default:
+			// Unknown types are ignored, for newer clients.
+		}
+	}
+}
+
+// sync (re)starts c's stream after ATTACH or PEEK: renegotiate the size,
+// drop whatever was queued for its previous role, then GEOMETRY and the
+// baseline, and from now on live output. All of it under d.mu, so no pump
+// chunk falls between the baseline and the live stream or lands in both.
+func (d *Daemon) sync(c *client) {
+	d.renegotiate()
+	c.pending = c.pending[:0]
+	c.overflow = false
+	d.baseline(c)
+	c.live = true
+	if d.exited {
+		d.enqueue(c, proto.Exit, proto.ExitCode(d.exitCode))
+	}
+}
+
+// renegotiate applies the geometry rule: rows and cols are each the
+// minimum over writable clients; with none, the size stays. Called under
+// d.mu.
+func (d *Daemon) renegotiate() {
+	rows, cols := 0, 0
+	for c := range d.clients {
+		if c.role != roleWritable || c.closed {
+			continue
+		}
+		if rows == 0 || c.rows < rows {
+			rows = c.rows
+		}
+		if cols == 0 || c.cols < cols {
+			cols = c.cols
+		}
+	}
+	if rows == 0 || cols == 0 || (rows == d.rows && cols == d.cols) {
+		return
+	}
+	d.rows, d.cols = rows, cols
+	if !d.exited {
+		setSize(d.ptmx, rows, cols)
+	}
+	d.screen.Resize(rows, cols)
+	for o := range d.clients {
+		if o.live {
+			d.enqueue(o, proto.Geometry, proto.Size(rows, cols))
+		}
+	}
+}
+
+// StatusReply is the STATUS frame's JSON.
+type StatusReply struct {
+	Name     string         `json:"name"`
+	Terminal StatusTerminal `json:"terminal"`
+	Process  StatusProcess  `json:"process"`
+	Daemon   StatusDaemon   `json:"daemon"`
+	Clients  StatusClients  `json:"clients"`
+	Modes    StatusModes    `json:"modes"`
+	Uptime   float64        `json:"uptimeSeconds"`
+	Created  string         `json:"createdAt"`
+}
+
+type StatusTerminal struct {
+	Cols               int `json:"cols"`
+	Rows               int `json:"rows"`
+	CursorX            int `json:"cursorX"`
+	CursorY            int `json:"cursorY"`
+	ScrollbackUsed     int `json:"scrollbackUsed"`
+	ScrollbackCapacity int `json:"scrollbackCapacity"`
+}
+
+type StatusProcess struct {
+	Alive     bool       `json:"alive"`
+	ExitCode  *int       `json:"exitCode"`
+	Pid       int        `json:"pid"`
+	Resources *Resources `json:"resources"`
+}
+
+type StatusDaemon struct {
+	Pid       int        `json:"pid"`
+	Resources *Resources `json:"resources"`
+}
+
+// Resources is a process's memory and CPU use; nil where unavailable.
+type Resources struct {
+	RssKb      int64   `json:"rssKb"`
+	CPUPercent float64 `json:"cpuPercent"`
+}
+
+type StatusClients struct {
+	Total       int          `json:"total"`
+	Attached    int          `json:"attached"`
+	ReadOnly    int          `json:"readOnly"`
+	Connections []StatusConn `json:"connections"`
+}
+
+type StatusConn struct {
+	Role string `json:"role"`
+	Rows int    `json:"rows,omitempty"`
+	Cols int    `json:"cols,omitempty"`
+}
+
+type StatusModes struct {
+	SGRMouse           bool `json:"sgrMouse"`
+	CursorHidden       bool `json:"cursorHidden"`
+	KittyKeyboard      bool `json:"kittyKeyboard"`
+	KittyKeyboardFlags int  `json:"kittyKeyboardFlags"`
+}
+
+func (d *Daemon) status() []byte {
+	var s StatusReply
+	s.Name = d.id
+	if m, err := layout.ReadMetadata(d.root, d.id); err == nil {
+		s.Name = m.Name(d.id)
+	}
+	d.mu.Lock()
+	rows, cols := d.screen.Size()
+	y, x, _ := d.screen.Cursor()
+	s.Terminal = StatusTerminal{Cols: cols, Rows: rows, CursorX: x, CursorY: y,
+		ScrollbackUsed: d.screen.ScrollbackLen(), ScrollbackCapacity: rows + scrollback}
+	md := d.screen.Modes()
+	s.Modes = StatusModes{SGRMouse: md.MouseSGR1006, CursorHidden: md.CursorHidden,
+		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: md.KittyKeyboardFlags}
+	s.Clients.Connections = []StatusConn{}
+	for c := range d.clients {
+		switch c.role {
+		case roleWritable:
+			s.Clients.Attached++
+			s.Clients.Connections = append(s.Clients.Connections, StatusConn{Role: "writable", Rows: c.rows, Cols: c.cols})
+		case roleReadonly:
+			s.Clients.ReadOnly++
+			s.Clients.Connections = append(s.Clients.Connections, StatusConn{Role: "readonly"})
+		}
+	}
+	s.Clients.Total = len(d.clients)
+	exited, code := d.exited, d.exitCode
+	d.mu.Unlock()
+	s.Process.Pid = d.child.Pid
+	s.Process.Alive = !exited
+	if exited {
+		s.Process.ExitCode = &code
+	} else {
+		s.Process.Resources = resourcesOf(d.child.Pid)
+	}
+	s.Daemon = StatusDaemon{Pid: os.Getpid(), Resources: resourcesOf(os.Getpid())}
+	s.Uptime = time.Since(d.started).Seconds()
+	s.Created = d.created
+	b, _ := json.Marshal(s)
+	return b
+}

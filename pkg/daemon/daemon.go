@@ -1,0 +1,847 @@
+// Package daemon is the per-session process: it owns the pseudo-terminal,
+// runs the child in it, keeps an emulated screen, serves clients on the
+// session socket (docs/protocol.md) and records the session's life in the
+// registry.
+//
+// Concurrency: one mutex (Daemon.mu) guards the screen, the client set and
+// every client's output queue. The pty read loop takes it once per chunk to
+// feed the emulator and append the chunk to each queue; nothing under it
+// ever blocks on I/O, so a slow client, a child that does not read its
+// input, or a slow disk never stalls the output path.
+package daemon
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
+	"github.com/ptyorg/pty/pkg/spawn"
+	"github.com/ptyorg/pty/pkg/term"
+)
+
+// Tunables. MaxQueue bounds a client's unsent output: past it the queue is
+// dropped and the client is re-synchronised with a fresh baseline.
+const (
+	MaxQueue         = 4 << 20
+	readBuf          = 128 << 10
+	scrollback       = 10000
+	exitLinger       = 500 * time.Millisecond
+	killGrace        = 1500 * time.Millisecond
+	shutdownBackstop = 5 * time.Second
+	lastLinesMax     = 200
+	outputPersist    = 5 * time.Second
+	bellInterval     = time.Second
+)
+
+// Client roles (docs/protocol.md).
+const (
+	roleCommand = iota
+	roleWritable
+	roleReadonly
+)
+
+// Daemon is one running session.
+type Daemon struct {
+	cfg     spawn.DaemonConfig
+	root    string
+	id      string
+	gen     string
+	created string
+	started time.Time
+	reapEnv string
+
+	ln      *net.UnixListener
+	sockIno uint64
+	ptmx    *os.File
+	child   *os.Process
+
+	mu       sync.Mutex
+	screen   *term.Screen
+	clients  map[*client]struct{}
+	rows     int
+	cols     int
+	writers  int
+	exited   bool
+	exitCode int
+	title    string
+	lastBell time.Time
+
+	inputMu    sync.Mutex
+	replies    chan []byte
+	events     chan layout.Event
+	attached   chan struct{}
+	lastOutput atomic.Int64
+	childExit  chan unix.WaitStatus
+	pumpDone   chan struct{}
+	stop       chan struct{}
+	bgDone     sync.WaitGroup
+}
+
+type client struct {
+	conn     *net.UnixConn
+	role     int
+	rows     int
+	cols     int
+	flags    byte
+	live     bool // receives DATA
+	pending  []byte
+	spare    []byte
+	overflow bool
+	busy     bool // the writer holds a batch
+	closed   bool
+	wake     chan struct{}
+}
+
+// Status is what the daemon writes on the readiness pipe.
+type readyWriter interface{ io.Writer }
+
+// Main runs the daemon for pty-daemon: it reads the config from fd 3,
+// reports readiness on fd 4 and returns the process exit status.
+func Main(id string) int {
+	cfgFile := os.NewFile(3, "config")
+	status := os.NewFile(4, "status")
+	if cfgFile == nil || status == nil {
+		fmt.Fprintln(os.Stderr, "pty-daemon is started by pty run, not by hand")
+		return 1
+	}
+	b, err := io.ReadAll(cfgFile)
+	cfgFile.Close()
+	var cfg spawn.DaemonConfig
+	if err == nil {
+		err = json.Unmarshal(b, &cfg)
+	}
+	if err == nil && cfg.ID != id {
+		err = fmt.Errorf("config is for %q, not %q", cfg.ID, id)
+	}
+	if err != nil {
+		fmt.Fprintf(status, "error pty-daemon: bad launch config: %v\n", err)
+		status.Close()
+		return 1
+	}
+	d, err := Start(cfg)
+	if err != nil {
+		fmt.Fprintf(status, "error %s\n", oneLine(err.Error()))
+		status.Close()
+		return 1
+	}
+	fmt.Fprintln(status, "ok")
+	status.Close()
+	return d.Serve()
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// Start claims the session id, publishes the socket, pid and metadata, and
+// starts the child. Any error leaves nothing on disk.
+func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
+	if err := spawn.CheckCwd(cfg.Cwd); err != nil {
+		return nil, err
+	}
+	d := &Daemon{
+		cfg:       cfg,
+		root:      cfg.Root,
+		id:        cfg.ID,
+		gen:       newGeneration(),
+		started:   time.Now(),
+		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
+		clients:   map[*client]struct{}{},
+		rows:      cfg.Rows,
+		cols:      cfg.Cols,
+		replies:   make(chan []byte, 64),
+		events:    make(chan layout.Event, 256),
+		attached:  make(chan struct{}, 1),
+		childExit: make(chan unix.WaitStatus, 1),
+		pumpDone:  make(chan struct{}),
+		stop:      make(chan struct{}),
+	}
+	becomeSubreaper()
+	d.screen = term.New(d.rows, d.cols, term.Options{
+		Scrollback: scrollback,
+		Reply:      d.onReply,
+		OnEvent:    d.onEvent,
+	})
+	// The child must not start before the id is ours; the child's own
+	// environment needs the generation, which is minted above.
+	if err := d.claim(); err != nil {
+		return nil, err
+	}
+	if err := d.startChild(); err != nil {
+		d.unclaim()
+		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
+	}
+	return d, nil
+}
+
+func newGeneration() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// claim does, under both session locks, the check-and-create that makes
+// two concurrent starts of one id end with exactly one session: the
+// existence checks, the socket bind, the pid file, the metadata and the
+// fresh event log with session_start.
+func (d *Daemon) claim() error {
+	p := layout.PathsFor(d.root, d.id)
+	return layout.Locked(d.root, d.id, 5*time.Second, func() error {
+		m, err := layout.ReadMetadata(d.root, d.id)
+		switch {
+		case err == nil:
+			if alive, _ := layout.DaemonAlive(d.root, d.id); alive {
+				return errors.New("running " + d.id)
+			}
+			if !d.cfg.Replace {
+				return errors.New("inuse " + d.id)
+			}
+			_ = m
+			if err := layout.RemoveFiles(d.root, d.id); err != nil {
+				return fmt.Errorf("replace %s: %w", d.id, err)
+			}
+		case errors.Is(err, layout.ErrNotFound):
+			if alive, _ := layout.DaemonAlive(d.root, d.id); alive {
+				return errors.New("running " + d.id)
+			}
+		default:
+			if !d.cfg.Replace {
+				return errors.New("inuse " + d.id)
+			}
+			layout.RemoveFiles(d.root, d.id)
+		}
+		// Nobody alive owns the id and we hold its locks: a socket or pid
+		// file still here is debris from a crash.
+		os.Remove(p.Sock())
+		os.Remove(p.Pid())
+		old := unix.Umask(0o077)
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p.Sock(), Net: "unix"})
+		unix.Umask(old)
+		if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return errors.New("running " + d.id)
+			}
+			return fmt.Errorf("listen on %s: %w", p.Sock(), err)
+		}
+		ln.SetUnlinkOnClose(false)
+		os.Chmod(p.Sock(), 0o600)
+		d.ln = ln
+		var st unix.Stat_t
+		if unix.Stat(p.Sock(), &st) == nil {
+			d.sockIno = uint64(st.Ino)
+		}
+		undo := func() {
+			ln.Close()
+			os.Remove(p.Sock())
+			os.Remove(p.Pid())
+			os.Remove(p.Meta())
+			os.Remove(p.Events())
+		}
+		if err := layout.WriteFileAtomic(p.Pid(), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+			undo()
+			return err
+		}
+		d.created = layout.Now()
+		meta := d.initialMetadata()
+		if err := layout.WriteMetadata(d.root, d.id, meta); err != nil {
+			undo()
+			return err
+		}
+		os.Remove(p.Events())
+		ev := layout.NewEvent(d.id, layout.EventSessionStart)
+		if len(d.cfg.Tags) > 0 {
+			ev.Fields = map[string]any{"tags": d.cfg.Tags}
+		}
+		if err := layout.AppendEventsLocked(d.root, d.id, ev); err != nil {
+			undo()
+			return err
+		}
+		return nil
+	})
+}
+
+// unclaim undoes claim after the child failed to start.
+func (d *Daemon) unclaim() {
+	d.ln.Close()
+	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+		d.removeOwned()
+		p := layout.PathsFor(d.root, d.id)
+		if m, err := layout.ReadMetadata(d.root, d.id); err == nil && m.Generation == d.gen {
+			os.Remove(p.Meta())
+			os.Remove(p.Events())
+		}
+		return nil
+	})
+}
+
+func (d *Daemon) initialMetadata() *layout.Metadata {
+	c := d.cfg
+	m := &layout.Metadata{}
+	for k, v := range c.Extra {
+		switch k {
+		case "state":
+			json.Unmarshal(v, &m.State)
+		default:
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[k] = v
+		}
+	}
+	// Stale fields of a carried-over record must not shadow ours.
+	for _, k := range layout.MetadataFields() {
+		delete(m.Extra, k)
+	}
+	m.Command = c.Command
+	m.Args = c.Args
+	if m.Args == nil {
+		m.Args = []string{}
+	}
+	m.DisplayCommand = c.DisplayCommand
+	m.Cwd = c.Cwd
+	m.CreatedAt = d.created
+	m.Tags = c.Tags
+	m.DisplayName = c.DisplayName
+	m.Rows, m.Cols = c.Rows, c.Cols
+	m.Ephemeral = c.Ephemeral
+	m.IsolateEnv = c.IsolateEnv
+	m.ExtraEnv = c.ExtraEnv
+	m.UnsetEnv = c.UnsetEnv
+	m.Generation = d.gen
+	m.DaemonPid = os.Getpid()
+	return m
+}
+
+// isolateAllow is the environment a --isolate-env child keeps.
+var isolateAllow = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TERM": true,
+	"COLORTERM": true, "LANG": true, "TZ": true, "PWD": true, "TMPDIR": true,
+	"PTY_ROOT": true, "PTY_SESSION_DIR": true,
+}
+
+// ChildEnv applies the env policy: base (all, or the isolate allow-list),
+// minus unset, plus extra (an assignment beats a removal), then the
+// session's own variables, then TERM if it is missing.
+func ChildEnv(base []string, isolate bool, unset []string, extra map[string]string, id, gen string) []string {
+	vals := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := vals[k]; !ok {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	for _, kv := range base {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "PTY_SERVER_CONFIG" {
+			continue
+		}
+		if isolate && !isolateAllow[k] && !strings.HasPrefix(k, "LC_") {
+			continue
+		}
+		set(k, v)
+	}
+	for _, k := range unset {
+		delete(vals, k)
+	}
+	for k, v := range extra {
+		set(k, v)
+	}
+	set("PTY_SESSION", id)
+	set("PTY_SESSION_GENERATION", gen)
+	if vals["TERM"] == "" {
+		set("TERM", "xterm-256color")
+	}
+	out := make([]string, 0, len(vals))
+	for _, k := range order {
+		if v, ok := vals[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+func (d *Daemon) startChild() error {
+	master, tty, err := openPTY(d.rows, d.cols)
+	if err != nil {
+		return err
+	}
+	defer tty.Close()
+	cmd := &exec.Cmd{
+		Path:   d.cfg.Command,
+		Args:   append([]string{d.cfg.Command}, d.cfg.Args...),
+		Env:    ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.id, d.gen),
+		Dir:    d.cfg.Cwd,
+		Stdin:  tty,
+		Stdout: tty,
+		Stderr: tty,
+		// Its own session with the pty as controlling terminal: job
+		// control works and a hangup reaches it, not us.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+	}
+	if err := cmd.Start(); err != nil {
+		master.Close()
+		return err
+	}
+	d.ptmx = master
+	d.child = cmd.Process
+	return nil
+}
+
+// Serve runs the session until it ends and returns the exit status of the
+// daemon process.
+func (d *Daemon) Serve() int {
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	go d.reap()
+	go d.pump()
+	go d.acceptLoop()
+	go d.replyLoop()
+	d.bgDone.Add(2)
+	go d.eventLoop()
+	go d.metaLoop()
+
+	var ws unix.WaitStatus
+	killed := false
+	for {
+		select {
+		case ws = <-d.childExit:
+		case s := <-sigs:
+			if s == syscall.SIGHUP {
+				continue
+			}
+			killed = true
+		}
+		break
+	}
+	// Whatever goes wrong from here, the daemon is gone within the
+	// backstop, with its child tree.
+	backstop := time.AfterFunc(shutdownBackstop, func() {
+		syscall.Kill(-d.child.Pid, syscall.SIGKILL)
+		killTree(syscall.SIGKILL, d.child.Pid)
+		d.removeOwned()
+		os.Exit(0)
+	})
+	defer backstop.Stop()
+	var survivors []int
+	if killed {
+		survivors = d.stopTree()
+		select {
+		case ws = <-d.childExit:
+		case <-time.After(time.Second):
+			ws = unix.WaitStatus(uint32(syscall.SIGKILL))
+		}
+	}
+	code, sig := exitCodeOf(ws)
+	d.finish(code, sig, killed, survivors)
+	return 0
+}
+
+func exitCodeOf(ws unix.WaitStatus) (code, sig int) {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), int(ws.Signal())
+	}
+	return ws.ExitStatus(), 0
+}
+
+// reap collects every child: the session's process, and, as a subreaper,
+// whatever orphans its tree leaves, so no zombie accumulates.
+func (d *Daemon) reap() {
+	pid := d.child.Pid
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return // ECHILD: the tree is empty
+		}
+		if wpid == pid && (ws.Exited() || ws.Signaled()) {
+			d.childExit <- ws
+		}
+	}
+}
+
+// pump is the hot path: pty → emulator → every live client's queue.
+func (d *Daemon) pump() {
+	defer close(d.pumpDone)
+	buf := make([]byte, readBuf)
+	for {
+		n, err := d.ptmx.Read(buf)
+		if n > 0 {
+			d.mu.Lock()
+			d.screen.Write(buf[:n])
+			for c := range d.clients {
+				if c.live {
+					d.enqueue(c, proto.Data, buf[:n])
+				}
+			}
+			d.mu.Unlock()
+			d.lastOutput.Store(time.Now().UnixMilli())
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// onReply sends the emulator's answer to a terminal query to the child,
+// but only when no real terminal is attached to answer it itself. Called
+// under d.mu from the pump; it must not block.
+func (d *Daemon) onReply(b []byte) {
+	if d.writers > 0 {
+		return
+	}
+	select {
+	case d.replies <- append([]byte(nil), b...):
+	default:
+	}
+}
+
+func (d *Daemon) replyLoop() {
+	for {
+		select {
+		case b := <-d.replies:
+			d.writeInput(b)
+		case <-d.stop:
+			return
+		}
+	}
+}
+
+func (d *Daemon) writeInput(b []byte) error {
+	d.inputMu.Lock()
+	defer d.inputMu.Unlock()
+	_, err := d.ptmx.Write(b)
+	return err
+}
+
+// onEvent turns emulator events into event-log entries. Called under d.mu.
+func (d *Daemon) onEvent(e term.Event) {
+	var ev layout.Event
+	switch e.Type {
+	case layout.EventBell:
+		now := time.Now()
+		if now.Sub(d.lastBell) < bellInterval {
+			return // a bell storm is one event, not thousands of lines
+		}
+		d.lastBell = now
+		ev = layout.NewEvent(d.id, e.Type)
+	case layout.EventTitleChange:
+		if e.Value == d.title {
+			return
+		}
+		d.title = e.Value
+		ev = layout.NewEvent(d.id, e.Type, "value", e.Value)
+	case layout.EventNotification:
+		ev = layout.NewEvent(d.id, e.Type, "source", e.Source)
+		if e.Title != "" {
+			ev.Fields["title"] = e.Title
+		}
+		if e.Body != "" {
+			ev.Fields["body"] = e.Body
+		}
+	case layout.EventFocusRequest:
+		ev = layout.NewEvent(d.id, e.Type)
+	case layout.EventCursorVisible:
+		ev = layout.NewEvent(d.id, e.Type, "value", e.Value == "true")
+	default:
+		return
+	}
+	select {
+	case d.events <- ev:
+	default: // the disk is behind; dropping an event beats stalling output
+	}
+}
+
+func (d *Daemon) eventLoop() {
+	defer d.bgDone.Done()
+	for {
+		select {
+		case ev := <-d.events:
+			batch := []layout.Event{ev}
+			for len(batch) < 64 {
+				select {
+				case e := <-d.events:
+					batch = append(batch, e)
+					continue
+				default:
+				}
+				break
+			}
+			layout.AppendEvents(d.root, d.id, batch...)
+		case <-d.stop:
+			for {
+				select {
+				case ev := <-d.events:
+					layout.AppendEvents(d.root, d.id, ev)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// metaLoop persists lastAttachAt and lastOutputAt off the I/O path.
+func (d *Daemon) metaLoop() {
+	defer d.bgDone.Done()
+	t := time.NewTicker(outputPersist)
+	defer t.Stop()
+	var saved int64
+	for {
+		select {
+		case <-d.attached:
+			d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
+		case <-t.C:
+			if lo := d.lastOutput.Load(); lo > saved {
+				saved = lo
+				d.update(func(m *layout.Metadata) bool {
+					m.LastOutputAt = layout.FormatTime(time.UnixMilli(lo))
+					return true
+				})
+			}
+		case <-d.stop:
+			return
+		}
+	}
+}
+
+// update changes our metadata unless the record now belongs to another
+// generation (replaced while we ran).
+func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) error {
+	_, err := layout.Update(d.root, d.id, func(m *layout.Metadata) ([]layout.Event, error) {
+		if m.Generation != d.gen || !fn(m) {
+			return nil, layout.ErrNoChange
+		}
+		return evs, nil
+	})
+	return err
+}
+
+// finish records the exit, tells clients, lingers so they receive EXIT,
+// removes what we own and applies the reap policy.
+func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
+	select {
+	case <-d.pumpDone:
+	case <-time.After(300 * time.Millisecond): // a background job still holds the tty
+	}
+	d.mu.Lock()
+	d.exited = true
+	d.exitCode = code
+	lines := trimLines(d.screen.LastLines(lastLinesMax))
+	for c := range d.clients {
+		d.enqueue(c, proto.Exit, proto.ExitCode(code))
+	}
+	d.mu.Unlock()
+	close(d.stop)
+	d.bgDone.Wait()
+
+	evs := []layout.Event{layout.NewEvent(d.id, layout.EventSessionExit, "exitCode", code)}
+	if sig != 0 {
+		evs[0].Fields["signal"] = sig
+	}
+	if len(survivors) > 0 {
+		evs = append(evs, layout.NewEvent(d.id, layout.EventDescendantsSurvived, "data", map[string]any{"pids": survivors}))
+	}
+	lo := d.lastOutput.Load()
+	for i := 0; i < 3; i++ {
+		err := d.update(func(m *layout.Metadata) bool {
+			m.ExitCode = &code
+			m.Signal = nil
+			if sig != 0 {
+				m.Signal = &sig
+			}
+			m.ExitedAt = layout.Now()
+			m.LastLines = lines
+			if lo > 0 {
+				m.LastOutputAt = layout.FormatTime(time.UnixMilli(lo))
+			}
+			return true
+		}, evs...)
+		if err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	d.waitFlushed(exitLinger)
+	d.ln.Close()
+	d.mu.Lock()
+	for c := range d.clients {
+		c.closed = true
+		c.conn.Close()
+	}
+	d.mu.Unlock()
+	d.ptmx.Close()
+
+	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+		d.removeOwned()
+		m, err := layout.ReadMetadata(d.root, d.id)
+		if err != nil || m.Generation != d.gen {
+			return nil // replaced: the record is someone else's now
+		}
+		if ShouldReap(m.Tags, m.Ephemeral, killed, d.reapEnv, code) {
+			p := layout.PathsFor(d.root, d.id)
+			os.Remove(p.Meta())
+			os.Remove(p.Events())
+		}
+		return nil
+	})
+}
+
+// waitFlushed waits until every client's queue is written, or max.
+func (d *Daemon) waitFlushed(max time.Duration) {
+	deadline := time.Now().Add(max)
+	for time.Now().Before(deadline) {
+		d.mu.Lock()
+		busy := false
+		for c := range d.clients {
+			if !c.closed && (len(c.pending) > 0 || c.busy) {
+				busy = true
+			}
+		}
+		d.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// removeOwned removes the socket if it is still our inode and the pid file
+// if it still names us: a replacement daemon's files are not ours.
+func (d *Daemon) removeOwned() {
+	p := layout.PathsFor(d.root, d.id)
+	var st unix.Stat_t
+	if unix.Lstat(p.Sock(), &st) == nil && uint64(st.Ino) == d.sockIno {
+		os.Remove(p.Sock())
+	}
+	if layout.ReadPid(d.root, d.id) == os.Getpid() {
+		os.Remove(p.Pid())
+	}
+}
+
+func trimLines(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > lastLinesMax {
+		lines = lines[len(lines)-lastLinesMax:]
+	}
+	return lines
+}
+
+// falsy are the values that turn a boolean tag or variable off.
+func falsy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "0", "no", "off":
+		return true
+	}
+	return false
+}
+
+// ShouldReap is the reap policy applied when a session ends, with tags as
+// re-read from disk. killed is an external stop (pty kill): the record is
+// kept then, so the session can be inspected and restarted, unless it is
+// ephemeral.
+func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, code int) bool {
+	if v, ok := tags["keep"]; ok && !falsy(v) {
+		return false
+	}
+	if ephemeral {
+		return true
+	}
+	if killed {
+		return false
+	}
+	if tags["strategy.cleanup-on-clean-exit"] == "true" {
+		return code == 0
+	}
+	if tags["strategy"] == "permanent" {
+		return false
+	}
+	return !falsy(reapEnv) || reapEnv == ""
+}
+
+// stopTree stops the child's whole process tree: TERM, a grace period,
+// KILL, and returns the pids that outlived it all.
+func (d *Daemon) stopTree() []int {
+	pid := d.child.Pid
+	syscall.Kill(-pid, syscall.SIGTERM)
+	killTree(syscall.SIGTERM, pid)
+	if waitTreeGone(pid, killGrace) {
+		return nil
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	killTree(syscall.SIGKILL, pid)
+	if waitTreeGone(pid, 500*time.Millisecond) {
+		return nil
+	}
+	return treePids(pid)
+}
+
+func waitTreeGone(pid int, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for {
+		if len(treePids(pid)) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// treePids lists the live processes of the session: the child (if alive)
+// and every descendant of the daemon.
+func treePids(child int) []int {
+	seen := map[int]bool{}
+	var out []int
+	if layout.PidAlive(child) {
+		seen[child] = true
+		out = append(out, child)
+	}
+	for _, p := range descendants(os.Getpid()) {
+		if !seen[p] && layout.PidAlive(p) {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// killTree signals every descendant and their process groups, never our
+// own group or a group <= 1.
+func killTree(sig syscall.Signal, child int) {
+	self := syscall.Getpgrp()
+	groups := map[int]bool{child: true}
+	for _, p := range descendants(os.Getpid()) {
+		syscall.Kill(p, sig)
+		if g, err := syscall.Getpgid(p); err == nil && g > 1 && g != self {
+			groups[g] = true
+		}
+	}
+	for g := range groups {
+		if g > 1 && g != self {
+			syscall.Kill(-g, sig)
+		}
+	}
+}

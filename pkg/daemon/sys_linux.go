@@ -1,0 +1,118 @@
+//go:build linux
+
+package daemon
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// becomeSubreaper keeps double-forked and setsid'd descendants of the
+// session in our tree, so a stop reaches them and we reap them.
+func becomeSubreaper() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
+
+func peerUID(c *net.UnixConn) (int, error) {
+	sc, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	uid := -1
+	var uerr error
+	err = sc.Control(func(fd uintptr) {
+		var cred *unix.Ucred
+		cred, uerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+		if uerr == nil {
+			uid = int(cred.Uid)
+		}
+	})
+	if err != nil {
+		return -1, err
+	}
+	return uid, uerr
+}
+
+// descendants lists every process below pid, from /proc's parent links.
+func descendants(pid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	kids := map[int][]int{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if pp := ppidOf(p); pp > 0 {
+			kids[pp] = append(kids[pp], p)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[p] {
+			out = append(out, k)
+			queue = append(queue, k)
+		}
+	}
+	return out
+}
+
+// statFields returns the fields of /proc/pid/stat after the command name.
+func statFields(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 > len(b) {
+		return nil
+	}
+	return strings.Fields(string(b[i+2:]))
+}
+
+func ppidOf(pid int) int {
+	f := statFields(pid)
+	if len(f) < 2 {
+		return 0
+	}
+	pp, _ := strconv.Atoi(f[1])
+	return pp
+}
+
+const clkTck = 100 // USER_HZ, fixed at 100 on every Linux ABI
+
+func resourcesOf(pid int) *Resources {
+	f := statFields(pid)
+	if len(f) < 20 {
+		return nil
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	start, _ := strconv.ParseFloat(f[19], 64)
+	r := &Resources{}
+	if b, err := os.ReadFile("/proc/uptime"); err == nil {
+		if up, err := strconv.ParseFloat(strings.Fields(string(b))[0], 64); err == nil {
+			if el := up - start/clkTck; el > 0 {
+				r.CPUPercent = float64(int(((utime+stime)/clkTck/el*100)*10+0.5)) / 10
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				fs := strings.Fields(v)
+				if len(fs) > 0 {
+					r.RssKb, _ = strconv.ParseInt(fs[0], 10, 64)
+				}
+			}
+		}
+	}
+	return r
+}

@@ -1,0 +1,496 @@
+// Package spawn starts a session: it validates the launch settings, starts
+// a detached pty-daemon for them and returns once the session is usable.
+// run, attach's restart, restart, gc's respawn and pty.toml `up` all come
+// through here, so a session is created one way only.
+package spawn
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// Options are the launch settings of a session.
+type Options struct {
+	ID             string // "" = random
+	Command        string // as typed; resolved via PATH, or relative to Cwd when it has a '/'
+	Args           []string
+	DisplayCommand string // "" = argv as typed, joined
+	Cwd            string // "" = current directory
+	Rows, Cols     int    // 0 = 24x80
+	Tags           map[string]string
+	// DisplayName nil derives a name from cwd and command; a pointer to ""
+	// means no display name.
+	DisplayName *string
+	ExtraEnv    map[string]string
+	UnsetEnv    []string
+	IsolateEnv  bool
+	Ephemeral   bool
+	// Extra are metadata fields carried over from a previous record (state,
+	// fields of newer writers).
+	Extra map[string]json.RawMessage
+	// Replace removes a dead record with the same id (under the session's
+	// locks, atomically with the creation) instead of refusing the id.
+	Replace bool
+	// Env is the base environment of the child before the env policy; nil
+	// means this process's environment.
+	Env []string
+}
+
+// DaemonConfig is what spawn hands pty-daemon (as JSON on fd 3): the
+// validated, resolved launch settings.
+type DaemonConfig struct {
+	Root           string                     `json:"root"`
+	ID             string                     `json:"id"`
+	Command        string                     `json:"command"`
+	Args           []string                   `json:"args"`
+	DisplayCommand string                     `json:"displayCommand"`
+	Cwd            string                     `json:"cwd"`
+	Rows           int                        `json:"rows"`
+	Cols           int                        `json:"cols"`
+	Tags           map[string]string          `json:"tags,omitempty"`
+	DisplayName    *string                    `json:"displayName,omitempty"`
+	ExtraEnv       map[string]string          `json:"extraEnv,omitempty"`
+	UnsetEnv       []string                   `json:"unsetEnv,omitempty"`
+	IsolateEnv     bool                       `json:"isolateEnv,omitempty"`
+	Ephemeral      bool                       `json:"ephemeral,omitempty"`
+	Extra          map[string]json.RawMessage `json:"extra,omitempty"`
+	Replace        bool                       `json:"replace,omitempty"`
+}
+
+// Errors a caller may want to tell apart (run -a attaches on ErrRunning).
+var (
+	ErrRunning = errors.New("session is already running")
+	ErrInUse   = errors.New("session id is already in use")
+)
+
+// RunningError is returned for an id whose daemon is alive.
+func RunningError(id string) error {
+	return &msgErr{fmt.Sprintf("Session %q is already running. Use \"pty attach %s\" to connect.", id, id), ErrRunning}
+}
+
+// InUseError is returned for an id with a dead record.
+func InUseError(id string) error {
+	return &msgErr{fmt.Sprintf("Session id %q is already in use.", id), ErrInUse}
+}
+
+type msgErr struct {
+	msg string
+	is  error
+}
+
+func (e *msgErr) Error() string { return e.msg }
+func (e *msgErr) Unwrap() error { return e.is }
+
+// ReadyTimeout bounds how long Start waits for the daemon.
+const ReadyTimeout = 10 * time.Second
+
+// Prepare validates o and resolves it into a daemon config without touching
+// the disk, so bad input leaves nothing behind.
+func Prepare(root string, o Options) (DaemonConfig, error) {
+	var c DaemonConfig
+	c.Root = root
+	c.ID = o.ID
+	if c.ID == "" {
+		c.ID = layout.RandomID()
+	}
+	if err := layout.ValidateIDInRoot(root, c.ID); err != nil {
+		return c, err
+	}
+	if o.Command == "" {
+		return c, errors.New("no command given: write it after --, as in: pty run -- bash")
+	}
+	cwd := o.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return c, fmt.Errorf("current directory: %w (pass --cwd)", err)
+		}
+		cwd = wd
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return c, fmt.Errorf("working directory %s: %w", cwd, err)
+	}
+	if err := CheckCwd(abs); err != nil {
+		return c, err
+	}
+	c.Cwd = abs
+	for k := range o.ExtraEnv {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return c, fmt.Errorf("environment variable name %q is invalid: use --env KEY=VALUE with a KEY that has no '='", k)
+		}
+	}
+	for _, k := range o.UnsetEnv {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return c, fmt.Errorf("--unset-env %q is invalid: give a variable name, without '='", k)
+		}
+	}
+	for k := range o.Tags {
+		if k == "" {
+			return c, errors.New("tag with an empty key: write tags as KEY=VALUE")
+		}
+	}
+	path := o.ExtraEnv["PATH"]
+	if path == "" {
+		path = envLookup(o.Env, "PATH")
+	}
+	cmd, err := ResolveCommand(o.Command, c.Cwd, path)
+	if err != nil {
+		return c, err
+	}
+	c.Command = cmd
+	c.Args = append([]string{}, o.Args...)
+	c.DisplayCommand = o.DisplayCommand
+	if c.DisplayCommand == "" {
+		c.DisplayCommand = strings.Join(append([]string{o.Command}, o.Args...), " ")
+	}
+	c.Rows, c.Cols = o.Rows, o.Cols
+	if c.Rows <= 0 {
+		c.Rows = 24
+	}
+	if c.Cols <= 0 {
+		c.Cols = 80
+	}
+	if c.Rows > 0xffff || c.Cols > 0xffff {
+		return c, fmt.Errorf("terminal size %dx%d is too large", c.Rows, c.Cols)
+	}
+	if len(o.Tags) > 0 {
+		c.Tags = map[string]string{}
+		for k, v := range o.Tags {
+			c.Tags[k] = v
+		}
+	}
+	switch {
+	case o.DisplayName == nil:
+		if n := DefaultDisplayName(c.Cwd, o.Command, o.Args); n != "" {
+			c.DisplayName = &n
+		}
+	case *o.DisplayName != "":
+		if err := layout.ValidateDisplayName(*o.DisplayName); err != nil {
+			return c, err
+		}
+		n := *o.DisplayName
+		c.DisplayName = &n
+	}
+	c.ExtraEnv = o.ExtraEnv
+	c.UnsetEnv = o.UnsetEnv
+	c.IsolateEnv = o.IsolateEnv
+	c.Ephemeral = o.Ephemeral
+	c.Extra = o.Extra
+	c.Replace = o.Replace
+	return c, nil
+}
+
+func envLookup(env []string, k string) string {
+	if env == nil {
+		return os.Getenv(k)
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// CheckCwd reports, in the user's terms, why dir cannot be a working
+// directory.
+func CheckCwd(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("Working directory does not exist: %s", dir)
+		}
+		return fmt.Errorf("Working directory %s: %v", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("Working directory is not a directory: %s", dir)
+	}
+	if unix.Access(dir, unix.X_OK) != nil {
+		return fmt.Errorf("Working directory is not searchable: %s", dir)
+	}
+	return nil
+}
+
+// ResolveCommand finds the executable the way a shell would: a name with a
+// '/' is a path (relative to cwd), anything else is searched on path.
+func ResolveCommand(name, cwd, path string) (string, error) {
+	if strings.Contains(name, "/") {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if isExec(p) {
+			return filepath.Clean(p), nil
+		}
+		return "", fmt.Errorf("Command not found: %s", name)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if isExec(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("Command not found: %s", name)
+}
+
+func isExec(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// DefaultDisplayName is <basename(cwd)>-<basename(cmd)>[-<first non-flag
+// arg under 30 chars, extension stripped>], reduced to [A-Za-z0-9._-].
+func DefaultDisplayName(cwd, command string, args []string) string {
+	parts := []string{filepath.Base(cwd), filepath.Base(command)}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if len(a) < 30 {
+			b := filepath.Base(a)
+			if ext := filepath.Ext(b); ext != "" && ext != b {
+				b = strings.TrimSuffix(b, ext)
+			}
+			parts = append(parts, b)
+		}
+		break
+	}
+	var out []string
+	for _, p := range parts {
+		p = strings.Trim(unsafeName.ReplaceAllString(p, "-"), "-")
+		if p != "" && p != "." && p != ".." {
+			out = append(out, p)
+		}
+	}
+	n := strings.Join(out, "-")
+	if len(n) > layout.MaxDisplayName {
+		n = n[:layout.MaxDisplayName]
+	}
+	if layout.ValidateDisplayName(n) != nil {
+		return ""
+	}
+	return n
+}
+
+// Check reports why id cannot be created now: running, or a dead record
+// that the caller did not ask to replace. nil means it is free (or
+// replaceable).
+func Check(root, id string, replace bool) error {
+	m, err := layout.ReadMetadata(root, id)
+	if err == nil {
+		if alive, _ := layout.DaemonAlive(root, id); alive && !m.Exited() {
+			return RunningError(id)
+		}
+		if alive, _ := layout.DaemonAlive(root, id); alive {
+			// An exited session whose daemon is still shutting down:
+			// replacing it now would race its cleanup.
+			return RunningError(id)
+		}
+		if !replace {
+			return InUseError(id)
+		}
+		return nil
+	}
+	if !errors.Is(err, layout.ErrNotFound) {
+		if !replace {
+			return InUseError(id)
+		}
+		return nil
+	}
+	if alive, _ := layout.DaemonAlive(root, id); alive {
+		return RunningError(id)
+	}
+	return nil
+}
+
+// Start creates the session and returns its id once its socket accepts
+// connections, its metadata names the daemon and session_start is logged.
+func Start(ctx context.Context, root string, o Options) (string, error) {
+	cfg, err := Prepare(root, o)
+	if err != nil {
+		return "", err
+	}
+	if err := Check(root, cfg.ID, cfg.Replace); err != nil {
+		return "", err
+	}
+	if err := layout.EnsureRoot(root); err != nil {
+		return "", err
+	}
+	if err := Launch(ctx, cfg, o.Env); err != nil {
+		return "", err
+	}
+	return cfg.ID, nil
+}
+
+// DaemonPath finds pty-daemon beside the running executable, then on PATH.
+func DaemonPath() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		p := filepath.Join(filepath.Dir(exe), "pty-daemon")
+		if isExec(p) {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("pty-daemon")
+	if err != nil {
+		return "", errors.New("cannot find pty-daemon next to this program or on PATH: reinstall pty")
+	}
+	return filepath.Abs(p)
+}
+
+// Launch starts pty-daemon for an already prepared config and waits for it
+// to report readiness or its error.
+func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
+	path, err := DaemonPath()
+	if err != nil {
+		return err
+	}
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("start session %s: %w", cfg.ID, err)
+	}
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		cfgW.Close()
+		return fmt.Errorf("start session %s: %w", cfg.ID, err)
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := &exec.Cmd{
+		Path:       path,
+		Args:       []string{"pty-daemon", cfg.ID},
+		Env:        env,
+		Dir:        "/",
+		ExtraFiles: []*os.File{cfgR, stW},
+		// A session of its own: no controlling terminal, and the caller's
+		// Ctrl+C or hangup never reaches it.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	err = cmd.Start()
+	cfgR.Close()
+	stW.Close()
+	if err != nil {
+		cfgW.Close()
+		stR.Close()
+		return fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, err)
+	}
+	// Reap it whenever it ends, so long-lived callers (gc, the picker)
+	// collect no zombies; the session itself outlives a short-lived caller.
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	b, _ := json.Marshal(cfg)
+	go func() { cfgW.Write(b); cfgW.Close() }()
+
+	type result struct {
+		line string
+		err  error
+	}
+	res := make(chan result, 1)
+	go func() {
+		line, err := bufio.NewReader(stR).ReadString('\n')
+		res <- result{strings.TrimRight(line, "\n"), err}
+	}()
+	defer stR.Close()
+	timer := time.NewTimer(ReadyTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-res:
+		if r.line == "ok" {
+			return nil
+		}
+		if msg, ok := strings.CutPrefix(r.line, "error "); ok {
+			return daemonError(cfg.ID, msg)
+		}
+		return fmt.Errorf("session %s: the daemon exited before it was ready", cfg.ID)
+	case <-ctx.Done():
+		cmd.Process.Signal(syscall.SIGTERM)
+		return fmt.Errorf("start session %s: %w", cfg.ID, ctx.Err())
+	case <-timer.C:
+		cmd.Process.Signal(syscall.SIGTERM)
+		return fmt.Errorf("session %s: the daemon did not become ready within %v", cfg.ID, ReadyTimeout)
+	}
+}
+
+// daemonError turns the daemon's one-line report back into the error kinds
+// callers test for.
+func daemonError(id, msg string) error {
+	switch {
+	case strings.HasPrefix(msg, "running "):
+		return RunningError(id)
+	case strings.HasPrefix(msg, "inuse "):
+		return InUseError(id)
+	}
+	return errors.New(msg)
+}
+
+// OptionsFromMetadata rebuilds the launch settings stored in a record, for
+// restart and respawn. The command is the stored absolute path.
+func OptionsFromMetadata(id string, m *layout.Metadata) Options {
+	o := Options{
+		ID:             id,
+		Command:        m.Command,
+		Args:           append([]string{}, m.Args...),
+		DisplayCommand: m.DisplayCommand,
+		Cwd:            m.Cwd,
+		Rows:           m.Rows,
+		Cols:           m.Cols,
+		IsolateEnv:     m.IsolateEnv,
+		Ephemeral:      m.Ephemeral,
+		UnsetEnv:       append([]string(nil), m.UnsetEnv...),
+	}
+	if len(m.Tags) > 0 {
+		o.Tags = map[string]string{}
+		for k, v := range m.Tags {
+			o.Tags[k] = v
+		}
+	}
+	if len(m.ExtraEnv) > 0 {
+		o.ExtraEnv = map[string]string{}
+		for k, v := range m.ExtraEnv {
+			o.ExtraEnv[k] = v
+		}
+	}
+	name := ""
+	if m.DisplayName != nil {
+		name = *m.DisplayName
+	}
+	o.DisplayName = &name
+	if len(m.State) > 0 || len(m.Extra) > 0 {
+		o.Extra = map[string]json.RawMessage{}
+		for k, v := range m.Extra {
+			o.Extra[k] = v
+		}
+		if len(m.State) > 0 {
+			b, _ := json.Marshal(m.State)
+			o.Extra["state"] = b
+		}
+	}
+	return o
+}
