@@ -1,0 +1,49 @@
+// Command pty-restart starts a session again from its stored settings.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/lifecycle"
+	"golang.org/x/term"
+)
+
+func main() {
+	c := cli.NewCommand("restart", "pty restart [-y] REF", "start a session again from its stored settings")
+	c.Long = `Starts the session's command again with its stored cwd, size, environment
+settings, tags and display name, under the same id. A running session is
+killed first (as "pty kill" does) after asking "Kill and restart? [Y/n]";
+-y skips the question, and is required when stdin is not a terminal.
+gc's crash-loop bookkeeping tags (strategy.status and friends) are
+cleared. restart does not attach: use "pty attach REF" afterwards.`
+	yes := c.Flags.Bool("y", false, "kill a running session without asking")
+	c.Flags.BoolVar(yes, "yes", false, "same as -y")
+	pos := c.Parse(os.Args[1:])
+	if len(pos) != 1 {
+		cli.Fatalf("restart takes one session: pty restart [-y] REF (see 'pty restart --help')")
+	}
+	root := cli.Root()
+	s := cli.Resolve(root, pos[0])
+	if s.Status == layout.Running && !*yes {
+		if !term.IsTerminal(int(os.Stdin.Fd())) {
+			cli.Fatalf("Session %q is running; pass -y to kill and restart it without a prompt.", s.ID)
+		}
+		fmt.Fprintf(os.Stderr, "Session %q is running. Kill and restart? [Y/n] ", s.ID)
+		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "", "y", "yes":
+		default:
+			fmt.Fprintln(os.Stderr, "Not restarted.")
+			return
+		}
+	}
+	ctx, cancel := cli.Context()
+	defer cancel()
+	cli.Check(lifecycle.Restart(ctx, root, s, nil))
+	fmt.Printf("Session %q restarted.\n", s.ID)
+}

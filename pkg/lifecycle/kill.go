@@ -1,0 +1,199 @@
+// Package lifecycle stops and removes sessions: the shared core of
+// `pty kill`, `pty rm` and `pty restart`. Stopping means the daemon and
+// everything the session started, verified; removing means deleting the
+// record only once its daemon is gone, so a new session with the same id
+// can never lose its socket to the old daemon's cleanup.
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
+)
+
+// DaemonWait is how long kill and rm wait for a daemon to exit. The daemon
+// gives the session's processes 1.5 s after TERM and exits within ~5 s.
+const DaemonWait = 7 * time.Second
+
+// Escalation timing for processes that outlive the daemon.
+const (
+	termGrace = 1 * time.Second
+	killGrace = 1 * time.Second
+)
+
+// ErrNotRunning is matched by errors about a session that is not running.
+var ErrNotRunning = errors.New("session is not running")
+
+// NotRunningError tells the user what to do with a stopped session.
+func NotRunningError(id string) error {
+	return &msgErr{fmt.Sprintf("Session %q is not running. Use \"pty rm %s\" to remove it.", id, id), ErrNotRunning}
+}
+
+type msgErr struct {
+	msg string
+	is  error
+}
+
+func (e *msgErr) Error() string { return e.msg }
+func (e *msgErr) Unwrap() error { return e.is }
+
+// KillResult says what a kill achieved.
+type KillResult struct {
+	DaemonPid int
+	// Escalated is true when processes outlived the daemon and had to be
+	// signalled by us.
+	Escalated bool
+	// Survivors are the session's processes still alive at the end; a
+	// kill with survivors has stopped the daemon but not the session.
+	Survivors []int
+}
+
+// KillOptions tune Kill; the zero value is what `pty kill` does.
+type KillOptions struct {
+	// KeepStrategy leaves a permanent session's strategy tag alone (for
+	// restart, which starts it again at once). Otherwise the tag is removed
+	// first, so gc does not bring the session back.
+	KeepStrategy bool
+	// Wait overrides DaemonWait.
+	Wait time.Duration
+}
+
+// Kill stops a running session and everything it started, and verifies
+// it: the daemon's descendants are snapshotted (with start tokens) before
+// the daemon gets SIGTERM, and whatever is still the same process once the
+// daemon is gone is signalled by process group, TERM then KILL. The record
+// stays (the daemon records the exit), except for ephemeral sessions,
+// whose daemon removes them.
+func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
+	var res KillResult
+	if s.Status != layout.Running {
+		return res, NotRunningError(s.ID)
+	}
+	pid := s.Pid
+	if pid <= 0 {
+		pid = s.Meta.DaemonPid
+	}
+	if pid <= 0 || !layout.PidAlive(pid) {
+		return res, fmt.Errorf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock())
+	}
+	res.DaemonPid = pid
+
+	if !o.KeepStrategy && s.Meta.Tags["strategy"] != "" {
+		if err := DropStrategy(root, s.ID); err != nil {
+			return res, err
+		}
+	}
+
+	snap, err := procs.Tree(pid)
+	if err != nil && !errors.Is(err, procs.ErrUnsupported) {
+		return res, fmt.Errorf("kill %s: snapshot processes: %w", s.ID, err)
+	}
+	if len(snap) == 0 {
+		// The daemon exited between the status check and the snapshot.
+		return res, nil
+	}
+	daemon, desc := snap[0], snap[1:]
+
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return res, fmt.Errorf("Failed to kill session %q: signal daemon PID %d: %v", s.ID, pid, err)
+	}
+	wait := o.Wait
+	if wait <= 0 {
+		wait = DaemonWait
+	}
+	if !WaitGone(daemon, wait) {
+		return res, fmt.Errorf("Failed to kill session %q: daemon PID %d is still running after %v.", s.ID, pid, wait)
+	}
+	cleanStale(root, s.ID, pid)
+
+	if left := procs.Survivors(desc); len(left) > 0 {
+		res.Escalated = true
+		procs.Signal(desc, syscall.SIGTERM, daemon.Pgid)
+		if !waitAllGone(desc, termGrace) {
+			procs.Signal(desc, syscall.SIGKILL, daemon.Pgid)
+			waitAllGone(desc, killGrace)
+		}
+	}
+	res.Survivors = procs.Pids(procs.Survivors(desc))
+	return res, nil
+}
+
+// DropStrategy removes the strategy tag (and so permanence) from a
+// session, recording a tags_change event.
+func DropStrategy(root, id string) error {
+	_, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+		if _, ok := m.Tags["strategy"]; !ok {
+			return nil, layout.ErrNoChange
+		}
+		prev := maps.Clone(m.Tags)
+		delete(m.Tags, "strategy")
+		value := maps.Clone(m.Tags)
+		if len(m.Tags) == 0 {
+			m.Tags = nil
+			value = map[string]string{}
+		}
+		return []layout.Event{layout.NewEvent(id, layout.EventTagsChange, "previous", prev, "value", value)}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove strategy tag from %s: %w", id, err)
+	}
+	return nil
+}
+
+// WaitGone polls, with backoff, until p is no longer the same live
+// process, up to timeout. A zombie counts as gone.
+func WaitGone(p procs.Proc, timeout time.Duration) bool {
+	return waitAllGone([]procs.Proc{p}, timeout)
+}
+
+func waitAllGone(ps []procs.Proc, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	delay := 5 * time.Millisecond
+	for {
+		if len(procs.Survivors(ps)) == 0 {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(min(delay, time.Until(deadline)+time.Millisecond))
+		if delay < 100*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// cleanStale removes the socket and pid file a dead daemon failed to
+// remove (it crashed mid-shutdown), but only while the pid file still
+// names that daemon: if a new session already took the id they are its.
+func cleanStale(root, id string, pid int) {
+	if layout.ReadPid(root, id) != pid {
+		return
+	}
+	layout.Locked(root, id, layout.MetaLockWait, func() error {
+		if layout.ReadPid(root, id) != pid {
+			return nil
+		}
+		p := layout.PathsFor(root, id)
+		os.Remove(p.Sock())
+		os.Remove(p.Pid())
+		return nil
+	})
+}
+
+// FormatPids joins pids for messages.
+func FormatPids(pids []int) string {
+	s := make([]string, len(pids))
+	for i, p := range pids {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, " ")
+}

@@ -1,0 +1,83 @@
+package lifecycle
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
+)
+
+// ErrRunning is matched by errors about a session that is still running.
+var ErrRunning = errors.New("session is running")
+
+// ErrReplaced means the id was taken by a new session while we waited.
+var ErrReplaced = errors.New("session was replaced")
+
+// RunningError tells the user to stop a session before removing it.
+func RunningError(id string) error {
+	return &msgErr{fmt.Sprintf("Session %q is running. Stop it first with \"pty kill %s\".", id, id), ErrRunning}
+}
+
+// Remove deletes a stopped session's files (.sock, .pid, .json,
+// .events.jsonl). It returns only after the session's old daemon has
+// finished shutting down, and removes under both session locks after
+// checking the record is still the one the caller saw: a `pty run --id`
+// of the same id that follows, or that slipped in meanwhile, keeps its
+// files.
+func Remove(root string, s layout.Session, wait time.Duration) error {
+	if s.Status == layout.Running {
+		return RunningError(s.ID)
+	}
+	if wait <= 0 {
+		wait = DaemonWait
+	}
+	// An exited session's daemon lingers briefly to flush and clean up;
+	// its cleanup must not run after our removal and a new daemon's start.
+	if pid := layout.ReadPid(root, s.ID); pid > 0 {
+		if p, ok := procs.Lookup(pid); ok && !p.Zombie {
+			if !WaitGone(p, wait) {
+				return fmt.Errorf("Session %q: daemon did not exit within %v; not removed.", s.ID, wait)
+			}
+		}
+	}
+	return layout.Locked(root, s.ID, layout.MetaLockWait, func() error {
+		m, err := layout.ReadMetadata(root, s.ID)
+		switch {
+		case errors.Is(err, layout.ErrNotFound):
+			// Already removed (an ephemeral daemon's own cleanup, or a
+			// concurrent rm); sweep whatever is left unless a live
+			// daemon owns it.
+			if alive, _ := layout.DaemonAlive(root, s.ID); alive {
+				return replacedError(s.ID)
+			}
+		case err != nil:
+			// Unreadable metadata is still this record's: removing it is
+			// what the user asked for.
+		case !sameRecord(s.Meta, m):
+			return replacedError(s.ID)
+		}
+		if alive, _ := layout.DaemonAlive(root, s.ID); alive && err == nil && !m.Exited() {
+			return replacedError(s.ID)
+		}
+		if err := layout.RemoveFiles(root, s.ID); err != nil {
+			return fmt.Errorf("remove session %s: %w", s.ID, err)
+		}
+		return nil
+	})
+}
+
+func replacedError(id string) error {
+	return &msgErr{fmt.Sprintf("Session %q was replaced by a new session while waiting; not removed.", id), ErrReplaced}
+}
+
+// sameRecord tells whether cur is the record seen as old, allowing for the
+// exit fields a shutting-down daemon writes. Records of the original pty
+// may lack a generation; their creation time and daemon pid identify them.
+func sameRecord(old, cur *layout.Metadata) bool {
+	if old.Generation != "" || cur.Generation != "" {
+		return old.Generation == cur.Generation
+	}
+	return old.CreatedAt == cur.CreatedAt && old.Command == cur.Command
+}

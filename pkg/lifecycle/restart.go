@@ -1,0 +1,77 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/spawn"
+)
+
+// FastFailTags are gc's crash-loop bookkeeping. A restart is a person
+// deciding to try again, so the count starts over.
+var FastFailTags = []string{
+	"strategy.status",
+	"strategy.consecutive-fast-fails",
+	"strategy.last-respawn-at",
+	"strategy.command-hash",
+}
+
+// scrubEnv are variables of an agent harness that must not leak from the
+// restarting shell into the restarted session.
+var scrubEnv = []string{"ST_AGENT", "ST_ROOT"}
+
+// Restart starts a session again from its stored launch settings
+// (command, args, cwd, size, env policy, tags, display name). A running
+// session is killed first, as `pty kill` does; it fails if anything of the
+// old session survives. gc's fast-fail tags are dropped. env is the base
+// environment of the new child (nil: this process's).
+func Restart(ctx context.Context, root string, s layout.Session, env []string) error {
+	if s.Status == layout.Running {
+		res, err := Kill(root, s, KillOptions{KeepStrategy: true})
+		if err != nil && !errors.Is(err, ErrNotRunning) {
+			return err
+		}
+		if len(res.Survivors) > 0 {
+			return fmt.Errorf("Session %q: processes %s survived the kill; not restarted.", s.ID, FormatPids(res.Survivors))
+		}
+	}
+	// Re-read: the daemon recorded the exit and tags may have changed
+	// while it ran. An ephemeral session's record is gone; the one we
+	// were given has its settings.
+	m := s.Meta
+	if cur, err := layout.ReadMetadata(root, s.ID); err == nil {
+		m = cur
+	}
+	o := spawn.OptionsFromMetadata(s.ID, m)
+	for _, k := range FastFailTags {
+		delete(o.Tags, k)
+	}
+	o.Replace = true
+	if env == nil {
+		env = os.Environ()
+	}
+	o.Env = scrubbed(env)
+	if _, err := spawn.Start(ctx, root, o); err != nil {
+		return fmt.Errorf("restart %s: %w", s.ID, err)
+	}
+	return nil
+}
+
+func scrubbed(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, s := range scrubEnv {
+			drop = drop || k == s
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
