@@ -247,6 +247,7 @@ var gcBookkeeping = []string{
 	"strategy.status",
 	"strategy.consecutive-fast-fails",
 	"strategy.command-hash",
+	"strategy.last-respawn-at",
 }
 
 // SyncTags computes the tags a running session should have after `up`: the

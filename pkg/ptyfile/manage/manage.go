@@ -11,17 +11,12 @@ import (
 	"io"
 	"maps"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/ptyfile"
 	"github.com/ptyorg/pty/pkg/spawn"
 )
-
-// StopTimeout is how long down waits for a daemon to exit after SIGTERM; the
-// daemon gives its child's tree a few seconds to go, so this is generous.
-const StopTimeout = 7 * time.Second
 
 // Output is where up and down report: one line per session on Out, problems
 // on Err.
@@ -127,7 +122,7 @@ func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, ow
 		default:
 			// A dead record of ours under another id (the file's id
 			// changed): it would be a stale duplicate next to the new one.
-			if err := removeDead(root, sess.ID); err != nil {
+			if err := lifecycle.Remove(root, sess, 0); err != nil {
 				return false, err
 			}
 		}
@@ -201,18 +196,6 @@ func syncTags(root string, f *ptyfile.File, s ptyfile.Spec, sess layout.Session,
 	return changes, nil
 }
 
-// removeDead deletes a session's files under its locks, after checking
-// once more that its daemon is gone: it must never pull the files out from
-// under a live session.
-func removeDead(root, id string) error {
-	return layout.Locked(root, id, layout.MetaLockWait, func() error {
-		if alive, _ := layout.DaemonAlive(root, id); alive {
-			return fmt.Errorf("session %s is running again; not replacing it", id)
-		}
-		return layout.RemoveFiles(root, id)
-	})
-}
-
 // Down stops the sessions that came from f (only those of the given keys,
 // when any are given) and removes their records. The permanent strategy
 // tag goes first, so gc cannot respawn a session between its stop and its
@@ -258,30 +241,31 @@ func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, faile
 }
 
 func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
-	if _, ok := sess.Meta.Tags["strategy"]; ok {
-		if _, _, err := layout.SetTags(root, sess.ID, nil, []string{"strategy"}); err != nil {
+	if sess.Status == layout.Running {
+		// Kill drops the strategy tag before it signals, and verifies
+		// that nothing the session started outlives it.
+		res, err := lifecycle.Kill(root, sess, lifecycle.KillOptions{})
+		if err != nil && !errors.Is(err, lifecycle.ErrNotRunning) {
 			return false, err
 		}
-	}
-	alive, pid := layout.DaemonAlive(root, sess.ID)
-	if alive && pid > 0 {
-		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-			return false, fmt.Errorf("stop daemon %d: %w", pid, err)
+		if len(res.Survivors) > 0 {
+			return true, fmt.Errorf("processes %s survived the stop; record kept", lifecycle.FormatPids(res.Survivors))
 		}
-		deadline := time.Now().Add(StopTimeout)
-		for layout.PidAlive(pid) {
-			if time.Now().After(deadline) {
-				return true, fmt.Errorf("daemon pid %d is still running %v after SIGTERM; not removed", pid, StopTimeout)
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
-	} else if alive {
-		return false, fmt.Errorf("its socket answers but it has no pid file; stop it with pty kill %s", sess.ID)
+		wasRunning = err == nil
+	} else if err := lifecycle.DropStrategy(root, sess.ID); err != nil {
+		return false, err
 	}
-	if err := removeDead(root, sess.ID); err != nil {
-		return alive, err
+	cur, err := layout.Load(root, sess.ID)
+	if errors.Is(err, layout.ErrNotFound) {
+		return wasRunning, nil // ephemeral: its daemon removed it
 	}
-	return alive && sess.Status == layout.Running, nil
+	if err != nil {
+		return wasRunning, err
+	}
+	if cur.Status == layout.Running {
+		return wasRunning, fmt.Errorf("session %s was started again while down ran; run pty down again", sess.ID)
+	}
+	return wasRunning, lifecycle.Remove(root, cur, 0)
 }
 
 func hasKey(ss []layout.Session, key string) bool {
