@@ -1,9 +1,6 @@
 package term
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // histLine is a line that scrolled off the top of the main screen, stored
 // compactly: trailing blank cells are dropped, the characters are kept as a
@@ -26,8 +23,9 @@ type styleRun struct {
 	bg   Color
 }
 
-// encodeLine builds a histLine from screen cells.
-func encodeLine(cells []Cell, wrapped bool) histLine {
+// encodeLine builds a histLine from screen cells. It is on the scrolling
+// hot path, hence the single pass and the reused scratch buffers.
+func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	end := len(cells)
 	for end > 0 && isDefaultBlank(cells[end-1]) {
 		end--
@@ -37,75 +35,106 @@ func encodeLine(cells []Cell, wrapped bool) histLine {
 	if end == 0 {
 		return h
 	}
-	// Fast path: pure ASCII in the default pen.
-	plain := true
-	for i := range cells {
-		c := cells[i]
-		if c.R >= 0x80 || c.Fg != 0 || c.Bg != 0 || c.Attr != 0 {
-			plain = false
+	if cap(s.scratch) < end*4 {
+		s.scratch = make([]byte, 0, end*4)
+	}
+	buf := s.scratch[:end]
+	// Leading run of default-pen ASCII: the common case, kept tight.
+	i := 0
+	for ; i < end; i++ {
+		c := &cells[i]
+		if c.R >= 0x80 || c.Attr != 0 || c.Fg != 0 || c.Bg != 0 {
 			break
 		}
-	}
-	if plain {
-		buf := make([]byte, end)
-		for i := range cells {
-			r := cells[i].R
-			if r == 0 {
-				r = ' '
-			}
-			buf[i] = byte(r)
-		}
-		h.text = string(buf)
-		return h
-	}
-	var sb strings.Builder
-	sb.Grow(end)
-	var runs []styleRun
-	styled := false
-	for i := 0; i < end; i++ {
-		c := cells[i]
-		if c.Attr&AttrWideCont != 0 {
-			// Its wide owner was already written; a lone continuation
-			// (should not happen) cannot be represented compactly.
-			if i == 0 || cells[i-1].Attr&AttrWide == 0 {
-				return rawLine(cells, wrapped)
-			}
-			continue
-		}
-		r := c.R
-		if r >= clusterBase {
-			return rawLine(cells, wrapped)
-		}
+		r := byte(c.R)
 		if r == 0 {
 			r = ' '
 		}
-		w := runeWidth(r)
-		wide := c.Attr&AttrWide != 0
-		if w == 0 || (w == 2) != wide {
-			return rawLine(cells, wrapped)
+		buf[i] = r
+	}
+	if i == end {
+		h.text = string(buf)
+		return h
+	}
+	out := buf[:cap(buf)]
+	k := i
+	runs := s.scratchRuns[:0]
+	var cur styleRun
+	cur.n = uint16(i)
+	addRun := func(n uint16, attr Attr, fg, bg Color) {
+		if cur.attr == attr && cur.fg == fg && cur.bg == bg {
+			cur.n += n
+			return
 		}
-		if wide && (i+1 >= end || cells[i+1].Attr&AttrWideCont == 0) {
-			return rawLine(cells, wrapped)
+		if cur.n > 0 {
+			runs = append(runs, cur)
 		}
-		sb.WriteRune(r)
-		attr := c.Attr & styleMask
-		if c.Fg != 0 || c.Bg != 0 || attr != 0 {
-			styled = true
+		cur = styleRun{n: n, attr: attr, fg: fg, bg: bg}
+	}
+	for i < end {
+		c := &cells[i]
+		fg, bg, attr := c.Fg, c.Bg, c.Attr
+		if attr&(AttrWide|AttrWideCont) == 0 && c.R < 0x80 {
+			// A run of ASCII cells sharing one pen.
+			j := i
+			for ; j < end; j++ {
+				d := &cells[j]
+				if d.R >= 0x80 || d.Attr != attr || d.Fg != fg || d.Bg != bg {
+					break
+				}
+				r := byte(d.R)
+				if r == 0 {
+					r = ' '
+				}
+				out[k] = r
+				k++
+			}
+			addRun(uint16(j-i), attr, fg, bg)
+			i = j
+			continue
+		}
+		r := c.R
+		if attr&AttrWideCont != 0 {
+			// Implied by its wide owner; a lone continuation cannot be
+			// represented compactly.
+			if i == 0 || cells[i-1].Attr&AttrWide == 0 {
+				return rawLine(cells, wrapped)
+			}
+			i++
+			continue
 		}
 		n := uint16(1)
-		if wide {
-			n = 2
+		switch {
+		case r == 0:
+			out[k] = ' '
+			k++
+		case r < 0x80:
+			out[k] = byte(r)
+			k++
+		default:
+			if r >= clusterBase {
+				return rawLine(cells, wrapped)
+			}
+			w := runeWidth(r)
+			wide := attr&AttrWide != 0
+			if w == 0 || (w == 2) != wide || wide && (i+1 >= end || cells[i+1].Attr&AttrWideCont == 0) {
+				return rawLine(cells, wrapped)
+			}
+			if wide {
+				n = 2
+			}
+			k += utf8.EncodeRune(out[k:], r)
 		}
-		if k := len(runs) - 1; k >= 0 && runs[k].attr == attr && runs[k].fg == c.Fg && runs[k].bg == c.Bg {
-			runs[k].n += n
-		} else {
-			runs = append(runs, styleRun{n: n, attr: attr, fg: c.Fg, bg: c.Bg})
-		}
+		addRun(n, attr&styleMask, fg, bg)
+		i++
 	}
-	h.text = sb.String()
-	if styled {
+	buf = out[:k]
+	runs = append(runs, cur)
+	h.text = string(buf)
+	if len(runs) > 1 || runs[0] != (styleRun{n: runs[0].n}) {
 		h.runs = append([]styleRun(nil), runs...)
 	}
+	s.scratch, s.scratchRuns = buf[:0], runs[:0]
 	return h
 }
 

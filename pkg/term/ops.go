@@ -63,10 +63,17 @@ func (s *Screen) writeASCII(cells []Cell, x int, b []byte, tpl Cell) {
 	if end < len(cells) && cells[end].Attr&AttrWideCont != 0 {
 		cells[end] = s.blankKeep(cells[end])
 	}
+	// Field-wise stores: copying a whole template Cell after patching R
+	// on the stack stalls store forwarding and is several times slower.
 	dst := cells[x:end]
+	b = b[:len(dst)]
+	fg, bg, attr := tpl.Fg, tpl.Bg, tpl.Attr
 	for i := range dst {
-		tpl.R = rune(b[i])
-		dst[i] = tpl
+		d := &dst[i]
+		d.R = rune(b[i])
+		d.Fg = fg
+		d.Bg = bg
+		d.Attr = attr
 	}
 }
 
@@ -265,7 +272,7 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 		for range n {
 			ln := g.row(0)
 			if keep {
-				s.hist.push(encodeLine(ln.cells, ln.wrapped))
+				s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
 			}
 			fill(ln.cells, blank)
 			ln.wrapped = false
@@ -279,7 +286,7 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 	for range n {
 		first := *g.row(top)
 		if keep {
-			s.hist.push(encodeLine(first.cells, first.wrapped))
+			s.hist.push(s.encodeLine(first.cells, first.wrapped))
 		}
 		for y := top; y < bottom; y++ {
 			*g.row(y) = *g.row(y + 1)
@@ -390,7 +397,7 @@ func (s *Screen) eraseDisplay(mode int) {
 			}
 			for y := 0; y <= last; y++ {
 				ln := s.g.row(y)
-				s.hist.push(encodeLine(ln.cells, ln.wrapped))
+				s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
 			}
 		}
 		for y := 0; y < s.rows; y++ {
@@ -674,7 +681,7 @@ func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
 	if withHist {
 		for y := 0; y < shift; y++ {
 			ln := g.row(y)
-			s.hist.push(encodeLine(ln.cells, ln.wrapped))
+			s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
 		}
 	}
 	pull := 0

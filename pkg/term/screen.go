@@ -144,6 +144,9 @@ type Screen struct {
 	osc    []byte
 	oscEsc bool // OSC was ended by ESC (reply with ST)
 
+	scratch     []byte     // encodeLine buffers
+	scratchRuns []styleRun // (reused to avoid garbage)
+
 	kittyPending Event // OSC 99 chunks awaiting d=1
 }
 
@@ -294,6 +297,10 @@ func (s *Screen) Write(p []byte) (int, error) {
 			s.printASCII(p[i:j])
 			i = j
 		case b == 0x1b:
+			if n := s.fastCSI(p[i:]); n > 0 {
+				i += n
+				continue
+			}
 			s.p.Advance(b)
 			i++
 		case b < 0x20:
@@ -387,4 +394,51 @@ func (s *Screen) altIndex() int {
 		return 1
 	}
 	return 0
+}
+
+// fastCSI handles a complete, plain CSI sequence (digits and ';' only, no
+// prefix or intermediates) found whole in p, which is what colourful
+// output is made of, without going through the byte-at-a-time parser. It
+// returns 0 when the sequence needs the general parser.
+func (s *Screen) fastCSI(p []byte) int {
+	if len(p) < 3 || p[1] != '[' {
+		return 0
+	}
+	var arr [16]ansi.Param
+	n := 0
+	cur, have := 0, false
+	for i := 2; i < len(p); i++ {
+		b := p[i]
+		switch {
+		case b >= '0' && b <= '9':
+			if cur < maxCount {
+				cur = cur*10 + int(b-'0')
+			}
+			have = true
+		case b == ';':
+			if n == len(arr)-1 {
+				return 0
+			}
+			arr[n] = missingOr(cur, have)
+			n++
+			cur, have = 0, false
+		case b >= 0x40 && b <= 0x7e:
+			if have || n > 0 {
+				arr[n] = missingOr(cur, have)
+				n++
+			}
+			s.handleCSI(ansi.Cmd(b), arr[:n])
+			return i + 1
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+func missingOr(v int, have bool) ansi.Param {
+	if !have {
+		return ansi.Param(parser.MissingParam)
+	}
+	return ansi.Param(v)
 }

@@ -1,0 +1,114 @@
+package term
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// colouredLog builds about size bytes of coloured log lines roughly 200
+// columns wide.
+func colouredLog(size int) []byte {
+	var b bytes.Buffer
+	levels := []string{"\x1b[32mINFO\x1b[0m", "\x1b[33mWARN\x1b[0m", "\x1b[1;31mERROR\x1b[0m", "\x1b[38;5;245mDEBUG\x1b[0m"}
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "%s 2026-11-29 12:00:%02d \x1b[36mworker-%d\x1b[0m some log message text number %d with a fairly long tail of words so the line is about two hundred columns wide, status=\x1b[1;31merr\x1b[0m path=/var/lib/app/data/%d\r\n",
+			levels[i%len(levels)], i%60, i%16, i, i)
+	}
+	return b.Bytes()
+}
+
+func plainLog(size int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "2026-11-29 12:00:%02d worker-%d some log message text number %d with a fairly long tail of words so the line is about two hundred columns wide %s\r\n",
+			i%60, i%16, i, strings.Repeat("x", 40))
+	}
+	return b.Bytes()
+}
+
+func benchWrite(b *testing.B, data []byte) {
+	s := New(50, 200, Options{})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		s.Write(data)
+	}
+}
+
+func BenchmarkColouredScroll(b *testing.B) { benchWrite(b, colouredLog(1<<20)) }
+
+func BenchmarkPlainScroll(b *testing.B) { benchWrite(b, plainLog(1<<20)) }
+
+// BenchmarkChunkedColouredScroll feeds the same output in 4 KiB pieces, as
+// it arrives from a pty.
+func BenchmarkChunkedColouredScroll(b *testing.B) {
+	data := colouredLog(1 << 20)
+	s := New(50, 200, Options{})
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for p := data; len(p) > 0; {
+			n := min(len(p), 4096)
+			s.Write(p[:n])
+			p = p[n:]
+		}
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// scrollbackBytes measures the heap used by 10k lines of scrollback.
+func scrollbackBytes(line func(i int) string) uint64 {
+	s := New(24, 80, Options{Scrollback: 10000})
+	s.Write([]byte("warm up\r\n"))
+	before := heapInUse()
+	for i := 0; i < 10000+24; i++ {
+		s.Write([]byte(line(i)))
+	}
+	after := heapInUse()
+	runtime.KeepAlive(s)
+	return after - before
+}
+
+func plain80(i int) string {
+	t := fmt.Sprintf("%06d the quick brown fox jumps over the lazy dog, lorem ipsum dolor sit amet ", i)
+	return t[:79] + "\r\n"
+}
+
+func coloured80(i int) string {
+	return fmt.Sprintf("\x1b[32m%06d\x1b[0m the quick brown fox \x1b[1;31mjumps\x1b[0m over the lazy dog, lorem ipsum dolor sit amet\r\n", i)
+}
+
+func TestScrollbackMemory(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("memory measurement")
+	}
+	plain := scrollbackBytes(plain80)
+	col := scrollbackBytes(coloured80)
+	t.Logf("scrollback: %d bytes per 10k plain 80-col lines, %d per 10k coloured lines", plain, col)
+	if plain > 2<<20 {
+		t.Errorf("plain scrollback uses %d bytes per 10k lines, want <= 2 MiB", plain)
+	}
+	if col > 4<<20 {
+		t.Errorf("coloured scrollback uses %d bytes per 10k lines", col)
+	}
+}
+
+func BenchmarkScrollbackMemory(b *testing.B) {
+	var n uint64
+	for range b.N {
+		n = scrollbackBytes(plain80)
+	}
+	b.ReportMetric(float64(n), "bytes/10k-lines")
+}
