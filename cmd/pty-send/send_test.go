@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+)
+
+// captureSession starts a session whose program writes every byte it
+// receives, unmodified (raw mode, no echo), to a file, and returns the
+// file's path.
+func captureSession(t *testing.T, root, id string) string {
+	t.Helper()
+	out := filepath.Join(root, id+".capture")
+	testutil.MustRun(t, root, "run", "-d", "--id", id, "--", "sh", "-c", "stty raw -echo && exec cat >> "+out) // append: the test truncates it between steps
+	// The session is ready for input once stty has run, which the file's
+	// creation (cat's redirection comes after it) shows.
+	testutil.WaitFor(t, 10*time.Second, "the capture file", func() bool {
+		_, err := os.Stat(out)
+		return err == nil
+	})
+	return out
+}
+
+func waitBytes(t *testing.T, path string, want []byte) {
+	t.Helper()
+	var got []byte
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		got, _ = os.ReadFile(path)
+		if len(got) >= len(want) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("session received %q\nwant %q", got, want)
+	}
+}
+
+func TestSendKeysExactBytes(t *testing.T) {
+	root := testutil.Root(t)
+	out := captureSession(t, root, "keys")
+	cases := []struct{ spec, want string }{
+		{"return", "\r"}, {"Enter", "\r"}, {"tab", "\t"}, {"esc", "\x1b"}, {"backspace", "\x7f"},
+		{"space", " "}, {"delete", "\x1b[3~"}, {"insert", "\x1b[2~"},
+		{"up", "\x1b[A"}, {"down", "\x1b[B"}, {"right", "\x1b[C"}, {"left", "\x1b[D"},
+		{"home", "\x1b[H"}, {"end", "\x1b[F"}, {"pageup", "\x1b[5~"}, {"pagedown", "\x1b[6~"},
+		{"f1", "\x1bOP"}, {"f5", "\x1b[15~"}, {"f12", "\x1b[24~"},
+		{"q", "q"}, {"7", "7"}, {"ctrl+c", "\x03"}, {"C-x", "\x18"}, {"CTRL_D", "\x04"}, {"ctrl-a", "\x01"},
+		{"alt+f", "\x1bf"}, {"shift+a", "A"}, {"ctrl+alt+a", "\x1b\x01"},
+		{"ctrl+up", "\x1b[1;5A"}, {"shift+left", "\x1b[1;2D"}, {"alt+shift+right", "\x1b[1;4C"},
+		{"ctrl+delete", "\x1b[3;5~"}, {"shift+f1", "\x1b[1;2P"}, {"ctrl+f5", "\x1b[15;5~"},
+		{"shift+return", "\x1b[13;2u"}, {"ctrl+return", "\x1b[13;5u"}, {"shift+tab", "\x1b[Z"},
+		{"alt+backspace", "\x1b\x7f"}, {"ctrl+space", "\x00"}, {"ctrl+\\", "\x1c"}, {"shift+1", "\x1b[49;2u"},
+	}
+	args := []string{"send", "keys", "--with-delay", "0"}
+	var want bytes.Buffer
+	for _, c := range cases {
+		args = append(args, "--seq", "key:"+c.spec)
+		want.WriteString(c.want)
+	}
+	r := testutil.MustRun(t, root, args...)
+	if r.Stdout != "" || r.Stderr != "" {
+		t.Errorf("send is not silent: stdout=%q stderr=%q", r.Stdout, r.Stderr)
+	}
+	waitBytes(t, out, want.Bytes())
+}
+
+func TestSendTextAndPaste(t *testing.T) {
+	root := testutil.Root(t)
+	out := captureSession(t, root, "txt")
+	// No implicit newline; text starting with '-' goes after --.
+	testutil.MustRun(t, root, "send", "txt", "héllo wörld")
+	waitBytes(t, out, []byte("héllo wörld"))
+	testutil.MustRun(t, root, "send", "txt", "--", "-n")
+	waitBytes(t, out, []byte("héllo wörld-n"))
+	os.Truncate(out, 0)
+
+	testutil.MustRun(t, root, "send", "txt", "--paste", "--with-delay", "0", "--seq", "a b", "--seq", "key:return", "--seq", "c")
+	waitBytes(t, out, []byte("\x1b[200~a b\rc\x1b[201~"))
+	os.Truncate(out, 0)
+
+	// The display name resolves too.
+	testutil.MustRun(t, root, "send", "--paste", "txt", "x")
+	waitBytes(t, out, []byte("\x1b[200~x\x1b[201~"))
+}
+
+func TestSendValidatesBeforeSending(t *testing.T) {
+	root := testutil.Root(t)
+	out := captureSession(t, root, "val")
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"val", "--with-delay", "0", "--seq", "ok", "--seq", "key:ctrl+bogus", "--seq", "more"}, "ctrl+bogus"},
+		{[]string{"val", "--seq", "key:"}, "empty key"},
+		{[]string{"val", "hello", "--seq", "x"}, "not both"},
+		{[]string{"val", "hello", "world"}, "Unexpected argument: world"},
+		{[]string{}, "needs a session"},
+		{[]string{"val"}, "Nothing to send."},
+		{[]string{"val", ""}, "Nothing to send."},
+		{[]string{"val", "--enter", "hi"}, `--seq "TEXT" --seq key:return`},
+		{[]string{"val", "--newline"}, `--seq "TEXT" --seq key:return`},
+		{[]string{"val", "--with-delay", "soon", "--seq", "a"}, "--with-delay"},
+		{[]string{"nosuch", "hi"}, `Session "nosuch" not found.`},
+	}
+	for _, c := range bad {
+		args := append([]string{"send"}, c.args...)
+		r := testutil.Run(t, root, args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || r.Stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 1 and one line with %q", args, r.Code, r.Stdout, r.Stderr, c.want)
+		}
+	}
+	// Nothing of the rejected sends arrived: the next byte is the first.
+	testutil.MustRun(t, root, "send", "val", "Z")
+	waitBytes(t, out, []byte("Z"))
+}
+
+func TestSendDefaultDelay(t *testing.T) {
+	root := testutil.Root(t)
+	out := captureSession(t, root, "dly")
+	type arrival struct {
+		n  int
+		at time.Time
+	}
+	done := make(chan []arrival)
+	go func() {
+		var seen []arrival
+		last := 0
+		deadline := time.Now().Add(20 * time.Second)
+		for len(seen) < 3 && time.Now().Before(deadline) {
+			b, _ := os.ReadFile(out)
+			if len(b) > last {
+				seen = append(seen, arrival{len(b), time.Now()})
+				last = len(b)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		done <- seen
+	}()
+	start := time.Now()
+	testutil.MustRun(t, root, "send", "dly", "--seq", "a", "--seq", "b", "--seq", "c")
+	took := time.Since(start)
+	seen := <-done
+	waitBytes(t, out, []byte("abc"))
+	// Lower bounds only: the items were at least ~300 ms apart.
+	if took < 550*time.Millisecond {
+		t.Errorf("three items with the default delay took %v, want at least 2 x 300ms", took)
+	}
+	if len(seen) != 3 {
+		t.Fatalf("items did not arrive one by one: %+v", seen)
+	}
+	for i := 1; i < 3; i++ {
+		if gap := seen[i].at.Sub(seen[i-1].at); gap < 250*time.Millisecond {
+			t.Errorf("gap between item %d and %d was %v, want >= ~300ms", i, i+1, gap)
+		}
+	}
+
+	// --with-delay 0: the same bytes, without the pauses between them.
+	os.Truncate(out, 0)
+	testutil.MustRun(t, root, "send", "dly", "--with-delay", "0", "--seq", "x", "--seq", "y", "--seq", "key:tab")
+	waitBytes(t, out, []byte("xy\t"))
+}
+
+func TestSendToStoppedSession(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "gone", "--tag", "keep=true", "--", "true")
+	testutil.WaitFor(t, 10*time.Second, "the session to exit", func() bool {
+		return strings.Contains(testutil.Run(t, root, "list", "--json").Stdout, `"exited"`)
+	})
+	r := testutil.Run(t, root, "send", "gone", "hi")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "not running") {
+		t.Errorf("send to an exited session: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+}
