@@ -1,0 +1,149 @@
+package reconcile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// entry is one session as the pass first saw it. Every later action
+// compares the session under its locks with this.
+type entry struct {
+	id    string
+	meta  *layout.Metadata
+	print []byte // fingerprint(meta)
+	alive bool   // the daemon process is alive
+	pid   int    // the daemon's pid, from the pid file (0 if none)
+}
+
+// gone reports a finished session: its daemon is dead. A session with an
+// exit recorded but a daemon still alive is shutting down (it applies its
+// own reap policy in a moment), so gc leaves it to the next pass.
+func (e *entry) gone() bool { return !e.alive }
+
+// running reports a live session with no exit recorded.
+func (e *entry) running() bool { return e.alive && !e.meta.Exited() }
+
+func (e *entry) tag(k string) string { return e.meta.Tags[k] }
+
+func (e *entry) permanent() bool { return e.tag(TagStrategy) == StrategyPermanent }
+
+type snapshot struct {
+	ids      []string // sessions with valid metadata, sorted
+	sessions map[string]*entry
+	// files is every directory entry name, for the debris step.
+	files []os.DirEntry
+	// invalid holds ids whose <id>.json exists but does not parse.
+	invalid map[string]bool
+}
+
+func scan(root string) (*snapshot, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return &snapshot{sessions: map[string]*entry{}, invalid: map[string]bool{}}, nil
+		}
+		return nil, fmt.Errorf("read pty root %s: %w", root, err)
+	}
+	s := &snapshot{sessions: map[string]*entry{}, invalid: map[string]bool{}, files: ents}
+	for _, de := range ents {
+		id := layout.SessionIDFromMetaName(de.Name())
+		if id == "" {
+			continue
+		}
+		m, err := readMeta(root, id)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				s.invalid[id] = true
+			}
+			continue
+		}
+		alive, pid := layout.DaemonAlive(root, id)
+		if pid == 0 {
+			pid = layout.ReadPid(root, id)
+		}
+		s.sessions[id] = &entry{id: id, meta: m, print: fingerprint(m), alive: alive, pid: pid}
+		s.ids = append(s.ids, id)
+	}
+	sort.Strings(s.ids)
+	return s, nil
+}
+
+// readMeta is layout.ReadMetadata keeping the two failure kinds apart:
+// os.ErrNotExist (nothing there, perhaps removed meanwhile) versus a file
+// that does not parse (debris, or a hand edit gone wrong).
+func readMeta(root, id string) (*layout.Metadata, error) {
+	b, err := os.ReadFile(layout.PathsFor(root, id).Meta())
+	if err != nil {
+		return nil, err
+	}
+	var m layout.Metadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("session %s: metadata is not valid JSON: %w", id, err)
+	}
+	return &m, nil
+}
+
+// fingerprint is what "the same session, unedited" means: every field but
+// lastOutputAt, which a live daemon rewrites as its screen changes. The
+// generation changes when the session is replaced; tags, exit fields and
+// lastAttachAt change when someone edits, exits or attaches. Records from
+// writers without a generation compare as whole JSON, as upstream does.
+func fingerprint(m *layout.Metadata) []byte {
+	c := *m
+	c.LastOutputAt = ""
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// unchanged re-reads a session (the caller holds its locks) and reports
+// whether it is still what the pass saw. It returns the current metadata
+// when it is.
+func unchanged(root string, e *entry) (*layout.Metadata, bool) {
+	m, err := readMeta(root, e.id)
+	if err != nil {
+		return nil, false
+	}
+	if !bytes.Equal(fingerprint(m), e.print) {
+		return m, false
+	}
+	return m, true
+}
+
+// sameGeneration is the weaker check used after gc itself stopped a
+// daemon: the daemon wrote its exit fields, so only the identity of the
+// session is compared.
+func sameGeneration(m *layout.Metadata, e *entry) bool {
+	if e.meta.Generation != "" || m.Generation != "" {
+		return m.Generation == e.meta.Generation
+	}
+	return m.CreatedAt == e.meta.CreatedAt && m.Command == e.meta.Command
+}
+
+// truthy reads a boolean tag the way the daemon's reap policy does: any
+// value except false/0/no/off (and empty) is true.
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "false", "0", "no", "off":
+		return false
+	}
+	return true
+}
+
+// falsy reports an explicit false/0/no/off.
+func falsy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "0", "no", "off":
+		return true
+	}
+	return false
+}
