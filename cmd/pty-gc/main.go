@@ -308,4 +308,3 @@ func lastLines(path string, n int) string {
 	}
 	return sb.String()
 }
-
