@@ -270,7 +270,16 @@ func (s *Screen) Write(p []byte) (int, error) {
 			i += s.oscBytes(p[i:])
 			continue
 		}
-		if s.p.State() != parser.GroundState {
+		if st := s.p.State(); st != parser.GroundState {
+			if b := p[i]; b < 0x20 && b != 0x18 && b != 0x1a && b != 0x1b && st <= parser.EscapeIntermediateState &&
+				(st <= parser.CsiParamState || st >= parser.EscapeState) {
+				// C0 controls inside CSI/ESC sequences execute without
+				// disturbing the sequence; the parser would clobber
+				// the collected command with them.
+				s.execute(b)
+				i++
+				continue
+			}
 			s.p.Advance(p[i])
 			i++
 			if s.p.State() == parser.OscStringState {
