@@ -1,0 +1,81 @@
+// Command pty-emit appends a user.* event to a session's event log.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+func main() {
+	c := cli.NewCommand("emit", "pty emit [REF] user.NAME [--json JSON] [--text TEXT]",
+		"Append a user.* event to a session's event log.")
+	c.Long = `Publishes an event that "pty events" followers see, for example to tell a
+script waiting with "pty events REF --wait user.build-done" that a build
+finished. Only user.* types can be emitted: the other types are written by
+pty itself and readers must be able to trust them. NAME has no whitespace.
+
+The event is {"session", "type", "ts", "data"?, "text"?}; data and text
+together are at most 64 KiB. Inside a session ($PTY_SESSION set) REF may be
+left out. Prints nothing on success.
+
+Examples:
+  pty emit user.build-done
+  pty emit user.progress --json '{"pct": 40}'
+  pty emit web user.deployed --text "v1.4.2"`
+	dataFlag := c.Flags.String("json", "", "attach `JSON` as the event's data")
+	textFlag := c.Flags.String("text", "", "attach `TEXT` as the event's text")
+	args := c.Parse(os.Args[1:])
+
+	var data json.RawMessage
+	var text *string
+	var err error
+	c.Flags.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "json":
+			data, err = layout.CompactJSON("--json", []byte(*dataFlag))
+		case "text":
+			text = textFlag
+		}
+	})
+	cli.Check(err)
+
+	var ref, typ string
+	switch len(args) {
+	case 1:
+		typ = args[0]
+	case 2:
+		ref, typ = args[0], args[1]
+	case 0:
+		cli.Fatalf("no event type given: pty emit [REF] user.NAME [--json JSON] [--text TEXT]")
+	default:
+		cli.Fatalf("too many arguments: pty emit [REF] user.NAME [--json JSON] [--text TEXT] (quote text with spaces)")
+	}
+	cli.Check(layout.ValidateUserEventType(typ))
+	root := cli.Root()
+	s := sessionOrCurrent(root, ref)
+	cli.Check(layout.EmitUser(root, s.ID, typ, data, text))
+}
+
+func sessionOrCurrent(root, ref string) layout.Session {
+	if ref != "" {
+		return cli.Resolve(root, ref)
+	}
+	id := os.Getenv("PTY_SESSION")
+	if id == "" {
+		cli.Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): pty emit REF user.NAME")
+	}
+	if err := layout.ValidateID(id); err != nil {
+		cli.Fatalf("$PTY_SESSION is not a session id: %v", err)
+	}
+	s, err := layout.Load(root, id)
+	if errors.Is(err, layout.ErrNotFound) {
+		cli.Fatalf("Session %q (from $PTY_SESSION) not found.", id)
+	}
+	cli.Check(err)
+	return s
+}

@@ -1,0 +1,95 @@
+// Command pty-rename shows, sets or clears a session's display name.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+func main() {
+	c := cli.NewCommand("rename",
+		"pty rename NEW | pty rename REF NEW | pty rename --show [REF] | pty rename --clear [REF]",
+		"Show, set or clear a session's display name.")
+	c.Long = `The display name is a label for people: it need not be unique, and the
+session's id never changes. A display name resolves as a reference only
+while no other session has it.
+
+Inside a session ($PTY_SESSION set) REF may be left out and means that
+session. A change appends one display_name_change event; setting the name a
+session already has changes nothing.
+
+Examples:
+  pty rename "API server"            (inside a session)
+  pty rename k3x9mz2a "API server"
+  pty rename --show k3x9mz2a
+  pty rename --clear k3x9mz2a`
+	show := c.Flags.Bool("show", false, "print the display name (nothing when there is none)")
+	clear := c.Flags.Bool("clear", false, "remove the display name")
+	args := c.Parse(os.Args[1:])
+	if *show && *clear {
+		cli.Fatalf("--show and --clear cannot be combined")
+	}
+	root := cli.Root()
+
+	if *show || *clear {
+		if len(args) > 1 {
+			cli.Fatalf("too many arguments: pty rename --%s [REF]", map[bool]string{true: "show", false: "clear"}[*show])
+		}
+		s := sessionOrCurrent(root, args)
+		if *show {
+			if s.Meta.DisplayName != nil {
+				fmt.Println(*s.Meta.DisplayName)
+			}
+			return
+		}
+		_, _, err := layout.SetDisplayName(root, s.ID, nil)
+		cli.Check(err)
+		return
+	}
+
+	var name string
+	switch len(args) {
+	case 0:
+		cli.Fatalf("no name given: pty rename NEW (inside a session) or pty rename REF NEW")
+	case 1:
+		name, args = args[0], nil
+	case 2:
+		name, args = args[1], args[:1]
+	default:
+		cli.Fatalf("too many arguments: quote a name with spaces, as in: pty rename REF \"API server\"")
+	}
+	// Check the name before resolving, so a bad name is reported as such
+	// even when the session is also wrong.
+	cli.Check(layout.ValidateDisplayName(name))
+	if len(args) == 0 && os.Getenv("PTY_SESSION") == "" {
+		cli.Fatalf("not inside a pty session, so give the session too: pty rename REF %q", name)
+	}
+	s := sessionOrCurrent(root, args)
+	_, _, err := layout.SetDisplayName(root, s.ID, &name)
+	cli.Check(err)
+}
+
+// sessionOrCurrent resolves args[0], or the session named by $PTY_SESSION
+// (an exact id) when args is empty.
+func sessionOrCurrent(root string, args []string) layout.Session {
+	if len(args) > 0 {
+		return cli.Resolve(root, args[0])
+	}
+	id := os.Getenv("PTY_SESSION")
+	if id == "" {
+		cli.Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): give a session id or name")
+	}
+	if err := layout.ValidateID(id); err != nil {
+		cli.Fatalf("$PTY_SESSION is not a session id: %v", err)
+	}
+	s, err := layout.Load(root, id)
+	if errors.Is(err, layout.ErrNotFound) {
+		cli.Fatalf("Session %q (from $PTY_SESSION) not found.", id)
+	}
+	cli.Check(err)
+	return s
+}
