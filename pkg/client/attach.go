@@ -130,6 +130,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	}
 
 	var detachTimer *time.Timer
+	pending := false
 	var detachC <-chan time.Time
 	finish := func(msg string) {
 		io.WriteString(o.Out, ResetModes)
@@ -163,14 +164,29 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 				keys = nil
 				continue
 			}
-			fwd, detach := scanDetach(b)
-			if detach > 0 && detachTimer != nil {
-				// A second Ctrl+\ within the window: send one through.
-				detachTimer.Stop()
-				detachTimer, detachC = nil, nil
-				detach--
-				if !o.ReadOnly {
-					c.WriteFrame(proto.Data, []byte{DetachKey})
+			// Walk the keys in order so a doubled Ctrl+\ lands between
+			// the bytes typed around it.
+			fwd := make([]byte, 0, len(b))
+			for i := 0; i < len(b); {
+				k := detachKeyLen(b[i:])
+				if k == 0 {
+					fwd = append(fwd, b[i])
+					i++
+					continue
+				}
+				i += k
+				if o.ReadOnly {
+					// Following read-only there is nothing to pass a
+					// second press to: stop at once.
+					c.Detach()
+					finish("[detached]")
+					return Result{Detached: true}, nil
+				}
+				if pending {
+					pending = false
+					fwd = append(fwd, DetachKey)
+				} else {
+					pending = true
 				}
 			}
 			if len(fwd) > 0 && !o.ReadOnly {
@@ -179,22 +195,13 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 					return Result{}, err
 				}
 			}
-			if detach >= 2 {
-				detach -= 2
-				if !o.ReadOnly {
-					c.WriteFrame(proto.Data, []byte{DetachKey})
-				}
-			}
-			if detach > 0 {
-				if o.ReadOnly {
-					// Following read-only, there is nothing to pass a
-					// second press to: stop at once.
-					c.Detach()
-					finish("[detached]")
-					return Result{Detached: true}, nil
-				}
+			switch {
+			case pending && detachTimer == nil:
 				detachTimer = time.NewTimer(DetachWindow)
 				detachC = detachTimer.C
+			case !pending && detachTimer != nil:
+				detachTimer.Stop()
+				detachTimer, detachC = nil, nil
 			}
 		case <-detachC:
 			c.Detach()
@@ -210,27 +217,15 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	}
 }
 
-// scanDetach removes detach keys from b and counts them.
-func scanDetach(b []byte) (rest []byte, n int) {
-	if bytes.IndexByte(b, DetachKey) < 0 && !bytes.Contains(b, kittyDetach) {
-		return b, 0
+// detachKeyLen is the length of a detach key at the start of b, or 0.
+func detachKeyLen(b []byte) int {
+	if b[0] == DetachKey {
+		return 1
 	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		if b[i] == DetachKey {
-			n++
-			i++
-			continue
-		}
-		if bytes.HasPrefix(b[i:], kittyDetach) {
-			n++
-			i += len(kittyDetach)
-			continue
-		}
-		out = append(out, b[i])
-		i++
+	if bytes.HasPrefix(b, kittyDetach) {
+		return len(kittyDetach)
 	}
-	return out, n
+	return 0
 }
 
 // IsNotRunning reports whether err means the session's socket is gone.
