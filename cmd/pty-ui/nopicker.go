@@ -1,0 +1,22 @@
+//go:build !ptyui
+
+// Command pty-ui is the interactive session picker. This is the stand-in
+// built while go.mod's bubbletea and lipgloss versions do not compile
+// together (see main.go): it says so instead of breaking every build.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	for _, a := range os.Args[1:] {
+		if a == "--help" || a == "-h" {
+			fmt.Println("the interactive session picker\n\nUsage: pty [ui] [--filter-tag K=V]... [--preselect-new] [--force]\n\nThis build does not include the picker: build with -tags ptyui.")
+			return
+		}
+	}
+	fmt.Fprintln(os.Stderr, "pty: this build does not include the session picker (build with -tags ptyui); use 'pty list' and 'pty attach ID'")
+	os.Exit(1)
+}

@@ -1,0 +1,10 @@
+// Package picker is the interactive session list that `pty` opens when run
+// with no arguments: a fuzzy filter over the sessions, Enter to attach, and
+// back to the list on detach. It is a bubbletea model; attaching hands the
+// terminal to a `pty-attach` child process, so the picker never has to
+// re-implement the attach loop and a crash in one cannot take down the
+// other.
+//
+// The bubbletea model is built only with -tags ptyui for now (see model.go);
+// the fuzzy matcher always is.
+package picker
