@@ -127,8 +127,8 @@ func TestMalformedFramesDoNotCrash(t *testing.T) {
 
 	c = dial(t, root, "mal")
 	c.Write(append(header(byte(proto.Attach), 2), 'a', 'b')) // short ATTACH: ignored
-	c.Write(append(header(99, 3), 1, 2, 3))                    // unknown type: ignored
-	c.Write(header(byte(proto.Resize), 0))                     // empty RESIZE: ignored
+	c.Write(append(header(99, 3), 1, 2, 3))                  // unknown type: ignored
+	c.Write(header(byte(proto.Resize), 0))                   // empty RESIZE: ignored
 	statusOn(t, c)
 
 	c = dial(t, root, "mal")
