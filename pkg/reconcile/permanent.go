@@ -105,12 +105,16 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 		return
 	}
 	counter := 0
-	if prevHash == "" || prevHash == hash {
+	prev, _ := strconv.Atoi(e.tag(TagConsecutiveFails))
+	// A count already at the limit without the flapping status means
+	// someone removed the status to retry: that retry starts from zero,
+	// or the very next fast fail would flag it again without a respawn.
+	retry := prev >= limit && e.tag(TagStatus) != StatusFlapping
+	if (prevHash == "" || prevHash == hash) && !retry {
 		last := layout.ParseTime(e.tag(TagLastRespawnAt))
 		exited := layout.ParseTime(e.meta.ExitedAt)
 		if !last.IsZero() && !exited.IsZero() {
 			if d := exited.Sub(last); d >= 0 && d < window {
-				prev, _ := strconv.Atoi(e.tag(TagConsecutiveFails))
 				counter = max(prev, 0) + 1
 			}
 		}

@@ -1,0 +1,513 @@
+package reconcile_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/reconcile"
+)
+
+func TestSweepKeepAndKeepMaxAge(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	start(t, root, keepEnv, "--id", "done", "--", "true")
+	start(t, root, keepEnv, "--id", "kept", "--tag", "keep=true", "--", "true")
+	start(t, root, keepEnv, "--id", "oldkept", "--tag", "keep=true", "--", "true")
+	start(t, root, keepEnv, "--id", "failed", "--tag", "strategy.cleanup-on-clean-exit=true", "--", "sh", "-c", "exit 3")
+	start(t, root, keepEnv, "--id", "live", "--", "sleep", "300")
+	start(t, root, keepEnv, "--id", "gone", "--", "sleep", "300")
+	for _, id := range []string{"done", "kept", "oldkept", "failed"} {
+		waitStatus(t, root, id, layout.Exited)
+	}
+	vanish(t, root, "gone")
+	update(t, root, "oldkept", func(m *layout.Metadata) {
+		m.ExitedAt = layout.FormatTime(time.Now().Add(-8 * 24 * time.Hour))
+	})
+
+	out := gcPass(t, root)
+	mustHave(t, out,
+		"Removed: done",
+		"Removed: gone",
+		"Removed (keep expired after 7d): oldkept",
+		"Kept (keep tag): kept — remove the keep tag to reap it; removed after 7d",
+		"Kept (exit code 3, cleanup-on-clean-exit): failed — kept for inspection; removed after 7d",
+		"Cleaned up: 3 sessions removed.",
+	)
+	for _, id := range []string{"done", "gone", "oldkept"} {
+		if _, ok := load(t, root, id); ok {
+			t.Errorf("%s still exists", id)
+		}
+	}
+	for _, id := range []string{"kept", "failed", "live"} {
+		if _, ok := load(t, root, id); !ok {
+			t.Errorf("%s was removed", id)
+		}
+	}
+	if s, _ := load(t, root, "live"); s.Status != layout.Running {
+		t.Errorf("live is %s", s.Status)
+	}
+
+	// A shorter --keep-max-age reaps what is kept; running sessions never.
+	out = gcPass(t, root, "--keep-max-age", "0")
+	mustHave(t, out, "Removed (keep expired after 0s): kept", "Removed (keep expired after 0s): failed")
+	if s, ok := load(t, root, "live"); !ok || s.Status != layout.Running {
+		t.Errorf("live: %v %s", ok, s.Status)
+	}
+	if out := gcPass(t, root); !hasLine(out, "Nothing to clean up.") || len(out) != 1 {
+		t.Errorf("second pass: %q", out)
+	}
+}
+
+func TestCleanupOnCleanExitPermanent(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	// Exit 1 with cleanup-on-clean-exit: a crash, so it comes back.
+	start(t, root, nil, "--id", "crash", "--permanent", "--cleanup-on-clean-exit", "--", "sh", "-c", "exit 1")
+	// Exit 0: the daemon keeps it (permanent, no cleanup tag yet); the tag
+	// added afterwards is what gc must honour by removing, not respawning.
+	start(t, root, nil, "--id", "clean", "--permanent", "--", "true")
+	waitStatus(t, root, "crash", layout.Exited)
+	waitStatus(t, root, "clean", layout.Exited)
+	setTags(t, root, "clean", map[string]string{"strategy.cleanup-on-clean-exit": "true"})
+
+	out := gcPass(t, root)
+	mustHave(t, out, "Respawned: crash", "Removed (clean exit): clean")
+	if _, ok := load(t, root, "clean"); ok {
+		t.Error("clean was not removed")
+	}
+	s, ok := load(t, root, "crash")
+	if !ok {
+		t.Fatal("crash is gone")
+	}
+	if n := len(events(t, root, "crash", layout.EventSessionRespawn)); n != 1 {
+		t.Errorf("%d session_respawn events", n)
+	}
+	for _, k := range []string{reconcile.TagLastRespawnAt, reconcile.TagConsecutiveFails, reconcile.TagCommandHash} {
+		if _, ok := s.Meta.Tags[k]; !ok {
+			t.Errorf("respawned session lacks tag %s: %v", k, s.Meta.Tags)
+		}
+	}
+	if s.Meta.Tags[reconcile.TagCommandHash] != reconcile.CommandHash(s.Meta.Command, s.Meta.Args) {
+		t.Errorf("command hash %s", s.Meta.Tags[reconcile.TagCommandHash])
+	}
+}
+
+func TestFastFailFlapping(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	start(t, root, nil, "--id", "flap", "--permanent", "--", "sh", "-c", "exit 1")
+	// A per-session limit beats the flag.
+	start(t, root, nil, "--id", "flap1", "--permanent", "--tag", "strategy.fast-fail-limit=1", "--", "sh", "-c", "exit 2")
+	flags := []string{"--fast-fail-window", "600", "--fast-fail-limit", "2"}
+
+	waitStatus(t, root, "flap", layout.Exited)
+	waitStatus(t, root, "flap1", layout.Exited)
+	// First exit was not after a gc respawn: slow, counter 0.
+	mustHave(t, gcPass(t, root, flags...), "Respawned: flap", "Respawned: flap1")
+	waitStatus(t, root, "flap", layout.Exited)
+	waitStatus(t, root, "flap1", layout.Exited)
+	mustHave(t, gcPass(t, root, flags...), "Respawned: flap", "Flapping: flap1 (1 fast-fails in 600s, limit 1)")
+	waitStatus(t, root, "flap", layout.Exited)
+	mustHave(t, gcPass(t, root, flags...), "Flapping: flap (2 fast-fails in 600s, limit 2)")
+
+	s, _ := load(t, root, "flap")
+	if s.Meta.Tags[reconcile.TagStatus] != "flapping" || s.Meta.Tags[reconcile.TagConsecutiveFails] != "2" {
+		t.Errorf("tags after flagging: %v", s.Meta.Tags)
+	}
+	fl := events(t, root, "flap", layout.EventSessionFlapping)
+	if len(fl) != 1 || fmt.Sprint(fl[0].Fields["counter"], fl[0].Fields["limit"], fl[0].Fields["window"]) != "2 2 600" {
+		t.Errorf("session_flapping events: %+v", fl)
+	}
+	// Later passes skip it and change nothing.
+	before := snapshotRoot(t, root)
+	mustHave(t, gcPass(t, root, flags...),
+		"Skipped (flapping): flap — remove the strategy.status tag (pty tag flap --rm strategy.status) to retry",
+		"Nothing to clean up.")
+	if d := diffSnapshots(before, snapshotRoot(t, root)); len(d) > 0 {
+		t.Errorf("a pass over flapping sessions changed the root: %v", d)
+	}
+	// Removing the tag brings it back.
+	update(t, root, "flap", func(m *layout.Metadata) { delete(m.Tags, reconcile.TagStatus) })
+	mustHave(t, gcPass(t, root, flags...), "Respawned: flap")
+	// So does changing the command: a new hash resets the count.
+	update(t, root, "flap1", func(m *layout.Metadata) { m.Args = []string{"-c", "exit 4"} })
+	mustHave(t, gcPass(t, root, flags...), "Respawned: flap1")
+	s, _ = load(t, root, "flap1")
+	if s.Meta.Tags[reconcile.TagStatus] != "" || s.Meta.Tags[reconcile.TagConsecutiveFails] != "0" {
+		t.Errorf("flap1 tags after a command change: %v", s.Meta.Tags)
+	}
+}
+
+func TestOrphans(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	start(t, root, nil, "--id", "p", "--", "sleep", "300")
+	start(t, root, nil, "--id", "c", "--tag", "parent=p", "--", "sleep", "300")
+	start(t, root, nil, "--id", "gc1", "--tag", "parent=c", "--permanent", "--", "sleep", "300")
+	start(t, root, nil, "--id", "m", "--tag", "parent=nosuch", "--", "sleep", "300")
+	// A cycle of live sessions is left alone.
+	start(t, root, nil, "--id", "x", "--tag", "parent=y", "--", "sleep", "300")
+	start(t, root, nil, "--id", "y", "--tag", "parent=x", "--", "sleep", "300")
+	start(t, root, nil, "--id", "keepme", "--tag", "parent=x", "--", "sleep", "300")
+	vanish(t, root, "p")
+
+	pids := map[string]int{}
+	for _, id := range []string{"c", "gc1", "m"} {
+		pids[id] = layout.ReadPid(root, id)
+	}
+	out := gcPass(t, root)
+	// The chain p <- c <- gc1 goes in one pass; the permanent grandchild is
+	// reaped, not respawned; p itself is swept as vanished.
+	mustHave(t, out,
+		"Reaped orphan: c (parent p is dead)",
+		"Reaped orphan: gc1 (parent c is dead)",
+		"Reaped orphan: m (parent nosuch is missing)",
+		"Removed: p",
+	)
+	for id, pid := range pids {
+		if _, ok := load(t, root, id); ok {
+			t.Errorf("orphan %s still exists", id)
+		}
+		if layout.PidAlive(pid) {
+			t.Errorf("orphan %s's daemon %d still runs", id, pid)
+		}
+	}
+	for _, id := range []string{"x", "y", "keepme"} {
+		if s, ok := load(t, root, id); !ok || s.Status != layout.Running {
+			t.Errorf("%s: %v %s", id, ok, s.Status)
+		}
+	}
+}
+
+func TestAbandoned(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	dir := t.TempDir()
+	gone, stay := filepath.Join(dir, "gone"), filepath.Join(dir, "stay")
+	os.Mkdir(gone, 0o755)
+	os.Mkdir(stay, 0o755)
+	start(t, root, nil, "--id", "a", "--permanent", "--cwd", gone, "--", "sleep", "300")
+	start(t, root, nil, "--id", "optout", "--permanent", "--tag", "strategy.abandon-if-cwd-gone=false", "--cwd", gone, "--", "sleep", "300")
+	start(t, root, nil, "--id", "idle", "--permanent", "--tag", "strategy.idle-days=2", "--cwd", stay, "--", "sleep", "300")
+	start(t, root, nil, "--id", "fresh", "--permanent", "--tag", "strategy.idle-days=2", "--cwd", stay, "--", "sleep", "300")
+	for _, id := range []string{"a", "optout", "idle", "fresh"} {
+		waitStatus(t, root, id, layout.Running)
+	}
+	update(t, root, "idle", func(m *layout.Metadata) {
+		m.LastAttachAt = layout.FormatTime(time.Now().Add(-3*24*time.Hour - time.Hour))
+	})
+	update(t, root, "fresh", func(m *layout.Metadata) { m.LastAttachAt = layout.Now() })
+	apid, ipid := layout.ReadPid(root, "a"), layout.ReadPid(root, "idle")
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+
+	out := gcPass(t, root)
+	mustHave(t, out,
+		"Abandoned: a (cwd gone: "+gone+")",
+		"Abandoned: idle (no attach for 3 days, limit 2)",
+		"Cleaned up: 2 abandoned.",
+	)
+	for id, pid := range map[string]int{"a": apid, "idle": ipid} {
+		if _, ok := load(t, root, id); ok {
+			t.Errorf("%s still exists", id)
+		}
+		if layout.PidAlive(pid) {
+			t.Errorf("%s's daemon still runs", id)
+		}
+	}
+	for _, id := range []string{"optout", "fresh"} {
+		if s, ok := load(t, root, id); !ok || s.Status != layout.Running {
+			t.Errorf("%s: %v %s", id, ok, s.Status)
+		}
+	}
+	// --idle-days applies to sessions without their own tag.
+	start(t, root, nil, "--id", "flagidle", "--permanent", "--cwd", stay, "--", "sleep", "300")
+	waitStatus(t, root, "flagidle", layout.Running)
+	update(t, root, "flagidle", func(m *layout.Metadata) { m.LastAttachAt = layout.FormatTime(time.Now().Add(-50 * time.Hour)) })
+	if out := gcPass(t, root, "--idle-days", "3"); hasLine(out, "Abandoned: flagidle (no attach for 2 days, limit 3)") {
+		t.Errorf("abandoned too early: %q", out)
+	}
+	mustHave(t, gcPass(t, root, "--idle-days", "2"), "Abandoned: flagidle (no attach for 2 days, limit 2)")
+}
+
+func TestLayoutTagPrune(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	start(t, root, nil, "--id", "s", "--", "sleep", "300")
+	waitStatus(t, root, "s", layout.Running)
+	dead := ":l" + strconv.Itoa(deadPid(t)) + "-abc1"
+	live := ":l" + strconv.Itoa(os.Getpid()) + "-def2"
+	setTags(t, root, "s", map[string]string{dead: "1", live: "1", "other": "x"})
+	mustHave(t, gcPass(t, root), "Pruned layout tag "+dead+": s", "Cleaned up: 1 layout tag pruned.")
+	s, _ := load(t, root, "s")
+	if _, ok := s.Meta.Tags[dead]; ok {
+		t.Error("dead layout tag kept")
+	}
+	if s.Meta.Tags[live] != "1" || s.Meta.Tags["other"] != "x" {
+		t.Errorf("tags: %v", s.Meta.Tags)
+	}
+	if ev := events(t, root, "s", layout.EventTagsChange); len(ev) == 0 {
+		t.Error("no tags_change event")
+	}
+}
+
+func TestDebris(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	dp := strconv.Itoa(deadPid(t))
+	live := livePid(t)
+	files := map[string]string{
+		"ghost.sock":                     "",
+		"ghost.pid":                      dp,
+		"ghost.events.jsonl":             "{}\n",
+		"ghost.lock":                     dp,
+		"broken.json":                    "{not json",
+		"x.json.tmp." + dp + ".abcdef":   "partial",
+		"fresh.pid":                      dp, // too young to be debris
+		"y.json.tmp." + dp + ".0123ab":   "young",
+		"mine.json.tmp.1.ffffff":         "owner alive (pid 1)",
+		"gc.log":                         "not a session file",
+		"livepid.pid":                    strconv.Itoa(live),
+		"livepid.events.jsonl":           "",
+		"theme":                          "x",
+		"other.gc-claim":                 dp,
+		"ghost2.events.jsonl":            "",
+		"ok-session-is-not-debris.json~": "",
+	}
+	for n, c := range files {
+		if err := os.WriteFile(filepath.Join(root, n), []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for n := range files {
+		if n != "fresh.pid" && !strings.HasPrefix(n, "y.json") {
+			backdate(t, root, n)
+		}
+	}
+	out := gcPass(t, root)
+	wantGone := []string{"ghost.sock", "ghost.pid", "ghost.events.jsonl", "ghost.lock", "broken.json", "x.json.tmp." + dp + ".abcdef", "other.gc-claim", "ghost2.events.jsonl"}
+	for _, n := range wantGone {
+		mustHave(t, out, "Removed debris: "+n)
+		if _, err := os.Stat(filepath.Join(root, n)); !os.IsNotExist(err) {
+			t.Errorf("%s not removed", n)
+		}
+	}
+	for n := range files {
+		if indexOf(wantGone, n) >= 0 {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, n)); err != nil {
+			t.Errorf("%s was removed: %v", n, err)
+		}
+	}
+	mustHave(t, out, fmt.Sprintf("Cleaned up: %d debris files.", len(wantGone)))
+}
+
+// A dry run prints what a real pass does, and changes nothing at all.
+func TestDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	start(t, root, keepEnv, "--id", "done", "--", "true")
+	start(t, root, nil, "--id", "perm", "--permanent", "--", "sleep", "300")
+	start(t, root, nil, "--id", "orph", "--tag", "parent=nosuch", "--", "sleep", "300")
+	start(t, root, nil, "--id", "flap", "--permanent", "--tag", "strategy.fast-fail-limit=1", "--", "sh", "-c", "exit 1")
+	start(t, root, nil, "--id", "lay", "--", "sleep", "300")
+	waitStatus(t, root, "done", layout.Exited)
+	waitStatus(t, root, "flap", layout.Exited)
+	vanish(t, root, "perm")
+	setTags(t, root, "flap", map[string]string{
+		reconcile.TagLastRespawnAt: layout.FormatTime(time.Now().Add(-time.Second)),
+	})
+	update(t, root, "flap", func(m *layout.Metadata) { m.ExitedAt = layout.Now() })
+	lt := ":l" + strconv.Itoa(deadPid(t)) + "-zz"
+	setTags(t, root, "lay", map[string]string{lt: ""})
+	os.WriteFile(filepath.Join(root, "ghost.pid"), []byte(strconv.Itoa(deadPid(t))), 0o600)
+	backdate(t, root, "ghost.pid")
+
+	before := snapshotRoot(t, root)
+	dry := gcPass(t, root, "-n")
+	dryJSON := gcJSON(t, root, "--dry-run")
+	if d := diffSnapshots(before, snapshotRoot(t, root)); len(d) > 0 {
+		t.Fatalf("dry run changed the root: %v", d)
+	}
+	mustHave(t, dry,
+		"Would remove debris: ghost.pid",
+		"Would reap orphan: orph (parent nosuch is missing)",
+		"Would respawn: perm",
+		"Would flag as flapping: flap (1 fast-fails in 60s, limit 1)",
+		"Would remove: done",
+		"Would prune layout tag "+lt+": lay",
+		"Would clean up: 1 session removed, 1 respawned, 1 orphan reaped, 1 flagged flapping, 1 debris file, 1 layout tag pruned. (Dry run — no changes made.)",
+	)
+	if !dryJSON.DryRun || len(dryJSON.Actions) != 6 {
+		t.Errorf("dry --json: %+v", dryJSON)
+	}
+	// The real pass does exactly what the dry run announced.
+	real := gcJSON(t, root)
+	if len(real.Actions) != len(dryJSON.Actions) {
+		t.Fatalf("dry run announced %d actions, the pass did %d: %+v", len(dryJSON.Actions), len(real.Actions), real.Actions)
+	}
+	for i := range real.Actions {
+		a, b := dryJSON.Actions[i], real.Actions[i]
+		if a.Kind != b.Kind || a.ID != b.ID || a.File != b.File || a.Tag != b.Tag {
+			t.Errorf("action %d: dry %+v, real %+v", i, a, b)
+		}
+	}
+}
+
+// Six passes at once over the same root leave exactly one new daemon per
+// respawned session.
+func TestConcurrentPassesRespawnOnce(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	ids := []string{"c-" + layout.RandomID(), "c-" + layout.RandomID(), "c-" + layout.RandomID()}
+	for _, id := range ids {
+		start(t, root, nil, "--id", id, "--permanent", "--", "sleep", "300")
+	}
+	for _, id := range ids {
+		vanish(t, root, id)
+	}
+	var wg sync.WaitGroup
+	outs := make([]testutil.Result, 6)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			outs[i] = testutil.Run(t, root, "gc")
+		}()
+	}
+	wg.Wait()
+	respawned := map[string]int{}
+	for _, r := range outs {
+		if r.Code != 0 {
+			t.Errorf("gc exit %d: %s", r.Code, r.Stderr)
+		}
+		for _, l := range strings.Split(r.Stdout, "\n") {
+			if id, ok := strings.CutPrefix(l, "Respawned: "); ok {
+				respawned[id]++
+			}
+		}
+	}
+	for _, id := range ids {
+		if respawned[id] != 1 {
+			t.Errorf("%s respawned %d times; outputs: %+v", id, respawned[id], outs)
+		}
+		s := waitStatus(t, root, id, layout.Running)
+		if n := countDaemons(id); n != 1 {
+			t.Errorf("%s has %d live daemons", id, n)
+		}
+		if n := len(events(t, root, id, layout.EventSessionRespawn)); n != 1 {
+			t.Errorf("%s: %d session_respawn events", id, n)
+		}
+		_ = s
+	}
+}
+
+// countDaemons counts live pty-daemon processes serving id.
+func countDaemons(id string) int {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	n := 0
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(argv) >= 2 && filepath.Base(argv[0]) == "pty-daemon" && argv[len(argv)-1] == id {
+			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+			if layout.PidAlive(pid) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// gc racing `pty run -a --id X` over a dead X never removes the new X.
+func TestGCRacingRunNeverRemovesNewSession(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	for i := range 6 {
+		id := fmt.Sprintf("race%d", i)
+		start(t, root, keepEnv, "--id", id, "--", "true")
+		waitStatus(t, root, id, layout.Exited)
+		var wg sync.WaitGroup
+		var gcOut, runOut testutil.Result
+		wg.Add(2)
+		go func() { defer wg.Done(); gcOut = testutil.Run(t, root, "gc") }()
+		go func() {
+			defer wg.Done()
+			cmd := testutil.Command(t, root, "", "run", "-a", "-d", "--id", id, "--", "sleep", "300")
+			runOut = testutil.RunCmd(t, cmd)
+		}()
+		wg.Wait()
+		if gcOut.Code != 0 {
+			t.Fatalf("gc: %+v", gcOut)
+		}
+		if runOut.Code != 0 {
+			t.Fatalf("run -a: %+v", runOut)
+		}
+		s, ok := load(t, root, id)
+		if !ok || s.Status != layout.Running || !layout.PidAlive(layout.ReadPid(root, id)) {
+			t.Fatalf("round %d: new session %s is %v/%s after racing gc; gc said %q", i, id, ok, s.Status, gcOut.Stdout)
+		}
+		if _, err := os.Stat(layout.PathsFor(root, id).Sock()); err != nil {
+			t.Fatalf("round %d: new session's socket is gone: %v", i, err)
+		}
+	}
+}
+
+func TestBadArgumentsExit1(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	for _, args := range [][]string{
+		{"gc", "--fast-fail-limit", "0"},
+		{"gc", "--fast-fail-window", "x"},
+		{"gc", "--keep-max-age", "7w"},
+		{"gc", "--idle-days", "-1"},
+		{"gc", "extra"},
+		{"gc", "install", "--interval", "0"},
+		{"gc", "install", "--platform", "launchd"},
+	} {
+		r := testutil.Run(t, root, args...)
+		if r.Code != 1 || r.Stdout != "" || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.HasPrefix(r.Stderr, "pty") {
+			t.Errorf("%v: exit %d stdout %q stderr %q", args, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Errorf("bad arguments left files: %v", ents)
+	}
+}
+
+func TestInstallPrintAndLog(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	r := testutil.MustRun(t, root, "gc", "install", "--print", "--interval", "2m", "--platform", "launchd")
+	if !strings.Contains(r.Stdout, "<integer>120</integer>") || !strings.Contains(r.Stdout, "<string>"+root+"</string>") {
+		t.Errorf("plist:\n%s", r.Stdout)
+	}
+	r = testutil.MustRun(t, root, "gc", "install", "--print")
+	if !strings.Contains(r.Stdout, "OnUnitActiveSec=30s") {
+		t.Errorf("systemd print:\n%s", r.Stdout)
+	}
+	// --log appends timestamped lines and rotates past 1 MiB.
+	log := filepath.Join(root, "gc.log")
+	os.WriteFile(log, make([]byte, 1<<20+1), 0o600)
+	testutil.MustRun(t, root, "gc", "--log", log)
+	b, _ := os.ReadFile(log)
+	if !strings.HasSuffix(string(b), " Nothing to clean up.\n") || len(b) > 100 {
+		t.Errorf("log after rotation: %q", b)
+	}
+	if fi, err := os.Stat(log + ".1"); err != nil || fi.Size() != 1<<20+1 {
+		t.Errorf("rotated log: %v", err)
+	}
+}
