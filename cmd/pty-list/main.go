@@ -62,7 +62,7 @@ Colour is used only when stdout is a terminal and NO_COLOR is not set.`
 	}
 
 	root := cli.Root()
-	all, err := layout.List(root)
+	all, err := layout.ListFast(root)
 	cli.Check(err)
 	now := time.Now()
 	ss := listing.Select(all, f, now)

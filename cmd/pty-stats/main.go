@@ -35,7 +35,7 @@ session is {name, status, exitCode, exitedAt, tags?}.`
 	if len(pos) == 1 {
 		ss = []layout.Session{cli.Resolve(root, pos[0])}
 	} else {
-		all, err := layout.List(root)
+		all, err := layout.ListFast(root)
 		cli.Check(err)
 		for _, s := range all {
 			if s.Status == layout.Running {

@@ -1,0 +1,148 @@
+// Package list benchmarks `pty list --json` over large registries.
+//
+// The registry is fabricated: half the sessions are "running", which for
+// list means their pid file names a live process. Starting 1,000 real
+// daemons would measure the machine, not list, so the running half's pid
+// files all name a handful of real long-lived `sleep` processes started
+// here. The other half are exited records. Liveness comes from the pid
+// file (layout.DaemonAlive), never from a socket round trip, which is why
+// no sockets are needed.
+//
+// Run: go test ./bench/list -bench . -benchtime 20x
+package list
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
+)
+
+var sizes = []int{100, 1000, 2000}
+
+// cpuTime is the CPU (user+system) used so far by this process (who =
+// RUSAGE_SELF) or its waited-for children (RUSAGE_CHILDREN). On a shared
+// two-core machine wall time mostly measures the neighbours; CPU time per
+// op is reported next to it as the steadier figure.
+func cpuTime(who int) time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(who, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, who int, start time.Duration) {
+	b.ReportMetric(float64(cpuTime(who)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+}
+
+func sleepers(b *testing.B, n int) []int {
+	var pids []int
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("sleep", "3600")
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		pids = append(pids, cmd.Process.Pid)
+	}
+	return pids
+}
+
+// fabricate writes n sessions, half running (pid files naming pids), half
+// exited.
+func fabricate(b *testing.B, n int, pids []int) string {
+	root, err := os.MkdirTemp("/tmp", "ptybench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(root) })
+	created := time.Now().Add(-time.Hour)
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("s%05d", i)
+		name := fmt.Sprintf("proj-%d-shell", i%37)
+		m := &layout.Metadata{
+			Command: "/bin/bash", Args: []string{"-l"}, DisplayCommand: "bash -l",
+			Cwd: "/home/user/src/project", CreatedAt: layout.FormatTime(created.Add(time.Duration(i) * time.Second)),
+			DisplayName: &name, Tags: map[string]string{"team": "core", "role": "shell"},
+			Rows: 24, Cols: 80, Generation: fmt.Sprintf("%032x", i),
+		}
+		p := layout.PathsFor(root, id)
+		if i%2 == 0 {
+			pid := pids[i%len(pids)]
+			m.DaemonPid = pid
+			if err := os.WriteFile(p.Pid(), []byte(strconv.Itoa(pid)), 0o600); err != nil {
+				b.Fatal(err)
+			}
+		} else {
+			code := i % 3
+			m.ExitCode = &code
+			m.ExitedAt = layout.FormatTime(created.Add(time.Duration(i)*time.Second + time.Minute))
+			m.LastLines = []string{"$ make", "ok", "$ exit"}
+		}
+		data, err := json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Plain writes: fsyncing 2,000 files would only slow the setup.
+		if err := os.WriteFile(p.Meta(), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return root
+}
+
+// BenchmarkList is the work of `pty list --json` inside one process:
+// read the registry, derive every status, sort and encode.
+func BenchmarkList(b *testing.B) {
+	pids := sleepers(b, 5)
+	for _, n := range sizes {
+		root := fabricate(b, n, pids)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			start := cpuTime(syscall.RUSAGE_SELF)
+			defer reportCPU(b, syscall.RUSAGE_SELF, start)
+			for b.Loop() {
+				all, err := layout.ListFast(root)
+				if err != nil || len(all) != n {
+					b.Fatalf("List: %d sessions, %v", len(all), err)
+				}
+				if err := listing.WriteJSON(io.Discard, listing.Select(all, listing.Filter{}, time.Now())); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkListExec runs the real pty-list binary, as a user or a status
+// bar does: process start-up included.
+func BenchmarkListExec(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "pty-list")
+	build := exec.Command("go", "build", "-o", bin, "github.com/ptyorg/pty/cmd/pty-list")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build pty-list: %v\n%s", err, out)
+	}
+	pids := sleepers(b, 5)
+	for _, n := range sizes {
+		root := fabricate(b, n, pids)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			start := cpuTime(syscall.RUSAGE_CHILDREN)
+			defer reportCPU(b, syscall.RUSAGE_CHILDREN, start)
+			for b.Loop() {
+				cmd := exec.Command(bin, "--json")
+				cmd.Env = append(os.Environ(), "PTY_ROOT="+root)
+				out, err := cmd.Output()
+				if err != nil || len(out) < n*100 {
+					b.Fatalf("pty-list --json: %v (%d bytes)", err, len(out))
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,67 @@
+package layout
+
+import (
+	"os"
+	"os/exec"
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+// ListFast must agree with List (Load per id) on every kind of entry.
+func TestListFastAgreesWithList(t *testing.T) {
+	root := t.TempDir()
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	dead := exec.Command("true")
+	dead.Run()
+	code := 0
+	write := func(id string, exited bool, pid int, sock bool) {
+		m := &Metadata{Command: "/bin/sh", CreatedAt: Now()}
+		if exited {
+			m.ExitCode, m.ExitedAt = &code, Now()
+		}
+		if err := WriteMetadata(root, id, m); err != nil {
+			t.Fatal(err)
+		}
+		if pid > 0 {
+			os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(pid)), 0o600)
+		}
+		if sock {
+			os.WriteFile(PathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
+		}
+	}
+	write("running", false, sleep.Process.Pid, true)
+	write("exited-gone", true, 0, false)
+	write("exited-lingering", true, sleep.Process.Pid, true)
+	write("vanished-pid", false, dead.Process.Pid, false)
+	write("vanished-sock", false, 0, true)
+	write("vanished-bare", false, 0, false)
+	// A newer writer's field must survive the fast decode's fallback.
+	os.WriteFile(PathsFor(root, "future").Meta(), []byte(`{"command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":1,"exitedAt":"2025-01-01T00:00:01.000Z","fromTheFuture":{"a":1}}`), 0o600)
+	os.WriteFile(PathsFor(root, "broken").Meta(), []byte("{"), 0o600)
+	os.WriteFile(PathsFor(root, "x").Meta()+".tmp.1.ab", []byte("{}"), 0o600)
+
+	slow, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := ListFast(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast) != 7 || !reflect.DeepEqual(slow, fast) {
+		t.Fatalf("ListFast differs from List:\nList     %+v\nListFast %+v", slow, fast)
+	}
+	for _, s := range fast {
+		if s.ID == "future" && string(s.Meta.Extra["fromTheFuture"]) != `{"a":1}` {
+			t.Errorf("unknown field lost: %+v", s.Meta.Extra)
+		}
+	}
+	if none, err := ListFast(root + "/missing"); err != nil || len(none) != 0 {
+		t.Errorf("missing root: %v %v", none, err)
+	}
+}
