@@ -41,6 +41,8 @@ import (
 const (
 	MaxQueue         = 4 << 20
 	readBuf          = 128 << 10
+	maxBacklog       = 4 << 20
+	emulateSlice     = 256 << 10
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
 	killGrace        = 1500 * time.Millisecond
@@ -478,26 +480,76 @@ func (d *Daemon) reap() {
 	}
 }
 
-// pump is the hot path: pty → emulator → every live client's queue.
+// pump is the hot path: pty → backlog → emulator → every live client's
+// queue. Reading and emulating run in two goroutines joined by a bounded
+// byte backlog, so the child's output drains from the pty while the
+// emulator works on the previous chunk (on two cores the two overlap
+// instead of adding up); a child that outruns the emulator by more than
+// maxBacklog waits, as it would on a real terminal.
 func (d *Daemon) pump() {
+	var (
+		mu    sync.Mutex
+		cond  = sync.NewCond(&mu)
+		back  []byte
+		spare []byte
+		eof   bool
+	)
+	go func() {
+		buf := make([]byte, readBuf)
+		for {
+			n, err := d.ptmx.Read(buf)
+			if n > 0 {
+				d.lastOutput.Store(time.Now().UnixMilli())
+				mu.Lock()
+				for len(back) >= maxBacklog {
+					cond.Wait()
+				}
+				back = append(back, buf[:n]...)
+				mu.Unlock()
+				cond.Broadcast()
+			}
+			if err != nil {
+				mu.Lock()
+				eof = true
+				mu.Unlock()
+				cond.Broadcast()
+				return
+			}
+		}
+	}()
 	defer close(d.pumpDone)
-	buf := make([]byte, readBuf)
 	for {
-		n, err := d.ptmx.Read(buf)
-		if n > 0 {
+		mu.Lock()
+		for len(back) == 0 && !eof {
+			cond.Wait()
+		}
+		if len(back) == 0 && eof {
+			mu.Unlock()
+			return
+		}
+		b := back
+		back = spare[:0]
+		spare = nil
+		mu.Unlock()
+		cond.Broadcast()
+		// Slices keep d.mu free for attaches between them.
+		for len(b) > 0 {
+			n := min(len(b), emulateSlice)
 			d.mu.Lock()
-			d.screen.Write(buf[:n])
+			d.screen.Write(b[:n])
 			for c := range d.clients {
 				if c.live {
-					d.enqueue(c, proto.Data, buf[:n])
+					d.enqueue(c, proto.Data, b[:n])
 				}
 			}
 			d.mu.Unlock()
-			d.lastOutput.Store(time.Now().UnixMilli())
+			b = b[n:]
 		}
-		if err != nil {
-			return
+		mu.Lock()
+		if cap(b) <= 1<<20 {
+			spare = b[:0]
 		}
+		mu.Unlock()
 	}
 }
 
