@@ -1,0 +1,89 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
+)
+
+func TestRestartStoppedSessionKeepsItsSettings(t *testing.T) {
+	root := testutil.Root(t)
+	cwd := t.TempDir()
+	testutil.MustRun(t, root, "run", "-d", "--id", "svc", "--name", "my service", "--cwd", cwd,
+		"--tag", "team=a", "--tag", "strategy=permanent", "--tag", "strategy.status=flapping",
+		"--tag", "strategy.consecutive-fast-fails=3", "--tag", "strategy.last-respawn-at=2020-01-01T00:00:00.000Z",
+		"--tag", "strategy.command-hash=abc", "--env", "FOO=bar",
+		"--", "sh", "-c", `echo "$FOO $(pwd)" > marker; exec sleep 1000`)
+	marker := filepath.Join(cwd, "marker")
+	testutil.WaitFor(t, 10*time.Second, "the first run's marker", func() bool { _, err := os.Stat(marker); return err == nil })
+	before, _ := layout.ReadMetadata(root, "svc")
+	testutil.MustRun(t, root, "kill", "svc")
+	os.Remove(marker)
+
+	r := testutil.MustRun(t, root, "restart", "svc")
+	if r.Stdout != "Session \"svc\" restarted.\n" {
+		t.Errorf("restart output %q", r.Stdout)
+	}
+	s, err := layout.Load(root, "svc")
+	if err != nil || s.Status != layout.Running {
+		t.Fatalf("after restart: %+v %v", s, err)
+	}
+	m := s.Meta
+	if m.DisplayName == nil || *m.DisplayName != "my service" || m.Cwd != before.Cwd || m.DisplayCommand != before.DisplayCommand || m.ExtraEnv["FOO"] != "bar" {
+		t.Errorf("restarted with other settings: %+v", m)
+	}
+	if m.Tags["team"] != "a" {
+		t.Errorf("tags after restart = %v", m.Tags)
+	}
+	for _, k := range []string{"strategy.status", "strategy.consecutive-fast-fails", "strategy.last-respawn-at", "strategy.command-hash"} {
+		if _, ok := m.Tags[k]; ok {
+			t.Errorf("restart kept gc bookkeeping tag %s", k)
+		}
+	}
+	if m.Generation == before.Generation {
+		t.Errorf("restart kept the old generation %s", m.Generation)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the restarted command's marker", func() bool {
+		b, _ := os.ReadFile(marker)
+		return strings.TrimSpace(string(b)) == "bar "+cwd
+	})
+}
+
+func TestRestartRunningSession(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "live", "--tag", "strategy=permanent", "--", "sleep", "1000")
+	old := layout.ReadPid(root, "live")
+	oldTree, _ := procs.Tree(old)
+
+	// Without a terminal and without -y, restart must not guess.
+	cmd := testutil.Command(t, root, "", "restart", "live")
+	cmd.Stdin = strings.NewReader("y\n")
+	r := testutil.RunCmd(t, cmd)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "-y") {
+		t.Errorf("restart without -y on a pipe: exit %d stderr %q", r.Code, r.Stderr)
+	}
+	if layout.ReadPid(root, "live") != old {
+		t.Fatal("refused restart touched the session")
+	}
+
+	testutil.MustRun(t, root, "restart", "-y", "live")
+	s, err := layout.Load(root, "live")
+	if err != nil || s.Status != layout.Running || s.Pid == old {
+		t.Fatalf("after restart -y: %+v %v (old daemon %d)", s, err, old)
+	}
+	for _, p := range oldTree {
+		if procs.Still(p) {
+			t.Errorf("process %d of the old session survived the restart", p.Pid)
+		}
+	}
+	// Restart is not kill: the session stays permanent.
+	if s.Meta.Tags["strategy"] != "permanent" {
+		t.Errorf("restart dropped permanence: %v", s.Meta.Tags)
+	}
+}

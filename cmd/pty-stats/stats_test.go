@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+func TestStats(t *testing.T) {
+	root := testutil.Root(t)
+	if r := testutil.MustRun(t, root, "stats"); r.Stdout != "No running sessions.\n" {
+		t.Errorf("stats of an empty registry = %q", r.Stdout)
+	}
+	testutil.MustRun(t, root, "run", "-d", "--id", "s1", "--", "sleep", "1000")
+	testutil.MustRun(t, root, "run", "-d", "--id", "s2", "--", "sleep", "1001")
+	testutil.MustRun(t, root, "run", "-d", "--id", "done", "--tag", "keep=true", "--tag", "k=v", "--", "sh", "-c", "exit 4")
+	testutil.WaitFor(t, 10*time.Second, "done to exit", func() bool {
+		s, err := layout.Load(root, "done")
+		return err == nil && s.Status == layout.Exited
+	})
+
+	var one struct {
+		Name     string
+		Terminal struct{ Cols, Rows, ScrollbackCapacity int }
+		Process  struct {
+			Alive     bool
+			Pid       int
+			Resources *struct{ RssKb int64 }
+		}
+		Daemon  struct{ Pid int }
+		Clients struct{ Total, Attached, ReadOnly int }
+	}
+	r := testutil.MustRun(t, root, "stats", "--json", "s1")
+	if err := json.Unmarshal([]byte(r.Stdout), &one); err != nil {
+		t.Fatalf("stats --json s1: %v\n%s", err, r.Stdout)
+	}
+	if one.Terminal.Cols <= 0 || one.Terminal.Rows <= 0 || !one.Process.Alive || one.Process.Pid <= 0 || one.Daemon.Pid != layout.ReadPid(root, "s1") {
+		t.Errorf("stats s1 = %+v", one)
+	}
+
+	var all []map[string]any
+	r = testutil.MustRun(t, root, "stats", "--json")
+	if err := json.Unmarshal([]byte(r.Stdout), &all); err != nil || len(all) != 2 {
+		t.Fatalf("stats --json (all running) = %s", r.Stdout)
+	}
+
+	var dead map[string]any
+	r = testutil.MustRun(t, root, "stats", "--json", "done")
+	json.Unmarshal([]byte(r.Stdout), &dead)
+	if dead["name"] != "done" || dead["status"] != "exited" || dead["exitCode"] != float64(4) || dead["exitedAt"] == nil {
+		t.Errorf("stats of an exited session = %s", r.Stdout)
+	}
+	if tags, _ := dead["tags"].(map[string]any); tags["k"] != "v" {
+		t.Errorf("stats of an exited session lacks its tags: %s", r.Stdout)
+	}
+
+	text := testutil.MustRun(t, root, "stats").Stdout
+	for _, want := range []string{"s1", "s2", "size", "scrollback", "clients", "process     pid", "daemon      pid", "uptime"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("stats text lacks %q:\n%s", want, text)
+		}
+	}
+	if text := testutil.MustRun(t, root, "stats", "done").Stdout; !strings.Contains(text, "exited with code 4") {
+		t.Errorf("stats text of an exited session = %q", text)
+	}
+	if r := testutil.Run(t, root, "stats", "a", "b"); r.Code != 1 || !strings.Contains(r.Stderr, "Unexpected argument: b") {
+		t.Errorf("stats a b: exit %d stderr %q", r.Code, r.Stderr)
+	}
+}
