@@ -151,7 +151,10 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 				o.Out.Write(fe.f.Payload)
 			case proto.Screen:
 				var b bytes.Buffer
-				b.WriteString("\x1b[?1049l\x1b[r\x1b[0m\x1b[H\x1b[2J")
+				// A baseline may also be a resync after falling behind, when
+				// our terminal holds modes the session has since turned
+				// off: reset everything, then let the redraw set them.
+				b.WriteString(ResetModes + "\x1b[H\x1b[2J")
 				b.Write(fe.f.Payload)
 				o.Out.Write(b.Bytes())
 			case proto.Exit:
