@@ -123,6 +123,14 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		}
 	}
 	res.Survivors = procs.Pids(procs.Survivors(desc))
+	if len(res.Survivors) > 0 {
+		// Leave a trace for whoever reads the log later; the record may
+		// be gone (ephemeral), and then there is nowhere to write it.
+		if _, err := os.Stat(layout.PathsFor(root, s.ID).Meta()); err == nil {
+			layout.AppendEvents(root, s.ID, layout.NewEvent(s.ID, layout.EventDescendantsSurvived,
+				"data", map[string]any{"pids": res.Survivors}))
+		}
+	}
 	return res, nil
 }
 

@@ -31,7 +31,9 @@ var scrubEnv = []string{"ST_AGENT", "ST_ROOT"}
 // environment of the new child (nil: this process's).
 func Restart(ctx context.Context, root string, s layout.Session, env []string) error {
 	if s.Status == layout.Running {
-		res, err := Kill(root, s, KillOptions{KeepStrategy: true})
+		// Kill drops the strategy tag, so gc cannot respawn the session
+		// in the gap before ours starts; the new session gets it back.
+		res, err := Kill(root, s, KillOptions{})
 		if err != nil && !errors.Is(err, ErrNotRunning) {
 			return err
 		}
@@ -47,6 +49,12 @@ func Restart(ctx context.Context, root string, s layout.Session, env []string) e
 		m = cur
 	}
 	o := spawn.OptionsFromMetadata(s.ID, m)
+	if v, ok := s.Meta.Tags["strategy"]; ok {
+		if o.Tags == nil {
+			o.Tags = map[string]string{}
+		}
+		o.Tags["strategy"] = v
+	}
 	for _, k := range FastFailTags {
 		delete(o.Tags, k)
 	}

@@ -1,0 +1,124 @@
+package lifecycle
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
+)
+
+func waitFile(t *testing.T, path string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			return strings.TrimSpace(string(b))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", path)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A real pty daemon kills its whole tree, so survivors only happen with a
+// daemon that misbehaves (crashes mid-shutdown, or an older version). This
+// stand-in exits on TERM and leaves behind a TERM-ignoring child in a
+// session of its own, which kill must find from its snapshot and stop by
+// escalating to KILL.
+func TestKillEscalatesOnSurvivors(t *testing.T) {
+	root := t.TempDir()
+	childPid := filepath.Join(root, "child.pid")
+	daemon := exec.Command("sh", "-c", `trap 'exit 0' TERM
+setsid sh -c 'trap "" TERM; echo $$ > `+childPid+`; exec sleep 1000' &
+while :; do sleep 0.05; done`)
+	daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { daemon.Wait(); close(done) }()
+	defer func() { daemon.Process.Kill(); <-done }()
+	child, _ := strconv.Atoi(waitFile(t, childPid))
+	defer syscall.Kill(child, syscall.SIGKILL)
+
+	m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Tags: map[string]string{"strategy": "permanent", "a": "b"}}
+	if err := layout.WriteMetadata(root, "fake", m); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(layout.PathsFor(root, "fake").Pid(), []byte(strconv.Itoa(daemon.Process.Pid)), 0o600)
+	s, err := layout.Load(root, "fake")
+	if err != nil || s.Status != layout.Running {
+		t.Fatalf("fake session: %+v %v", s, err)
+	}
+	p, _ := procs.Lookup(child)
+
+	res, err := Kill(root, s, KillOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Escalated || len(res.Survivors) != 0 {
+		t.Errorf("kill result = %+v, want escalation and no survivors", res)
+	}
+	if procs.Still(p) {
+		t.Errorf("TERM-ignoring child %d survived", child)
+	}
+	// The dead daemon could not clean up: kill removed its pid file.
+	if _, err := os.Stat(layout.PathsFor(root, "fake").Pid()); !os.IsNotExist(err) {
+		t.Errorf("stale pid file kept: %v", err)
+	}
+	after, _ := layout.ReadMetadata(root, "fake")
+	if _, ok := after.Tags["strategy"]; ok || after.Tags["a"] != "b" {
+		t.Errorf("tags after kill = %v", after.Tags)
+	}
+	// No lock files are left behind.
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".lock") {
+			t.Errorf("lock file %s left", e.Name())
+		}
+	}
+}
+
+func TestRemoveChecksTheGeneration(t *testing.T) {
+	root := t.TempDir()
+	code := 0
+	old := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "aaaa", ExitCode: &code, ExitedAt: layout.Now()}
+	newer := old.Clone()
+	newer.Generation = "bbbb"
+	if err := layout.WriteMetadata(root, "x", newer); err != nil {
+		t.Fatal(err)
+	}
+	err := Remove(root, layout.Session{ID: "x", Meta: old, Status: layout.Exited}, time.Second)
+	if !errors.Is(err, ErrReplaced) || !strings.Contains(err.Error(), "not removed") {
+		t.Errorf("remove of a replaced record: %v", err)
+	}
+	if _, err := layout.ReadMetadata(root, "x"); err != nil {
+		t.Errorf("replacement removed: %v", err)
+	}
+	if err := Remove(root, layout.Session{ID: "x", Meta: newer, Status: layout.Exited}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 0 {
+		t.Errorf("left after remove: %v", ents)
+	}
+	err = Remove(root, layout.Session{ID: "y", Meta: old, Status: layout.Running}, time.Second)
+	if !errors.Is(err, ErrRunning) || err.Error() != `Session "y" is running. Stop it first with "pty kill y".` {
+		t.Errorf("remove of a running session: %v", err)
+	}
+}
+
+func TestKillNotRunning(t *testing.T) {
+	_, err := Kill(t.TempDir(), layout.Session{ID: "z", Meta: &layout.Metadata{}, Status: layout.Vanished}, KillOptions{})
+	if !errors.Is(err, ErrNotRunning) || err.Error() != `Session "z" is not running. Use "pty rm z" to remove it.` {
+		t.Errorf("kill of a vanished session: %v", err)
+	}
+}
