@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -85,5 +89,62 @@ func TestRestartRunningSession(t *testing.T) {
 	// Restart is not kill: the session stays permanent.
 	if s.Meta.Tags["strategy"] != "permanent" {
 		t.Errorf("restart dropped permanence: %v", s.Meta.Tags)
+	}
+}
+
+// restartOnTerminal runs `pty restart REF` on a terminal and answers its
+// question with answer.
+func restartOnTerminal(t *testing.T, root, ref, answer string) (string, int) {
+	t.Helper()
+	cmd := testutil.Command(t, root, "", "restart", ref)
+	tty, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				close(read)
+				return
+			}
+		}
+	}()
+	testutil.WaitFor(t, 30*time.Second, "the prompt", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Contains(out.String(), "Kill and restart? [Y/n]")
+	})
+	tty.Write([]byte(answer + "\r"))
+	cmd.Wait()
+	<-read
+	mu.Lock()
+	defer mu.Unlock()
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+func TestRestartAsksOnATerminal(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "ask", "--", "sleep", "1000")
+	old := layout.ReadPid(root, "ask")
+
+	out, code := restartOnTerminal(t, root, "ask", "n")
+	if code != 0 || !strings.Contains(out, "Not restarted.") || layout.ReadPid(root, "ask") != old {
+		t.Errorf("answering n: exit %d, output %q, pid %d (was %d)", code, out, layout.ReadPid(root, "ask"), old)
+	}
+	out, code = restartOnTerminal(t, root, "ask", "")
+	if code != 0 || !strings.Contains(out, `Session "ask" restarted.`) {
+		t.Errorf("answering Enter: exit %d, output %q", code, out)
+	}
+	if s, err := layout.Load(root, "ask"); err != nil || s.Status != layout.Running || s.Pid == old {
+		t.Errorf("after restart: %+v %v", s, err)
 	}
 }
