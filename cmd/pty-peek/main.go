@@ -171,11 +171,13 @@ func wait(root string, s layout.Session, waits []string, timeout time.Duration, 
 	if timeout > 0 {
 		deadline = time.After(timeout)
 	}
+	lastScreen := ""
 	check := func() (bool, error) {
 		snap, err := client.Peek(root, s.ID, proto.PeekPlain)
 		if err != nil {
 			return false, err
 		}
+		lastScreen = string(snap.Screen)
 		if matches(string(snap.Screen), waits) {
 			if flags&proto.PeekPlain == 0 || flags&proto.PeekFull != 0 {
 				if again, err := client.Peek(root, s.ID, flags); err == nil {
@@ -187,6 +189,23 @@ func wait(root string, s layout.Session, waits []string, timeout time.Duration, 
 		}
 		return false, nil
 	}
+	// finished reports a session that ended while we waited; the record
+	// may be gone (reaped), so the EXIT frame's code is the fallback.
+	finished := func() int {
+		rec := waitRecord(root, s)
+		select {
+		case <-ended:
+			if gotExit && rec.Meta.ExitCode == nil {
+				c := exitCode
+				rec.Meta.ExitCode = &c
+			}
+		default:
+		}
+		if len(rec.Meta.LastLines) == 0 && lastScreen != "" {
+			rec.Meta.LastLines = strings.Split(strings.TrimRight(lastScreen, "\n"), "\n")
+		}
+		return deadEnd(rec)
+	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	dirty := true
@@ -197,7 +216,12 @@ func wait(root string, s layout.Session, waits []string, timeout time.Duration, 
 				return 0
 			}
 			if err != nil {
-				return deadEnd(waitRecord(root, s))
+				// The daemon is going away; its EXIT is on our stream.
+				select {
+				case <-ended:
+				case <-time.After(2 * time.Second):
+				}
+				return finished()
 			}
 			dirty = false
 		}
@@ -211,11 +235,7 @@ func wait(root string, s layout.Session, waits []string, timeout time.Duration, 
 			if ok, _ := check(); ok {
 				return 0
 			}
-			rec := waitRecord(root, s)
-			if gotExit && rec.Meta.ExitCode == nil {
-				rec.Meta.ExitCode = &exitCode
-			}
-			return deadEnd(rec)
+			return finished()
 		case <-deadline:
 			if ok, _ := check(); ok {
 				return 0

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+func run(t *testing.T, root string, env []string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := testutil.Command(t, root, "", args...)
+	cmd.Env = append(cmd.Env, env...)
+	return testutil.RunCmd(t, cmd)
+}
+
+func TestPeekWait(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "w", "--", "sh", "-c", "echo first; read x; echo second-thing; sleep 60")
+	done := make(chan testutil.Result, 1)
+	go func() { done <- run(t, root, nil, "peek", "--plain", "--wait", "nothing-like-it", "--wait", "second-thing", "-t", "20", "w") }()
+	// The waiter must be connected before the text appears for this to
+	// test the live path; either way it must see it.
+	testutil.WaitFor(t, 5*time.Second, "the waiter to connect", func() bool {
+		st, err := client.Status(root, "w", time.Second)
+		return err == nil && strings.Contains(string(st), `"readOnly":1`)
+	})
+	if err := client.Send(root, "w", []byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.Code != 0 || !strings.Contains(r.Stdout, "second-thing") || !strings.Contains(r.Stdout, "first") {
+		t.Fatalf("wait: %+v", r)
+	}
+	r = run(t, root, nil, "peek", "--wait", "never", "-t", "0.3", "w")
+	if r.Code != 1 || r.Stderr != "Timed out after 0.3s waiting for \"never\".\n" {
+		t.Fatalf("timeout: %+v", r)
+	}
+}
+
+func TestPeekWaitSessionEndsWithoutMatch(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "e", "--", "sh", "-c", "echo last words; read x; exit 4")
+	go func() {
+		testutil.WaitFor(t, 5*time.Second, "the waiter", func() bool {
+			st, err := client.Status(root, "e", time.Second)
+			return err == nil && strings.Contains(string(st), `"readOnly":1`)
+		})
+		client.Send(root, "e", []byte("\r"))
+	}()
+	r := run(t, root, []string{"PTY_REAP_ON_EXIT=false"}, "peek", "--wait", "never", "-t", "20", "e")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "exited (code 4) without matching \"never\"") || !strings.Contains(r.Stderr, "last words") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestPeekFullAndDead(t *testing.T) {
+	root := testutil.Root(t)
+	keep := []string{"PTY_REAP_ON_EXIT=false"}
+	run(t, root, keep, "run", "-d", "--id", "f", "--rows", "5", "--", "sh", "-c", "seq 1 50; sleep 60")
+	testutil.WaitFor(t, 10*time.Second, "output", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "f").Stdout, "50")
+	})
+	view := testutil.MustRun(t, root, "peek", "--plain", "f").Stdout
+	full := testutil.MustRun(t, root, "peek", "--plain", "--full", "f").Stdout
+	if strings.Contains(view, "\n10\n") || !strings.Contains(full, "\n10\n") || !strings.HasPrefix(full, "1\n2\n") {
+		t.Errorf("viewport %q / full %q", view, full)
+	}
+	run(t, root, keep, "run", "-d", "--id", "quiet", "--", "true")
+	testutil.WaitFor(t, 10*time.Second, "quiet to end", func() bool {
+		s, err := layout.Load(root, "quiet")
+		return err == nil && s.Status == layout.Exited
+	})
+	r := testutil.MustRun(t, root, "peek", "quiet")
+	if r.Stdout != "Session \"quiet\" has exited with no saved output\n" {
+		t.Errorf("dead, no output: %q", r.Stdout)
+	}
+}
+
+func TestPeekFollowEndsWithExitCode(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "fo", "--", "sh", "-c", "echo begin; read x; echo later-line; exit 6")
+	cmd := testutil.Command(t, root, "", "peek", "-f", "fo")
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out strings.Builder
+	got := make(chan struct{})
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := f.Read(b)
+			out.Write(b[:n])
+			if err != nil {
+				close(got)
+				return
+			}
+		}
+	}()
+	testutil.WaitFor(t, 5*time.Second, "the follower", func() bool {
+		st, err := client.Status(root, "fo", time.Second)
+		return err == nil && strings.Contains(string(st), `"readOnly":1`)
+	})
+	client.Send(root, "fo", []byte("\r"))
+	werr := cmd.Wait()
+	<-got
+	code := 0
+	if ee, ok := werr.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != 6 || !strings.Contains(out.String(), "later-line") || !strings.Contains(out.String(), "[fo exited with code 6]") {
+		t.Fatalf("code %d output %q", code, out.String())
+	}
+	_ = os.Stdout
+}
