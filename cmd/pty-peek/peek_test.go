@@ -25,7 +25,9 @@ func TestPeekWait(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "w", "--", "sh", "-c", "echo first; read x; echo second-thing; sleep 60")
 	done := make(chan testutil.Result, 1)
-	go func() { done <- run(t, root, nil, "peek", "--plain", "--wait", "nothing-like-it", "--wait", "second-thing", "-t", "20", "w") }()
+	go func() {
+		done <- run(t, root, nil, "peek", "--plain", "--wait", "nothing-like-it", "--wait", "second-thing", "-t", "20", "w")
+	}()
 	// The waiter must be connected before the text appears for this to
 	// test the live path; either way it must see it.
 	testutil.WaitFor(t, 5*time.Second, "the waiter to connect", func() bool {
