@@ -110,7 +110,7 @@ func sameStyle(a, b Cell) bool {
 // isDefaultBlank reports whether c is indistinguishable from a never-written
 // cell, which lets trailing cells be dropped from scrollback and output.
 func isDefaultBlank(c Cell) bool {
-	return (c.R == 0 || c.R == ' ') && c.Fg == 0 && c.Bg == 0 && c.Attr&styleMask == 0
+	return (c.R == 0 || c.R == ' ') && c.Fg == 0 && c.Bg == 0 && c.Attr == 0
 }
 
 // widthCond is read-only after package init. StrictEmojiNeutral selects the

@@ -156,6 +156,24 @@ func (s *Screen) splitWide(cells []Cell, x int) {
 	}
 }
 
+// breakWide blanks both halves of a wide character that covers x, for
+// operations that move cells rather than overwrite them.
+func (s *Screen) breakWide(cells []Cell, x int) {
+	c := cells[x]
+	switch {
+	case c.Attr&AttrWide != 0:
+		cells[x] = s.blankKeep(c)
+		if x+1 < len(cells) {
+			cells[x+1] = s.blankKeep(cells[x+1])
+		}
+	case c.Attr&AttrWideCont != 0:
+		cells[x] = s.blankKeep(c)
+		if x > 0 {
+			cells[x-1] = s.blankKeep(cells[x-1])
+		}
+	}
+}
+
 // combine attaches a zero-width rune to the previously written cell.
 func (s *Screen) combine(r rune) {
 	x := s.x
@@ -443,7 +461,7 @@ func (s *Screen) insertCells(cells []Cell, x, n int) {
 	if n <= 0 {
 		return
 	}
-	s.splitWide(cells, x)
+	s.breakWide(cells, x)
 	copy(cells[x+n:], cells[x:])
 	fill(cells[x:x+n], s.blank())
 	if last := &cells[s.cols-1]; last.Attr&AttrWide != 0 {
@@ -458,9 +476,9 @@ func (s *Screen) deleteCells(n int) {
 	if n <= 0 {
 		return
 	}
-	s.splitWide(cells, x)
+	s.breakWide(cells, x)
 	if x+n < s.cols {
-		s.splitWide(cells, x+n)
+		s.breakWide(cells, x+n)
 	}
 	copy(cells[x:], cells[x+n:])
 	fill(cells[s.cols-n:], s.blank())
