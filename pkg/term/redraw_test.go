@@ -30,9 +30,9 @@ var redrawCases = map[string]string{
 		}
 		return b.String()
 	}(),
-	"pending wrap":        "\x1b[5;1H" + strings.Repeat("w", 20),
-	"pending wrap wide":   "\x1b[5;1H" + strings.Repeat("w", 18) + "中",
-	"bottom right":        "\x1b[10;1H" + strings.Repeat("z", 20),
+	"pending wrap":      "\x1b[5;1H" + strings.Repeat("w", 20),
+	"pending wrap wide": "\x1b[5;1H" + strings.Repeat("w", 18) + "中",
+	"bottom right":      "\x1b[10;1H" + strings.Repeat("z", 20),
 	"modes": "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?1004h\x1b[?25l\x1b[5 q\x1b[>3u" +
 		"\x1b]2;my title\x07\x1b[1;35mpen",
 	"x10 mouse":           "\x1b[?9h",
