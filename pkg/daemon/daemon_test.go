@@ -299,3 +299,55 @@ print("got", len(d))
 		t.Fatal(err)
 	}
 }
+
+func TestTerminalEventsAreLogged(t *testing.T) {
+	root := testutil.Root(t)
+	script := `printf '\033]2;my-title\007'; printf '\007\007\007'; printf '\033]9;hello there\007'; printf '\033[?25l'; echo done; sleep 60`
+	start(t, root, "ev", "sh", "-c", script)
+	want := map[string]bool{layout.EventTitleChange: false, layout.EventBell: false, layout.EventNotification: false, layout.EventCursorVisible: false}
+	var evs []layout.Event
+	testutil.WaitFor(t, 10*time.Second, "terminal events in the log", func() bool {
+		evs, _ = layout.ReadEvents(root, "ev")
+		for _, e := range evs {
+			if _, ok := want[e.Type]; ok {
+				want[e.Type] = true
+			}
+		}
+		for _, ok := range want {
+			if !ok {
+				return false
+			}
+		}
+		return true
+	})
+	bells := 0
+	for _, e := range evs {
+		switch e.Type {
+		case layout.EventBell:
+			bells++
+		case layout.EventTitleChange:
+			if e.Fields["value"] != "my-title" {
+				t.Errorf("title_change %+v", e)
+			}
+		case layout.EventNotification:
+			if e.Fields["body"] != "hello there" && e.Fields["title"] != "hello there" || e.Fields["source"] != "osc9" {
+				t.Errorf("notification %+v", e)
+			}
+		}
+	}
+	if bells != 1 {
+		t.Errorf("%d bell events for a burst of 3, want 1 (rate-limited)", bells)
+	}
+}
+
+// TestQueriesAnsweredOnlyWhenDetached: with nobody attached the daemon
+// answers DA1 for the missing terminal.
+func TestQueriesAnsweredOnlyWhenDetached(t *testing.T) {
+	root := testutil.Root(t)
+	script := `stty -echo -icanon min 1; printf '\033[c'; dd bs=1 count=3 2>/dev/null | od -An -c; sleep 60`
+	start(t, root, "da", "sh", "-c", script)
+	testutil.WaitFor(t, 10*time.Second, "the DA1 reply to reach the child", func() bool {
+		s, err := client.Peek(root, "da", proto.PeekPlain)
+		return err == nil && strings.Contains(string(s.Screen), `033   [   ?`)
+	})
+}
