@@ -266,7 +266,7 @@ func WriteSummaryText(w io.Writer, sum Summary, st Style) error {
 		if it.DisplayName != nil {
 			name += " (" + *it.DisplayName + ")"
 		}
-		fmt.Fprintf(&b, "%s %s, %s, %s\n", label, name, it.Status, FormatAge(time.Duration(it.AgeSeconds)*time.Second))
+		fmt.Fprintf(&b, "%s %s, %s, %s old\n", label, name, it.Status, FormatAge(time.Duration(it.AgeSeconds)*time.Second))
 	}
 	line("Oldest:", sum.Oldest)
 	line("Newest:", sum.Newest)
