@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,7 +29,6 @@ type Lock struct {
 // content is not a pid, is stale and reclaimed.
 func AcquireLock(path string, wait time.Duration) (*Lock, error) {
 	deadline := time.Now().Add(wait)
-	delay := 2 * time.Millisecond
 	for {
 		l, err := tryLock(path)
 		if err == nil {
@@ -45,10 +45,27 @@ func AcquireLock(path string, wait time.Duration) (*Lock, error) {
 		if !time.Now().Before(deadline) {
 			return nil, fmt.Errorf("%s: %w (held by pid %s)", path, ErrLockBusy, strings.TrimSpace(readSmall(path)))
 		}
-		time.Sleep(delay)
-		if delay < 20*time.Millisecond {
-			delay *= 2
+		waitReleased(path, deadline)
+	}
+}
+
+// waitReleased returns soon after path disappears, or after a while (so the
+// caller re-checks staleness), or at the deadline. Every waiter polls with a
+// cheap stat at the same short interval: with a backoff that grows per
+// waiter, long waiters look rarely while newcomers look often, so under
+// steady contention (20 processes tagging one session) a long waiter could
+// lose every race until its deadline. Equal intervals make each release a
+// fair draw among all waiters.
+func waitReleased(path string, deadline time.Time) {
+	until := time.Now().Add(50 * time.Millisecond)
+	if deadline.Before(until) {
+		until = deadline
+	}
+	for time.Now().Before(until) {
+		if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+			return
 		}
+		time.Sleep(500*time.Microsecond + time.Duration(mrand.Int64N(int64(time.Millisecond))))
 	}
 }
 
