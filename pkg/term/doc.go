@@ -40,7 +40,7 @@
 // Behaviour follows xterm where shells, editors, pagers and TUIs depend on
 // it, and tmux where the two differ in ways visible in captures (ED 2
 // moves the cleared screen into the scrollback, like tmux's
-// scroll-on-clear; lines scrolled out of a region that starts at the top
+// scroll-on-clear; lines scrolled out of any scroll region on the main screen
 // are kept). Known deliberate differences from tmux: DEC line-drawing
 // characters are stored as their Unicode equivalents (tmux captures the
 // raw ASCII letters), CHT (CSI I) is implemented, and overwriting half of

@@ -275,15 +275,16 @@ func (s *Screen) reverseIndex() {
 	}
 }
 
-// scrollUp scrolls rows top..bottom up by n. Lines leaving the top of the
-// main screen go to the scrollback when the region starts at the top row,
-// as in tmux.
+// scrollUp scrolls rows top..bottom up by n. On the main screen the line
+// leaving the region goes to the scrollback even when the region does not
+// start at the top row: tmux does this, and it keeps the output of a
+// scrolling panel reachable.
 func (s *Screen) scrollUp(top, bottom, n int) {
 	n = min(n, bottom-top+1)
 	if n <= 0 {
 		return
 	}
-	keep := !s.altActive && top == 0 && s.hist.max > 0
+	keep := !s.altActive && s.hist.max > 0
 	blank := s.blank()
 	g := s.g
 	if top == 0 && bottom == s.rows-1 {

@@ -94,6 +94,10 @@ func oracleCompare(t *testing.T, rows, cols int, data []byte, full bool) {
 		t.Errorf("cursor = %d,%d, tmux %d,%d", y, x, want.cy, want.cx)
 	}
 	compareStyles(t, s, want.ansi)
+	// Our own capture-pane -e equivalent must describe the same styles.
+	for _, e := range styleDiffs(s, string(s.ANSI(false))) {
+		t.Error("ANSI(): " + e)
+	}
 }
 
 // compareStyles replays tmux's capture-pane -e output into a fresh Screen
@@ -101,10 +105,16 @@ func oracleCompare(t *testing.T, rows, cols int, data []byte, full bool) {
 // of every cell tmux printed.
 func compareStyles(t *testing.T, s *Screen, ansi string) {
 	t.Helper()
+	for _, e := range styleDiffs(s, ansi) {
+		t.Error(e)
+	}
+}
+
+func styleDiffs(s *Screen, ansi string) []string {
 	rows, cols := s.Size()
 	o := New(rows, cols, Options{})
 	lines := strings.Split(strings.TrimSuffix(ansi, "\n"), "\n")
-	errs := 0
+	var errs []string
 	for y, ln := range lines {
 		if y >= rows {
 			break
@@ -119,13 +129,13 @@ func compareStyles(t *testing.T, s *Screen, ansi string) {
 		}
 		for x := 0; x < extent; x++ {
 			a, b := s.Cell(y, x), o.Cell(y, x)
-			if !sameStyle(a, b) && errs < 10 {
-				errs++
-				t.Errorf("style at %d,%d (%q): ours fg=%08x bg=%08x attr=%04x, tmux fg=%08x bg=%08x attr=%04x",
-					y, x, s.CellText(a), a.Fg, a.Bg, a.Attr&styleMask, b.Fg, b.Bg, b.Attr&styleMask)
+			if !sameStyle(a, b) && len(errs) < 10 {
+				errs = append(errs, fmt.Sprintf("style at %d,%d (%q): ours fg=%08x bg=%08x attr=%04x, tmux fg=%08x bg=%08x attr=%04x",
+					y, x, s.CellText(a), a.Fg, a.Bg, a.Attr&styleMask, b.Fg, b.Bg, b.Attr&styleMask))
 			}
 		}
 	}
+	return errs
 }
 
 func (s *Screen) writeString(str string) { s.Write([]byte(str)) }
@@ -219,6 +229,9 @@ func TestOracle(t *testing.T) {
 			return b.Bytes()
 		}(), true},
 		{"rep-decaln", 6, 20, []byte("\x1b#8\x1b[3;3Hab\x1b[5b\r\n\x1b[31mz\x1b[3b"), false},
+		{"clear-scrolls-into-history", 5, 20, []byte("one\r\ntwo\r\nthree\x1b[2Jafter\r\n\r\nx\x1b[H\x1b[2J\x1b[3;1Hy\x1b[2J"), true},
+		{"region-at-top-history", 6, 20, []byte("a\r\nb\r\nc\r\nd\r\ne\r\nf\x1b[1;3r\x1b[3;1H\n\n\n\x1b[r\x1b[2;5r\x1b[5;1H\n\n"), true},
+		{"ed3", 4, 20, []byte("1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[3Jz"), true},
 		{"ri-top", 6, 20, []byte("one\r\ntwo\r\nthree\x1b[H\x1bM\x1bMnew"), false},
 	}
 	for _, tc := range cases {
