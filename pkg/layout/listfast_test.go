@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // ListFast must agree with List (Load per id) on every kind of entry.
@@ -18,6 +19,15 @@ func TestListFastAgreesWithList(t *testing.T) {
 	defer func() { sleep.Process.Kill(); sleep.Wait() }()
 	dead := exec.Command("true")
 	dead.Run()
+	// A zombie (exited, not yet reaped) is not alive either.
+	zombie := exec.Command("true")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer zombie.Wait()
+	for !isZombie(zombie.Process.Pid) {
+		time.Sleep(time.Millisecond)
+	}
 	code := 0
 	write := func(id string, exited bool, pid int, sock bool) {
 		m := &Metadata{Command: "/bin/sh", CreatedAt: Now()}
@@ -40,6 +50,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 	write("vanished-pid", false, dead.Process.Pid, false)
 	write("vanished-sock", false, 0, true)
 	write("vanished-bare", false, 0, false)
+	write("vanished-zombie", false, zombie.Process.Pid, true)
 	// A newer writer's field must survive the fast decode's fallback.
 	os.WriteFile(PathsFor(root, "future").Meta(), []byte(`{"command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":1,"exitedAt":"2025-01-01T00:00:01.000Z","fromTheFuture":{"a":1}}`), 0o600)
 	os.WriteFile(PathsFor(root, "broken").Meta(), []byte("{"), 0o600)
@@ -53,10 +64,13 @@ func TestListFastAgreesWithList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fast) != 7 || !reflect.DeepEqual(slow, fast) {
+	if len(fast) != 8 || !reflect.DeepEqual(slow, fast) {
 		t.Fatalf("ListFast differs from List:\nList     %+v\nListFast %+v", slow, fast)
 	}
 	for _, s := range fast {
+		if s.ID == "vanished-zombie" && s.Status != Vanished {
+			t.Errorf("zombie daemon counted as %s", s.Status)
+		}
 		if s.ID == "future" && string(s.Meta.Extra["fromTheFuture"]) != `{"a":1}` {
 			t.Errorf("unknown field lost: %+v", s.Meta.Extra)
 		}
