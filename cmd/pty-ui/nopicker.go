@@ -8,6 +8,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"syscall"
 )
 
 func main() {
@@ -18,5 +20,13 @@ func main() {
 		}
 	}
 	fmt.Fprintln(os.Stderr, "pty: this build does not include the session picker (build with -tags ptyui); use 'pty list' and 'pty attach ID'")
+	if len(os.Args) == 1 {
+		// Plain `pty` lands here: show the usage it would show without
+		// a picker.
+		if exe, err := os.Executable(); err == nil {
+			p := filepath.Join(filepath.Dir(exe), "pty")
+			syscall.Exec(p, []string{"pty", "help"}, os.Environ())
+		}
+	}
 	os.Exit(1)
 }
