@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -151,9 +153,9 @@ func (d *Daemon) drop(c *client) {
 
 func (d *Daemon) readLoop(c *client) {
 	defer d.drop(c)
-	r := proto.NewReader(c.conn)
+	r := frameReader{r: c.conn}
 	for {
-		f, err := r.Next()
+		f, err := r.next()
 		if err != nil {
 			return // EOF, a broken frame or one over 32 MiB: drop the peer
 		}
@@ -364,4 +366,27 @@ func (d *Daemon) status() []byte {
 	s.Created = d.created
 	b, _ := json.Marshal(s)
 	return b
+}
+
+// frameReader decodes client frames straight from the socket. Clients send
+// few, small frames, so it buffers nothing: an idle connection costs no
+// read buffer (proto.Reader keeps 64 KiB per connection).
+type frameReader struct {
+	r   io.Reader
+	hdr [proto.HeaderLen]byte
+}
+
+func (fr *frameReader) next() (proto.Frame, error) {
+	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
+		return proto.Frame{}, err
+	}
+	n := binary.BigEndian.Uint32(fr.hdr[1:])
+	if n > proto.MaxPayload {
+		return proto.Frame{}, proto.ErrTooLarge
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(fr.r, p); err != nil {
+		return proto.Frame{}, io.ErrUnexpectedEOF
+	}
+	return proto.Frame{Type: proto.Type(fr.hdr[0]), Payload: p}, nil
 }

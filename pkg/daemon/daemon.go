@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +41,7 @@ import (
 // dropped and the client is re-synchronised with a fresh baseline.
 const (
 	MaxQueue         = 4 << 20
-	readBuf          = 128 << 10
+	readBuf          = 64 << 10
 	maxBacklog       = 4 << 20
 	emulateSlice     = 256 << 10
 	scrollback       = 10000
@@ -546,8 +547,8 @@ func (d *Daemon) pump() {
 			b = b[n:]
 		}
 		mu.Lock()
-		if cap(b) <= 1<<20 {
-			spare = b[:0]
+		if cap(b) <= 64<<10 {
+			spare = b[:0] // bursts' big buffers go back to the GC
 		}
 		mu.Unlock()
 	}
@@ -656,9 +657,18 @@ func (d *Daemon) metaLoop() {
 	defer d.bgDone.Done()
 	t := time.NewTicker(outputPersist)
 	defer t.Stop()
-	var saved int64
+	trim := time.NewTicker(time.Second)
+	defer trim.Stop()
+	var saved, trimmed int64
 	for {
 		select {
+		case <-trim.C:
+			// Once a burst of output is over, hand the garbage it left
+			// back to the system: an idle session should cost little.
+			if lo := d.lastOutput.Load(); lo > trimmed && time.Since(time.UnixMilli(lo)) > time.Second {
+				trimmed = lo
+				debug.FreeOSMemory()
+			}
 		case <-d.attached:
 			d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
 		case <-t.C:

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -259,7 +258,24 @@ func isExec(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && unix.Access(p, unix.X_OK) == nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+// sanitizeName replaces each run of characters outside [A-Za-z0-9._-]
+// with one '-'. (No regexp: this package is linked into every daemon,
+// whose memory we keep small.)
+func sanitizeName(s string) string {
+	var b strings.Builder
+	dash := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+			dash = false
+		} else if !dash {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return b.String()
+}
 
 // DefaultDisplayName is <basename(cwd)>-<basename(cmd)>[-<first non-flag
 // arg under 30 chars, extension stripped>], reduced to [A-Za-z0-9._-].
@@ -280,7 +296,7 @@ func DefaultDisplayName(cwd, command string, args []string) string {
 	}
 	var out []string
 	for _, p := range parts {
-		p = strings.Trim(unsafeName.ReplaceAllString(p, "-"), "-")
+		p = strings.Trim(sanitizeName(p), "-")
 		if p != "" && p != "." && p != ".." {
 			out = append(out, p)
 		}
