@@ -207,3 +207,29 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+func TestDownDeadAndUnknown(t *testing.T) {
+	root := testutil.Root(t)
+	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
+	mustIn(t, root, dir, "up")
+	s, ok := byKey(t, root, "perm")
+	if !ok {
+		t.Fatal("perm not started")
+	}
+	killDaemon(t, root, s.ID)
+
+	r := in(t, root, dir, "down", "nosuch")
+	if r.Code != 1 || !strings.Contains(r.Stderr, `declares no session "nosuch"`) {
+		t.Fatalf("down nosuch: %d %q", r.Code, r.Stderr)
+	}
+	if _, ok := byKey(t, root, "perm"); !ok {
+		t.Fatal("a refused down removed a session")
+	}
+	r = mustIn(t, root, dir, "down")
+	if !strings.Contains(r.Stdout, "(was not running; removed)") || !strings.HasSuffix(r.Stdout, "Stopped 0 sessions.\n") {
+		t.Fatalf("down of a dead session:\n%s", r.Stdout)
+	}
+	if ids, _ := layout.IDs(root); len(ids) != 0 {
+		t.Fatalf("left: %v", ids)
+	}
+}
