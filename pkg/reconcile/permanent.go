@@ -183,7 +183,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options) error {
 		if errors.Is(err, spawn.ErrRunning) || errors.Is(err, spawn.ErrInUse) {
 			return fmt.Errorf("%w: %v", errStale, err)
 		}
-		if m, rerr := readMeta(p.o.Root, e.id); rerr == nil && !bytes.Equal(fingerprint(m), e.print) {
+		if m, rerr := readMeta(p.o.Root, e.id); rerr == nil && !bytes.Equal(fingerprint(m), fingerprint(e.meta)) {
 			return fmt.Errorf("%w: %v", errStale, err)
 		}
 		return err
@@ -205,7 +205,7 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		return
 	}
 	_, err := layout.Update(p.o.Root, id, func(m *layout.Metadata) ([]layout.Event, error) {
-		if !bytes.Equal(fingerprint(m), e.print) {
+		if !bytes.Equal(fingerprint(m), fingerprint(e.meta)) {
 			return nil, errStale
 		}
 		if alive, _ := layout.DaemonAlive(p.o.Root, id); alive {

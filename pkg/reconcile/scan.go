@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -17,9 +19,8 @@ import (
 type entry struct {
 	id    string
 	meta  *layout.Metadata
-	print []byte // fingerprint(meta)
-	alive bool   // the daemon process is alive
-	pid   int    // the daemon's pid, from the pid file (0 if none)
+	alive bool // the daemon process is alive
+	pid   int  // the daemon's pid, from the pid file (0 if none)
 }
 
 // gone reports a finished session: its daemon is dead. A session with an
@@ -52,24 +53,54 @@ func scan(root string) (*snapshot, error) {
 		return nil, fmt.Errorf("read pty root %s: %w", root, err)
 	}
 	s := &snapshot{sessions: map[string]*entry{}, invalid: map[string]bool{}, files: ents}
+	var ids []string
 	for _, de := range ents {
-		id := layout.SessionIDFromMetaName(de.Name())
-		if id == "" {
-			continue
+		if id := layout.SessionIDFromMetaName(de.Name()); id != "" {
+			ids = append(ids, id)
 		}
-		m, err := readMeta(root, id)
-		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
-				s.invalid[id] = true
+	}
+	// Reading a session is a handful of small syscalls and a JSON decode;
+	// several readers at once hide the latency of a slow or busy disk, so
+	// a quiet pass over a thousand sessions stays well under 100 ms.
+	type result struct {
+		e       *entry
+		invalid bool
+	}
+	results := make([]result, len(ids))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	workers := min(len(ids), 2*runtime.GOMAXPROCS(0))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 16<<10)
+			pidBuf := make([]byte, 0, 512)
+			for i := range next {
+				id := ids[i]
+				m, err := readMetaBuf(root, id, &buf)
+				if err != nil {
+					results[i].invalid = !errors.Is(err, os.ErrNotExist)
+					continue
+				}
+				alive, pid := daemonAlive(root, id, pidBuf)
+				results[i].e = &entry{id: id, meta: m, alive: alive, pid: pid}
 			}
-			continue
+		}()
+	}
+	for i := range ids {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, r := range results {
+		switch {
+		case r.e != nil:
+			s.sessions[ids[i]] = r.e
+			s.ids = append(s.ids, ids[i])
+		case r.invalid:
+			s.invalid[ids[i]] = true
 		}
-		alive, pid := layout.DaemonAlive(root, id)
-		if pid == 0 {
-			pid = layout.ReadPid(root, id)
-		}
-		s.sessions[id] = &entry{id: id, meta: m, print: fingerprint(m), alive: alive, pid: pid}
-		s.ids = append(s.ids, id)
 	}
 	sort.Strings(s.ids)
 	return s, nil
@@ -79,10 +110,18 @@ func scan(root string) (*snapshot, error) {
 // os.ErrNotExist (nothing there, perhaps removed meanwhile) versus a file
 // that does not parse (debris, or a hand edit gone wrong).
 func readMeta(root, id string) (*layout.Metadata, error) {
-	b, err := os.ReadFile(layout.PathsFor(root, id).Meta())
+	buf := make([]byte, 0, 16<<10)
+	return readMetaBuf(root, id, &buf)
+}
+
+// readMetaBuf reads with a reusable buffer: a scan does this for every
+// session.
+func readMetaBuf(root, id string, buf *[]byte) (*layout.Metadata, error) {
+	b, err := readRaw(layout.PathsFor(root, id).Meta(), *buf)
 	if err != nil {
 		return nil, err
 	}
+	*buf = b
 	var m layout.Metadata
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("session %s: metadata is not valid JSON: %w", id, err)
@@ -113,7 +152,7 @@ func unchanged(root string, e *entry) (*layout.Metadata, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if !bytes.Equal(fingerprint(m), e.print) {
+	if !bytes.Equal(fingerprint(m), fingerprint(e.meta)) {
 		return m, false
 	}
 	return m, true

@@ -74,6 +74,7 @@ func (p *pass) orphans() {
 // session with its cwd gone is removed rather than respawned into nothing.
 func (p *pass) abandoned() {
 	now := time.Now()
+	cwdGone := map[string]bool{} // sessions often share a directory
 	for _, id := range p.snap.ids {
 		e := p.snap.sessions[id]
 		if p.done[id] || !e.permanent() {
@@ -82,7 +83,13 @@ func (p *pass) abandoned() {
 		var ev layout.Event
 		var reason, detail string
 		if e.meta.Cwd != "" && !falsy(e.tag(TagAbandonIfCwdGone)) {
-			if _, err := os.Stat(e.meta.Cwd); errors.Is(err, os.ErrNotExist) {
+			gone, seen := cwdGone[e.meta.Cwd]
+			if !seen {
+				_, err := os.Stat(e.meta.Cwd)
+				gone = errors.Is(err, os.ErrNotExist)
+				cwdGone[e.meta.Cwd] = gone
+			}
+			if gone {
 				reason, detail = "cwd-gone", "cwd gone: "+e.meta.Cwd
 				ev = layout.NewEvent(id, layout.EventSessionAbandoned, "reason", reason)
 			}
@@ -225,7 +232,7 @@ func (p *pass) layoutTags() {
 		sort.Strings(dead)
 		if !p.o.DryRun {
 			_, err := layout.Update(p.o.Root, id, func(m *layout.Metadata) ([]layout.Event, error) {
-				if !bytes.Equal(fingerprint(m), e.print) {
+				if !bytes.Equal(fingerprint(m), fingerprint(e.meta)) {
 					return nil, errStale
 				}
 				prev := maps.Clone(m.Tags)
