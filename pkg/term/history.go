@@ -3,24 +3,46 @@ package term
 import "unicode/utf8"
 
 // histLine is a line that scrolled off the top of the main screen, stored
-// compactly: trailing blank cells are dropped, the characters are kept as a
-// UTF-8 string (one rune per cell, wide continuation cells implied by the
-// rune's width) and the styling as run lengths, nil when the whole line uses
-// the default pen. A plain 80-column line therefore costs its text plus a
-// 56-byte header. Lines the compact form cannot represent exactly (grapheme
+// compactly: trailing blank cells are dropped, the characters are kept as
+// UTF-8 (one rune per cell, wide continuation cells implied by the rune's
+// width) and the styling as run lengths serialised after the text in the
+// same string, absent when the whole line uses the default pen. One
+// allocation per line; a plain 80-column line costs its text plus a
+// 32-byte header. Lines the compact form cannot represent exactly (grapheme
 // clusters) keep their cells.
 type histLine struct {
-	text    string
-	runs    []styleRun
+	data    string // text, then runLen-byte style runs
 	raw     *[]Cell
+	textLen int32
 	wrapped bool
 }
+
+// A serialised style run: n uint16, attr uint16, fg uint32, bg uint32,
+// little-endian.
+const runLen = 12
 
 type styleRun struct {
 	n    uint16
 	attr Attr
 	fg   Color
 	bg   Color
+}
+
+func (h *histLine) run(i int) styleRun {
+	b := h.data[int(h.textLen)+i*runLen:]
+	_ = b[runLen-1]
+	return styleRun{
+		n:    uint16(b[0]) | uint16(b[1])<<8,
+		attr: Attr(b[2]) | Attr(b[3])<<8,
+		fg:   Color(b[4]) | Color(b[5])<<8 | Color(b[6])<<16 | Color(b[7])<<24,
+		bg:   Color(b[8]) | Color(b[9])<<8 | Color(b[10])<<16 | Color(b[11])<<24,
+	}
+}
+
+func appendRun(b []byte, r styleRun) []byte {
+	return append(b, byte(r.n), byte(r.n>>8), byte(r.attr), byte(r.attr>>8),
+		byte(r.fg), byte(r.fg>>8), byte(r.fg>>16), byte(r.fg>>24),
+		byte(r.bg), byte(r.bg>>8), byte(r.bg>>16), byte(r.bg>>24))
 }
 
 // encodeLine builds a histLine from screen cells. It is on the scrolling
@@ -53,7 +75,8 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 		buf[i] = r
 	}
 	if i == end {
-		h.text = string(buf)
+		h.data = string(buf)
+		h.textLen = int32(len(buf))
 		return h
 	}
 	out := buf[:cap(buf)]
@@ -130,10 +153,13 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	}
 	buf = out[:k]
 	runs = append(runs, cur)
-	h.text = string(buf)
+	h.textLen = int32(len(buf))
 	if len(runs) > 1 || runs[0] != (styleRun{n: runs[0].n}) {
-		h.runs = append([]styleRun(nil), runs...)
+		for _, r := range runs {
+			buf = appendRun(buf, r)
+		}
 	}
+	h.data = string(buf)
 	s.scratch, s.scratchRuns = buf[:0], runs[:0]
 	return h
 }
@@ -151,7 +177,7 @@ func (h *histLine) decode(dst []Cell) {
 	if h.raw != nil {
 		tmp = *h.raw
 	} else {
-		tmp = h.appendCells(make([]Cell, 0, len(h.text)))
+		tmp = h.appendCells(make([]Cell, 0, h.textLen))
 	}
 	n := copy(dst, tmp)
 	if n > 0 && n < len(tmp) && dst[n-1].Attr&AttrWide != 0 {
@@ -166,19 +192,21 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 	}
 	run, left := 0, 0
 	var st styleRun
-	for i := 0; i < len(h.text); {
-		r, size := rune(h.text[i]), 1
+	text := h.data[:h.textLen]
+	nruns := (len(h.data) - len(text)) / runLen
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(h.text[i:])
+			r, size = utf8.DecodeRuneInString(text[i:])
 		}
 		i += size
 		w := 1
 		if r >= 0x300 {
 			w = runeWidth(r)
 		}
-		if h.runs != nil {
-			for left <= 0 && run < len(h.runs) {
-				st = h.runs[run]
+		if nruns > 0 {
+			for left <= 0 && run < nruns {
+				st = h.run(run)
 				left = int(st.n)
 				run++
 			}

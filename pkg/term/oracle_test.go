@@ -232,6 +232,19 @@ func TestOracle(t *testing.T) {
 		{"clear-scrolls-into-history", 5, 20, []byte("one\r\ntwo\r\nthree\x1b[2Jafter\r\n\r\nx\x1b[H\x1b[2J\x1b[3;1Hy\x1b[2J"), true},
 		{"region-at-top-history", 6, 20, []byte("a\r\nb\r\nc\r\nd\r\ne\r\nf\x1b[1;3r\x1b[3;1H\n\n\n\x1b[r\x1b[2;5r\x1b[5;1H\n\n"), true},
 		{"ed3", 4, 20, []byte("1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[3Jz"), true},
+		{"symbol-widths", 12, 60, func() []byte {
+			// Glyphs common in prompts and coding agents' UIs; the
+			// separators expose each one's width.
+			var b strings.Builder
+			for i, r := range []rune("⏺✻⎿●☀✔❤⚡★✅❌⚠️→←…│─┌█▌░▒▓🟢🔴🚀👍🏽Ω°±©®™ⓘ①㈱ｱｶﾞ가힣ẞ🇺🇸ᄀ\u200b\u00ad\ufe0f\u20e3\U0001F9D1") {
+				if i%8 == 0 {
+					b.WriteString("\r\n")
+				}
+				b.WriteString("|")
+				b.WriteRune(r)
+			}
+			return []byte(b.String())
+		}(), false},
 		{"ri-top", 6, 20, []byte("one\r\ntwo\r\nthree\x1b[H\x1bM\x1bMnew"), false},
 	}
 	for _, tc := range cases {
