@@ -511,3 +511,58 @@ func TestInstallPrintAndLog(t *testing.T) {
 		t.Errorf("rotated log: %v", err)
 	}
 }
+
+// A permanent session from a pty.toml is respawned from the file as it is
+// now, and removed once the file no longer declares it.
+func TestPtyfileRespawnRereadsFile(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	dir := t.TempDir()
+	toml := filepath.Join(dir, "pty.toml")
+	write := func(body string) {
+		if err := os.WriteFile(toml, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`
+[sessions.web]
+id = "ptf-web"
+command = "exit 1"
+tags = { strategy = "permanent", role = "old" }
+
+[sessions.api]
+id = "ptf-api"
+command = "exit 1"
+tags = { strategy = "permanent" }
+`)
+	testutil.MustRun(t, root, "up", dir)
+	waitStatus(t, root, "ptf-web", layout.Exited)
+	waitStatus(t, root, "ptf-api", layout.Exited)
+	write(`
+[sessions.web]
+id = "ptf-web"
+command = "sleep 300"
+env = { FROM_TOML = "yes" }
+tags = { strategy = "permanent", role = "new" }
+`)
+	mustHave(t, gcPass(t, root),
+		"Respawned: ptf-web",
+		"Removed (no longer declared in its pty.toml): ptf-api")
+	s := waitStatus(t, root, "ptf-web", layout.Running)
+	if s.Meta.DisplayCommand != "sleep 300" || s.Meta.ExtraEnv["FROM_TOML"] != "yes" || s.Meta.Tags["role"] != "new" {
+		t.Errorf("respawned from stale settings: cmd %q env %v tags %v", s.Meta.DisplayCommand, s.Meta.ExtraEnv, s.Meta.Tags)
+	}
+	if _, ok := load(t, root, "ptf-api"); ok {
+		t.Error("ptf-api still exists")
+	}
+	// A file that cannot be read falls back to the stored settings.
+	vanish(t, root, "ptf-web")
+	write("this is not toml [")
+	out := gcPass(t, root)
+	if len(out) < 1 || !strings.HasPrefix(out[0], "Respawned: ptf-web (pty.toml unreadable, using stored settings: ") {
+		t.Errorf("output: %q", out)
+	}
+	if s := waitStatus(t, root, "ptf-web", layout.Running); s.Meta.DisplayCommand != "sleep 300" {
+		t.Errorf("fallback respawn ran %q", s.Meta.DisplayCommand)
+	}
+}
