@@ -221,7 +221,16 @@ func runInPlace(outer string, o spawn.Options) {
 func attach(root, id, name string) int {
 	conn, err := client.Dial(root, id)
 	if err != nil {
-		cli.Fatalf("Session %q is not running.", id)
+		// A command that ends at once may be gone before we connect;
+		// its record (when kept) still says how it ended.
+		if m, merr := layout.ReadMetadata(root, id); merr == nil && m.ExitCode != nil {
+			for _, l := range m.LastLines {
+				fmt.Println(l)
+			}
+			fmt.Printf("[%s exited with code %d]\n", id, *m.ExitCode)
+			return *m.ExitCode
+		}
+		cli.Fatalf("Session %q ended before it could be attached.", id)
 	}
 	defer conn.Close()
 	res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: name})

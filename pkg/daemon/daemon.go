@@ -93,6 +93,7 @@ type Daemon struct {
 	lastOutput atomic.Int64
 	childExit  chan unix.WaitStatus
 	pumpDone   chan struct{}
+	sigs       chan os.Signal
 	stop       chan struct{}
 	bgDone     sync.WaitGroup
 }
@@ -174,6 +175,11 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		pumpDone:  make(chan struct{}),
 		stop:      make(chan struct{}),
 	}
+	// Catch a stop from the very start: one that lands while we claim the
+	// id is handled by Serve like any other, instead of killing us with
+	// half-published files.
+	d.sigs = make(chan os.Signal, 4)
+	signal.Notify(d.sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	becomeSubreaper()
 	d.screen = term.New(d.rows, d.cols, term.Options{
 		Scrollback: scrollback,
@@ -409,8 +415,7 @@ func (d *Daemon) startChild() error {
 // Serve runs the session until it ends and returns the exit status of the
 // daemon process.
 func (d *Daemon) Serve() int {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	sigs := d.sigs
 	go d.reap()
 	go d.pump()
 	go d.acceptLoop()
