@@ -2,7 +2,6 @@
 // (lipgloss v1.1.0 needs x/cellbuf v0.0.15 with x/ansi v0.11), so the
 // picker builds only with -tags ptyui until go.mod is fixed.
 
-//go:build ptyui
 
 // Command pty-ui is the interactive session picker, what `pty` opens when
 // run with no arguments (also `pty i`, `pty ui`).

@@ -1,4 +1,3 @@
-//go:build ptyui
 
 package main
 
