@@ -1,8 +1,3 @@
-// The bubbletea/lipgloss versions in go.mod do not compile together
-// (lipgloss v1.1.0 needs x/cellbuf v0.0.15 with x/ansi v0.11), so the
-// picker builds only with -tags ptyui until go.mod is fixed.
-
-
 // Command pty-ui is the interactive session picker, what `pty` opens when
 // run with no arguments (also `pty i`, `pty ui`).
 package main
