@@ -4,7 +4,4 @@
 // terminal to a `pty-attach` child process, so the picker never has to
 // re-implement the attach loop and a crash in one cannot take down the
 // other.
-//
-// The bubbletea model is built only with -tags ptyui for now (see model.go);
-// the fuzzy matcher always is.
 package picker
