@@ -200,6 +200,14 @@ func TestSizeIsMinimumOfWriters(t *testing.T) {
 		r, c := size(status(t, root, "sz"))
 		return r == 40 && c == 90
 	})
+	// The user resizes their terminal: attach forwards it.
+	if err := pty.Setsize(b.f, &pty.Winsize{Rows: 35, Cols: 85}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 5*time.Second, "size 35x85 after SIGWINCH", func() bool {
+		r, c := size(status(t, root, "sz"))
+		return r == 35 && c == 85
+	})
 	f.write(t, "\x1c")
 	f.waitFor(t, "[detached]")
 }
