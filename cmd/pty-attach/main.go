@@ -76,6 +76,13 @@ whether to restart it with the same command, directory and environment.`
 	}
 	o := spawn.OptionsFromMetadata(s.ID, s.Meta)
 	o.Replace = true
+	// Agent variables of the terminal we restart from must not leak into
+	// the restarted session (the original pty scrubbed these too).
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ST_AGENT=") && !strings.HasPrefix(kv, "ST_ROOT=") {
+			o.Env = append(o.Env, kv)
+		}
+	}
 	// The user's terminal may differ from the one the session was made in.
 	o.Rows, o.Cols = client.TermSize(os.Stdout, os.Stdin)
 	id, err := spawn.Start(context.Background(), root, o)
