@@ -74,22 +74,22 @@ func gc(args []string) {
 	fs.BoolVar(&dry, "dry-run", false, "same as -n")
 	fs.BoolVar(&asJSON, "json", false, "print the actions and the summary as one JSON object")
 	o := reconcile.DefaultOptions("")
-	fs.Func("fast-fail-window", "seconds after gc's last respawn within which an exit is a fast fail (default 60)", func(s string) error {
+	fs.Func("fast-fail-window", "an exit within `SECS` of gc's last respawn is a fast fail (default 60)", func(s string) error {
 		n, err := positive(s)
 		o.FastFailWindow = time.Duration(n) * time.Second
 		return err
 	})
-	fs.Func("fast-fail-limit", "fast fails in a row before a session is flagged as flapping (default 3)", func(s string) error {
+	fs.Func("fast-fail-limit", "`N` fast fails in a row flag a session as flapping (default 3)", func(s string) error {
 		n, err := positive(s)
 		o.FastFailLimit = n
 		return err
 	})
-	fs.Func("idle-days", "abandon permanent sessions nobody attached to for N days (default off)", func(s string) error {
+	fs.Func("idle-days", "abandon permanent sessions nobody attached to for `N` days (default off)", func(s string) error {
 		n, err := positive(s)
 		o.IdleDays = n
 		return err
 	})
-	fs.Func("keep-max-age", "how long sessions kept for inspection stay after their exit, like 7d, 12h, 0 = no longer (default 7d)", func(s string) error {
+	fs.Func("keep-max-age", "sessions kept for inspection go `D` after their exit: 7d, 12h, 30m, 0 = at once (default 7d)", func(s string) error {
 		d, err := reconcile.ParseDuration(s)
 		o.KeepMaxAge = d
 		return err
@@ -99,7 +99,7 @@ func gc(args []string) {
 	var printPlist bool
 	fs.BoolVar(&printPlist, "print-launchd-plist", false, "print a launchd plist for this root and exit (same as: pty gc install --print --platform launchd)")
 	var interval string
-	fs.StringVar(&interval, "interval", "30s", "with --print-launchd-plist: how often to run")
+	fs.StringVar(&interval, "interval", "30s", "with --print-launchd-plist: how often to run, like 30s or 5m")
 	if pos := c.Parse(args); len(pos) > 0 {
 		cli.Fatalf("unexpected argument %q: pty gc takes only flags, or one of install, uninstall, status (see 'pty gc --help')", pos[0])
 	}
