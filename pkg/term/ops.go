@@ -662,33 +662,42 @@ func (s *Screen) resizeCols(g *grid, cols int) {
 }
 
 func (s *Screen) resizeRows(rows int) {
-	shift := 0 // rows taken off the top of the active grid
-	if need := s.rows - rows; need > 0 {
-		// Blank rows below the cursor go first.
+	if s.altActive {
+		// The main screen is resized as if it were active, around the
+		// cursor saved on entering the alternate screen, so its prompt
+		// is still there on return.
+		s.main = s.resizeGrid(&s.main, rows, &s.saved[0].y, true)
+		s.alt = s.resizeGrid(&s.alt, rows, &s.y, false)
+		s.g = &s.alt
+	} else {
+		s.main = s.resizeGrid(&s.main, rows, &s.y, true)
+		s.alt = s.resizeGrid(&s.alt, rows, new(int), false)
+		s.g = &s.main
+	}
+	s.rows = rows
+}
+
+// resizeGrid changes a grid's height. Shrinking first drops blank rows
+// below the cursor row *cy, then removes rows from the top (into the
+// scrollback when withHist); growing pulls lines back from the scrollback
+// when withHist. *cy is adjusted to stay on the same line.
+func (s *Screen) resizeGrid(g *grid, rows int, cy *int, withHist bool) grid {
+	old := len(g.lines)
+	shift := 0
+	if need := old - rows; need > 0 {
 		drop := 0
 		for drop < need {
-			y := s.rows - 1 - drop
-			if y <= s.y || !rowBlank(s.g.row(y).cells) {
+			y := old - 1 - drop
+			if y <= *cy || !rowBlank(g.row(y).cells) {
 				break
 			}
 			drop++
 		}
 		shift = need - drop
 	}
-	if s.altActive {
-		s.alt, _ = s.regrid(&s.alt, rows, shift, false)
-		s.main, _ = s.regrid(&s.main, rows, 0, false)
-		s.g = &s.alt
-	} else {
-		var pulled int
-		s.main, pulled = s.regrid(&s.main, rows, shift, true)
-		s.alt, _ = s.regrid(&s.alt, rows, 0, false)
-		s.g = &s.main
-		shift -= pulled
-		s.saved[0].y -= shift
-	}
-	s.y -= shift
-	s.rows = rows
+	ng, pulled := s.regrid(g, rows, shift, withHist)
+	*cy = clamp(*cy-shift+pulled, 0, rows-1)
+	return ng
 }
 
 // regrid builds a grid of the new height, removing shift rows from the top

@@ -37,7 +37,13 @@ func tmuxPath(t *testing.T) string {
 // detected without sleeping: after the data the script asks for a cursor
 // position report, which tmux answers only after processing everything
 // before it, and then signals a wait-for channel.
-func runTmux(t *testing.T, rows, cols int, data []byte) tmuxCapture {
+func runTmux(t *testing.T, rows, cols int, data []byte, resize ...int) tmuxCapture {
+	return runTmuxPost(t, rows, cols, data, nil, resize...)
+}
+
+// runTmuxPost is runTmux with an optional resize after data and then more
+// bytes (post) displayed after the resize.
+func runTmuxPost(t *testing.T, rows, cols int, data, post []byte, resize ...int) tmuxCapture {
 	t.Helper()
 	tmux := tmuxPath(t)
 	dir := t.TempDir()
@@ -46,9 +52,14 @@ func runTmux(t *testing.T, rows, cols int, data []byte) tmuxCapture {
 		t.Fatal(err)
 	}
 	sock := fmt.Sprintf("ptyterm-%d-%d", os.Getpid(), tmuxSeq.Add(1))
-	script := fmt.Sprintf(`stty raw -echo; cat %q; printf '\033[6n'; `+
-		`while c=$(dd bs=1 count=1 2>/dev/null); [ -n "$c" ] && [ "$c" != R ]; do :; done; `+
-		`%s -L %s wait-for -S done; exec sleep 1000`, file, tmux, sock)
+	if err := os.WriteFile(file+"2", post, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	show := `cat %[1]q; printf '\033[6n'; ` +
+		`while c=$(dd bs=1 count=1 2>/dev/null); [ -n "$c" ] && [ "$c" != R ]; do :; done; `
+	script := fmt.Sprintf(`stty raw -echo; `+show+`%[2]s -L %[3]s wait-for -S done; `+
+		`%[2]s -L %[3]s wait-for go; `+strings.ReplaceAll(show, "[1]q", "[4]q")+`%[2]s -L %[3]s wait-for -S done2; exec sleep 1000`,
+		file, tmux, sock, file+"2")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	run := func(args ...string) string {
@@ -66,6 +77,13 @@ func runTmux(t *testing.T, rows, cols int, data []byte) tmuxCapture {
 	})
 	run("new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
 	run("wait-for", "done")
+	if len(resize) == 2 {
+		run("resize-window", "-x", fmt.Sprint(resize[1]), "-y", fmt.Sprint(resize[0]))
+	}
+	if post != nil {
+		run("wait-for", "-S", "go")
+		run("wait-for", "done2")
+	}
 	var c tmuxCapture
 	c.plain = run("capture-pane", "-p")
 	c.ansi = run("capture-pane", "-p", "-e")
@@ -251,6 +269,58 @@ func TestOracle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			oracleCompare(t, tc.rows, tc.cols, tc.data, tc.full)
+		})
+	}
+}
+
+func TestOracleResize(t *testing.T) {
+	tmuxPath(t)
+	lines := func(n int, tail string) []byte {
+		var b bytes.Buffer
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "line %d\r\n", i)
+		}
+		b.WriteString(tail)
+		return b.Bytes()
+	}
+	cases := []struct {
+		name             string
+		rows, cols       int
+		data             []byte
+		newRows, newCols int
+		post             []byte
+	}{
+		{"shrink-cursor-bottom", 10, 30, lines(20, "$ "), 6, 30, nil},
+		{"shrink-cursor-top", 10, 30, []byte("top\r\nsecond"), 4, 30, nil},
+		{"shrink-cursor-middle", 10, 30, lines(4, "prompt"), 3, 30, nil},
+		{"grow-pulls-history", 6, 30, lines(20, "$ "), 10, 30, nil},
+		{"grow-no-history", 6, 30, []byte("a\r\nb"), 10, 30, nil},
+		{"shrink-alt", 10, 30, append(lines(12, "$ "), "\x1b[?1049h\x1b[Halt\x1b[10;1Hbottom"...), 6, 30, nil},
+		{"shrink-alt-exit", 10, 30, append(lines(12, "$ "), "\x1b[?1049h\x1b[Halt\x1b[10;1Hbottom"...), 6, 30, []byte("\x1b[?1049lback")},
+		{"grow-alt-exit", 6, 30, append(lines(12, "$ "), "\x1b[?1049h\x1b[Halt\x1b[6;1Hbottom"...), 10, 30, []byte("\x1b[?1049lback")},
+		{"shrink-then-output", 10, 30, lines(20, "$ "), 6, 30, []byte("more\r\noutput")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			want := runTmuxPost(t, tc.rows, tc.cols, tc.data, tc.post, tc.newRows, tc.newCols)
+			s := New(tc.rows, tc.cols, Options{})
+			s.Write(tc.data)
+			s.Resize(tc.newRows, tc.newCols)
+			s.Write(tc.post)
+			if got := s.PlainText(false); got != want.plain {
+				t.Errorf("plain text differs\n got:\n%s\nwant:\n%s", quoteLines(got), quoteLines(want.plain))
+			}
+			// While the alternate screen is active tmux defers moving
+			// the main screen's top rows to the scrollback until it is
+			// left; we do it at once. Only the end state is compared.
+			if got := s.PlainText(true); got != want.full && tc.name != "shrink-alt" {
+				t.Errorf("full text differs\n got:\n%s\nwant:\n%s", quoteLines(got), quoteLines(want.full))
+			}
+			y, x, _ := s.Cursor()
+			if x != want.cx || y != want.cy {
+				t.Errorf("cursor = %d,%d, tmux %d,%d", y, x, want.cy, want.cx)
+			}
 		})
 	}
 }

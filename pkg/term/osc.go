@@ -158,6 +158,10 @@ func (s *Screen) kittyNotification(arg string) {
 		}
 		payload = string(dec)
 	}
+	if len(s.kittyPending.Title)+len(s.kittyPending.Body)+len(payload) > maxOSC {
+		s.kittyPending = Event{}
+		return
+	}
 	if kind == "title" {
 		s.kittyPending.Title += payload
 	} else {

@@ -6,9 +6,10 @@ import (
 )
 
 // eachLine calls f with the cells of every line: the scrollback first when
-// full, then the visible rows. The slice is only valid during the call.
+// full (also on the alternate screen, as tmux does), then the visible rows.
+// The slice is only valid during the call.
 func (s *Screen) eachLine(full bool, f func(cells []Cell)) {
-	if full && !s.altActive {
+	if full {
 		var buf []Cell
 		for i := 0; i < s.hist.n; i++ {
 			buf = s.hist.at(i).appendCells(buf[:0])
@@ -50,8 +51,7 @@ func appendRune(b []byte, r rune) []byte {
 
 // PlainText returns the screen text like `tmux capture-pane -p`: one line
 // per row with trailing spaces trimmed, each followed by "\n". With full
-// the scrollback comes first (like -S -). On the alternate screen only the
-// alternate screen is returned, as tmux does.
+// the scrollback comes first (like -S -), on the alternate screen too.
 func (s *Screen) PlainText(full bool) string {
 	var b []byte
 	s.eachLine(full, func(cells []Cell) {
@@ -93,11 +93,9 @@ func (s *Screen) LastLines(n int) []string {
 	for y := s.rows - 1; y >= 0 && more; y-- {
 		more = take(s.g.row(y).cells)
 	}
-	if !s.altActive {
-		for i := s.hist.n - 1; i >= 0 && more; i-- {
-			buf = s.hist.at(i).appendCells(buf[:0])
-			more = take(buf)
-		}
+	for i := s.hist.n - 1; i >= 0 && more; i-- {
+		buf = s.hist.at(i).appendCells(buf[:0])
+		more = take(buf)
 	}
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
