@@ -566,3 +566,42 @@ tags = { strategy = "permanent", role = "new" }
 		t.Errorf("fallback respawn ran %q", s.Meta.DisplayCommand)
 	}
 }
+
+// The generation guard, made deterministic: while the pass acts on one
+// session, another it has already looked at is edited (b) or replaced by a
+// new running session (c). The pass must skip both.
+func TestEditedOrReplacedMeanwhileIsSkipped(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	for _, id := range []string{"a", "b", "c"} {
+		start(t, root, keepEnv, "--id", id, "--", "true")
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		waitStatus(t, root, id, layout.Exited)
+	}
+	o := reconcile.DefaultOptions(root)
+	var acted []string
+	o.Report = func(a reconcile.Action) {
+		acted = append(acted, a.Message)
+		if a.Message != "Removed: a" {
+			return
+		}
+		setTags(t, root, "b", map[string]string{"note": "edited by a person"})
+		r := testutil.RunCmd(t, testutil.Command(t, root, "", "run", "-a", "-d", "--id", "c", "--", "sleep", "300"))
+		if r.Code != 0 {
+			t.Errorf("run -a c: %+v", r)
+		}
+	}
+	if _, err := reconcile.Run(t.Context(), o); err != nil {
+		t.Fatal(err)
+	}
+	mustHave(t, acted, "Removed: a", "Skipped (changed meanwhile): b", "Skipped (changed meanwhile): c")
+	if s, ok := load(t, root, "b"); !ok || s.Meta.Tags["note"] == "" {
+		t.Error("the edited session was removed")
+	}
+	if s, ok := load(t, root, "c"); !ok || s.Status != layout.Running {
+		t.Errorf("the replacement session: %v %s", ok, s.Status)
+	}
+	// The next pass sees the edit and acts on what is there now.
+	mustHave(t, gcPass(t, root), "Removed: b")
+}
