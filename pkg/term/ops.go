@@ -547,6 +547,9 @@ func (s *Screen) setAlt(on, clearIt, cursor bool) {
 			s.saveCursor()
 		}
 		s.altActive = true
+		if len(s.alt.lines) == 0 {
+			s.alt = newGrid(s.rows, s.cols)
+		}
 		s.g = &s.alt
 		if clearIt {
 			for y := 0; y < s.rows; y++ {
@@ -562,6 +565,8 @@ func (s *Screen) setAlt(on, clearIt, cursor bool) {
 	}
 	s.altActive = false
 	s.g = &s.main
+	// Entering again starts from a cleared screen anyway.
+	s.alt = grid{}
 	if cursor {
 		s.restoreCursor()
 	}
@@ -587,7 +592,7 @@ func (s *Screen) fullReset() {
 	for y := 0; y < s.rows; y++ {
 		s.eraseRow(y)
 	}
-	s.alt = newGrid(s.rows, s.cols)
+	s.alt = grid{}
 	s.x, s.y = 0, 0
 	if wasHidden {
 		s.emit(Event{Type: "cursor_visible", Value: "true"})
@@ -624,7 +629,9 @@ func (s *Screen) Resize(rows, cols int) {
 	}
 	if cols != s.cols {
 		s.resizeCols(&s.main, cols)
-		s.resizeCols(&s.alt, cols)
+		if len(s.alt.lines) > 0 {
+			s.resizeCols(&s.alt, cols)
+		}
 		s.cols = cols
 		old := s.tabs
 		s.tabs = nil
@@ -671,7 +678,7 @@ func (s *Screen) resizeRows(rows int) {
 		s.g = &s.alt
 	} else {
 		s.main = s.resizeGrid(&s.main, rows, &s.y, true)
-		s.alt = s.resizeGrid(&s.alt, rows, new(int), false)
+		s.alt = grid{}
 		s.g = &s.main
 	}
 	s.rows = rows

@@ -114,7 +114,7 @@ type Screen struct {
 	rows, cols int
 	opts       Options
 
-	main, alt grid
+	main, alt grid  // alt is allocated only while in use
 	g         *grid // active grid
 	altActive bool
 	hist      history
@@ -165,7 +165,6 @@ func New(rows, cols int, opts Options) *Screen {
 		s.hist.max = opts.Scrollback
 	}
 	s.main = newGrid(rows, cols)
-	s.alt = newGrid(rows, cols)
 	s.g = &s.main
 	s.p = ansi.NewParser()
 	s.p.SetDataSize(4096)
