@@ -3,7 +3,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 
@@ -57,25 +56,7 @@ Examples:
 	}
 	cli.Check(layout.ValidateUserEventType(typ))
 	root := cli.Root()
-	s := sessionOrCurrent(root, ref)
+	s := cli.ResolveOrCurrent(root, ref, "pty emit REF user.NAME")
 	cli.Check(layout.EmitUser(root, s.ID, typ, data, text))
 }
 
-func sessionOrCurrent(root, ref string) layout.Session {
-	if ref != "" {
-		return cli.Resolve(root, ref)
-	}
-	id := os.Getenv("PTY_SESSION")
-	if id == "" {
-		cli.Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): pty emit REF user.NAME")
-	}
-	if err := layout.ValidateID(id); err != nil {
-		cli.Fatalf("$PTY_SESSION is not a session id: %v", err)
-	}
-	s, err := layout.Load(root, id)
-	if errors.Is(err, layout.ErrNotFound) {
-		cli.Fatalf("Session %q (from $PTY_SESSION) not found.", id)
-	}
-	cli.Check(err)
-	return s
-}

@@ -80,7 +80,7 @@ Examples:
 	root := cli.Root()
 	var ids []string
 	if !*all {
-		ids = []string{sessionOrCurrent(root, args).ID}
+		ids = []string{cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name, or --all").ID}
 	}
 	print := func(l eventlog.Line) error {
 		var err error
@@ -167,21 +167,10 @@ func typeMatcher(t string) (func(string) bool, error) {
 	return func(s string) bool { return s == t }, nil
 }
 
-func sessionOrCurrent(root string, args []string) layout.Session {
-	if len(args) > 0 {
-		return cli.Resolve(root, args[0])
+
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
 	}
-	id := os.Getenv("PTY_SESSION")
-	if id == "" {
-		cli.Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): give a session id or name, or --all")
-	}
-	if err := layout.ValidateID(id); err != nil {
-		cli.Fatalf("$PTY_SESSION is not a session id: %v", err)
-	}
-	s, err := layout.Load(root, id)
-	if errors.Is(err, layout.ErrNotFound) {
-		cli.Fatalf("Session %q (from $PTY_SESSION) not found.", id)
-	}
-	cli.Check(err)
-	return s
+	return args[0]
 }

@@ -2,7 +2,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -39,7 +38,7 @@ Examples:
 		if len(args) > 1 {
 			cli.Fatalf("too many arguments: pty rename --%s [REF]", map[bool]string{true: "show", false: "clear"}[*show])
 		}
-		s := sessionOrCurrent(root, args)
+		s := cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name")
 		if *show {
 			if s.Meta.DisplayName != nil {
 				fmt.Println(*s.Meta.DisplayName)
@@ -68,28 +67,15 @@ Examples:
 	if len(args) == 0 && os.Getenv("PTY_SESSION") == "" {
 		cli.Fatalf("not inside a pty session, so give the session too: pty rename REF %q", name)
 	}
-	s := sessionOrCurrent(root, args)
+	s := cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name")
 	_, _, err := layout.SetDisplayName(root, s.ID, &name)
 	cli.Check(err)
 }
 
-// sessionOrCurrent resolves args[0], or the session named by $PTY_SESSION
-// (an exact id) when args is empty.
-func sessionOrCurrent(root string, args []string) layout.Session {
-	if len(args) > 0 {
-		return cli.Resolve(root, args[0])
+
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
 	}
-	id := os.Getenv("PTY_SESSION")
-	if id == "" {
-		cli.Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): give a session id or name")
-	}
-	if err := layout.ValidateID(id); err != nil {
-		cli.Fatalf("$PTY_SESSION is not a session id: %v", err)
-	}
-	s, err := layout.Load(root, id)
-	if errors.Is(err, layout.ErrNotFound) {
-		cli.Fatalf("Session %q (from $PTY_SESSION) not found.", id)
-	}
-	cli.Check(err)
-	return s
+	return args[0]
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,7 +79,7 @@ Examples:
 	switch action {
 	case "get":
 		ref, rest := split(0, 1)
-		s := sessionOrCurrent(root, ref)
+		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
 		if len(rest) == 0 {
 			bag := s.Meta.State
 			if bag == nil {
@@ -112,18 +111,18 @@ Examples:
 		}
 		v, err := layout.CompactJSON("state value", value)
 		cli.Check(err)
-		s := sessionOrCurrent(root, ref)
+		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
 		_, _, err = layout.StateSet(root, s.ID, key, v)
 		cli.Check(err)
 	case "delete", "del", "rm":
 		ref, rest := split(1, 1)
 		cli.Check(layout.ValidateStateKey(rest[0]))
-		s := sessionOrCurrent(root, ref)
+		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
 		_, _, err := layout.StateDelete(root, s.ID, rest[0])
 		cli.Check(err)
 	case "keys":
 		ref, _ := split(0, 0)
-		s := sessionOrCurrent(root, ref)
+		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
 		for _, k := range sortedKeys(s.Meta.State) {
 			fmt.Println(k)
 		}
@@ -162,24 +161,6 @@ func readStdin(key string) []byte {
 	return b
 }
 
-func sessionOrCurrent(root, ref string) layout.Session {
-	if ref != "" {
-		return cli.Resolve(root, ref)
-	}
-	id := os.Getenv("PTY_SESSION")
-	if id == "" {
-		cli.Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): give a session id or name")
-	}
-	if err := layout.ValidateID(id); err != nil {
-		cli.Fatalf("$PTY_SESSION is not a session id: %v", err)
-	}
-	s, err := layout.Load(root, id)
-	if errors.Is(err, layout.ErrNotFound) {
-		cli.Fatalf("Session %q (from $PTY_SESSION) not found.", id)
-	}
-	cli.Check(err)
-	return s
-}
 
 func sortedKeys(m map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(m))

@@ -171,3 +171,25 @@ func ParseKV(what, s string) (string, string, error) {
 	}
 	return k, v, nil
 }
+
+// ResolveOrCurrent resolves ref, or when ref is empty the session this
+// process runs inside ($PTY_SESSION, an exact id). hint completes the error
+// shown when there is neither, e.g. "give a session id or name".
+func ResolveOrCurrent(root, ref, hint string) layout.Session {
+	if ref != "" {
+		return Resolve(root, ref)
+	}
+	id := os.Getenv("PTY_SESSION")
+	if id == "" {
+		Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): %s", hint)
+	}
+	if err := layout.ValidateID(id); err != nil {
+		Fatalf("$PTY_SESSION is not a session id: %v", err)
+	}
+	s, err := layout.Load(root, id)
+	if errors.Is(err, layout.ErrNotFound) {
+		Fatalf("Session %q (from $PTY_SESSION) not found.", id)
+	}
+	Check(err)
+	return s
+}
