@@ -59,4 +59,3 @@ Examples:
 	s := cli.ResolveOrCurrent(root, ref, "pty emit REF user.NAME")
 	cli.Check(layout.EmitUser(root, s.ID, typ, data, text))
 }
-

@@ -167,7 +167,6 @@ func typeMatcher(t string) (func(string) bool, error) {
 	return func(s string) bool { return s == t }, nil
 }
 
-
 func firstArg(args []string) string {
 	if len(args) == 0 {
 		return ""

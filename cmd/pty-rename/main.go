@@ -72,7 +72,6 @@ Examples:
 	cli.Check(err)
 }
 
-
 func firstArg(args []string) string {
 	if len(args) == 0 {
 		return ""

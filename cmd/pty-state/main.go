@@ -161,7 +161,6 @@ func readStdin(key string) []byte {
 	return b
 }
 
-
 func sortedKeys(m map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
