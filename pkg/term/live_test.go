@@ -72,6 +72,9 @@ func (l *liveSession) settle(want string) *Screen {
 		fmt.Sscanf(l.run("display-message", "-p", "#{cursor_x} #{cursor_y}"), "%d %d", &cx, &cy)
 		got := s.PlainText(false)
 		y, x, _ := s.Cursor()
+		if s.wrapNext {
+			x++ // tmux's view of a pending wrap
+		}
 		var styles []string
 		if got == pane && x == cx && y == cy && strings.Contains(pane, want) {
 			styles = styleDiffs(s, l.run("capture-pane", "-p", "-e"))
