@@ -117,8 +117,12 @@ func gc(args []string) {
 	var out io.Writer = os.Stdout
 	stamp := false
 	if logFile != "" {
-		if !dry {
-			cli.Check(layout.EnsureRoot(root))
+		if _, err := os.Stat(root); err != nil {
+			// Never create the root from a timer: at boot it may sit on a
+			// filesystem that is not mounted yet, and a directory made
+			// now would hide the real one.
+			fmt.Fprintf(os.Stderr, "pty gc: %s is not there (yet): nothing to do\n", root)
+			return
 		}
 		f, err := openLog(logFile)
 		cli.Check(err)

@@ -202,6 +202,14 @@ func SystemdService(c Config) (string, error) {
 	fmt.Fprintf(&b, "Nice=10\n")
 	// Bounded even if a respawn hangs; the next tick retries.
 	fmt.Fprintf(&b, "TimeoutStartSec=5min\n")
+	// The service library enables the service it installs; an [Install]
+	// section makes that a clean operation, and a pass at login or boot
+	// does no harm (the timer does the rest).
+	target := "default.target"
+	if c.System {
+		target = "multi-user.target"
+	}
+	fmt.Fprintf(&b, "\n[Install]\nWantedBy=%s\n", target)
 	return b.String(), nil
 }
 
