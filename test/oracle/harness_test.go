@@ -1,0 +1,263 @@
+package oracle
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+)
+
+var serverSeq atomic.Int64
+
+const (
+	// settleTimeout bounds the wait for both screens to show the marker
+	// and stop changing.
+	settleTimeout = 20 * time.Second
+	// convergeTimeout is how long two stable but different screens get
+	// to become equal (a program may redraw once more after a pause, say
+	// after a query reply) before the difference is reported.
+	convergeTimeout = 3 * time.Second
+	// stablePolls identical captures 50 ms apart count as a stable screen.
+	stablePolls = 3
+	pollGap     = 50 * time.Millisecond
+)
+
+// spec says how to start the program on both sides.
+type spec struct {
+	rows, cols int
+	dir        string   // working directory
+	argv       []string // run under the fixed environment of progEnv
+	history    int      // tmux history-limit; 0 means tmux's default
+}
+
+// pair is one program running in tmux and in pty side by side.
+type pair struct {
+	t          *testing.T
+	tmux, sock string
+	root, id   string
+	rows, cols int
+}
+
+// needTmux skips the test when tmux is missing, the way the whole package
+// is meant to be skipped: every test here starts with it.
+func needTmux(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux not installed (apt-get install tmux)")
+	}
+	return p
+}
+
+// need skips the test when prog is missing, naming the Debian package.
+func need(t *testing.T, prog, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		t.Skipf("%s not installed (apt-get install %s)", prog, pkg)
+	}
+	return p
+}
+
+// progEnv is the whole environment of the program on both sides: env -i
+// clears what tmux (TMUX, TMUX_PANE) and pty (PTY_SESSION, ...) add, so
+// the program cannot tell where it runs except through the terminal.
+func progEnv(argv ...string) []string {
+	return append([]string{"env", "-i",
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
+		"TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "TZ=UTC"}, argv...)
+}
+
+// start launches the program in a private tmux server and in a pty
+// session, both rows x cols in dir.
+func start(t *testing.T, sp spec) *pair {
+	t.Helper()
+	p := &pair{t: t, tmux: needTmux(t), rows: sp.rows, cols: sp.cols,
+		sock: fmt.Sprintf("ptyoracle-%d-%d", os.Getpid(), serverSeq.Add(1)),
+		root: testutil.Root(t), id: "o"}
+	t.Cleanup(func() { exec.Command(p.tmux, "-L", p.sock, "kill-server").Run() })
+	argv := progEnv(sp.argv...)
+	history := []string{}
+	if sp.history > 0 {
+		history = []string{";", "set", "-g", "history-limit", fmt.Sprint(sp.history)}
+	}
+	// Options must be set before the session exists: history-limit is
+	// read when a pane is created.
+	args := append([]string{"-f", "/dev/null", "start-server", ";", "set", "-g", "default-terminal", "xterm-256color"}, history...)
+	args = append(args, ";", "new-session", "-d", "-s", "o", "-x", fmt.Sprint(sp.cols), "-y", fmt.Sprint(sp.rows), "-c", sp.dir, "--")
+	p.run(append(args, argv...)...)
+	testutil.MustRun(t, p.root, append([]string{"run", "-d", "--id", p.id,
+		"--rows", fmt.Sprint(sp.rows), "--cols", fmt.Sprint(sp.cols), "--cwd", sp.dir, "--"}, argv...)...)
+	return p
+}
+
+func (p *pair) run(args ...string) string {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.tmux, append([]string{"-L", p.sock}, args...)...)
+	cmd.Env = tmuxEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// tmuxEnv lets the tmux client find its own server (not an enclosing one)
+// and print UTF-8 rather than replacing it with '_'.
+func tmuxEnv() []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != "TMUX" && k != "TMUX_PANE" && k != "LANG" && !strings.HasPrefix(k, "LC_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+}
+
+// send types the same bytes into both: hex through send-keys -H so tmux
+// does not translate anything, and as one argument to pty send, which
+// sends text exactly as given.
+func (p *pair) send(data string) {
+	p.t.Helper()
+	args := []string{"send-keys", "-t", "o", "-H"}
+	for i := 0; i < len(data); i++ {
+		args = append(args, hex.EncodeToString([]byte{data[i]}))
+	}
+	p.run(args...)
+	testutil.MustRun(p.t, p.root, "send", p.id, data)
+}
+
+// snap is one capture of one side.
+type snap struct{ plain, ansi string }
+
+func (p *pair) tmuxSnap() snap {
+	return snap{plain: p.run("capture-pane", "-p", "-t", "o"), ansi: p.run("capture-pane", "-p", "-e", "-N", "-t", "o")}
+}
+
+func (p *pair) ptySnap() snap {
+	p.t.Helper()
+	return snap{plain: testutil.MustRun(p.t, p.root, "peek", "--plain", p.id).Stdout,
+		ansi: testutil.MustRun(p.t, p.root, "peek", p.id).Stdout}
+}
+
+// trimPlain drops the trailing empty lines: pty peek --plain ends at the
+// last non-empty row while capture-pane prints every row. Everything else
+// is compared byte for byte.
+func trimPlain(s string) string {
+	return strings.TrimRight(s, "\n")
+}
+
+// check waits until both screens contain want (and, when gone is not
+// empty, no longer contain gone) and have stopped changing, then compares
+// them. It fails the test with the differences if they do not become
+// equal.
+func (p *pair) check(want, gone string) {
+	p.t.Helper()
+	deadline := time.Now().Add(settleTimeout)
+	var (
+		lastT, lastP     snap
+		stableT, stableP int
+		converge         time.Time
+	)
+	ready := func(s snap) bool {
+		return strings.Contains(s.plain, want) && (gone == "" || !strings.Contains(s.plain, gone))
+	}
+	for {
+		ts, ps := p.tmuxSnap(), p.ptySnap()
+		stableT, lastT = bump(stableT, lastT, ts)
+		stableP, lastP = bump(stableP, lastP, ps)
+		if ready(ts) && ready(ps) && stableT >= stablePolls && stableP >= stablePolls {
+			diffs := p.diff(ts, ps)
+			if len(diffs) == 0 {
+				return
+			}
+			if converge.IsZero() {
+				converge = time.Now().Add(convergeTimeout)
+			}
+			if time.Now().After(converge) {
+				p.t.Fatalf("after waiting for %q pty and tmux differ:\n%s", want, strings.Join(diffs, "\n"))
+			}
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out after %v waiting for %q on stable screens (tmux stable %d, ready %v; pty stable %d, ready %v)\n%s",
+				settleTimeout, want, stableT, ready(ts), stableP, ready(ps), sideBySide(ts.plain, ps.plain))
+		}
+		time.Sleep(pollGap)
+	}
+}
+
+func bump(n int, last, cur snap) (int, snap) {
+	if cur == last {
+		return n + 1, cur
+	}
+	return 1, cur
+}
+
+// diff compares the text byte for byte and the styles glyph by glyph.
+func (p *pair) diff(ts, ps snap) []string {
+	if a, b := trimPlain(ts.plain), trimPlain(ps.plain); a != b {
+		return []string{"plain text differs (tmux capture-pane -p | pty peek --plain):\n" + sideBySide(ts.plain, ps.plain)}
+	}
+	tl, err := parseANSI(ts.ansi)
+	if err != nil {
+		return []string{"tmux capture-pane -e: " + err.Error()}
+	}
+	pl, err := parseANSI(ps.ansi)
+	if err != nil {
+		return []string{"pty peek: " + err.Error()}
+	}
+	// The ANSI captures must tell the same text as the plain ones,
+	// otherwise the style comparison below is comparing other glyphs.
+	for name, c := range map[string]struct {
+		lines [][]glyph
+		plain string
+	}{"tmux": {tl, ts.plain}, "pty": {pl, ps.plain}} {
+		var text []string
+		for _, l := range c.lines {
+			text = append(text, strings.TrimRight(glyphText(l), " "))
+		}
+		if got, want := strings.TrimRight(strings.Join(text, "\n"), "\n"), trimPlain(c.plain); got != want {
+			return []string{fmt.Sprintf("%s: coloured capture's text differs from its plain capture:\n%s", name, sideBySide(want, got))}
+		}
+	}
+	if d := styleDiffs(pl, tl, p.rows); len(d) > 0 {
+		return append([]string{"styles differ (pty peek | tmux capture-pane -e):"}, d...)
+	}
+	return nil
+}
+
+// sideBySide quotes two captures line by line, marking lines that differ.
+func sideBySide(tmux, pty string) string {
+	a, b := strings.Split(trimPlain(tmux), "\n"), strings.Split(trimPlain(pty), "\n")
+	var out strings.Builder
+	fmt.Fprintf(&out, "     tmux | pty\n")
+	for i := 0; i < max(len(a), len(b)); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		mark := " "
+		if x != y {
+			mark = "!"
+		}
+		if x == y {
+			fmt.Fprintf(&out, "%s%3d %q\n", mark, i, x)
+		} else {
+			fmt.Fprintf(&out, "%s%3d %q\n        | %q\n", mark, i, x, y)
+		}
+	}
+	return out.String()
+}
