@@ -125,6 +125,11 @@ the current terminal instead of nesting a session.`
 		if err == nil {
 			alive, _ := layout.DaemonAlive(root, *id)
 			if alive && !m.Exited() {
+				if *detach {
+					// -a -d is "make sure it runs": already done.
+					fmt.Printf("Session %q is already running.\n", *id)
+					return
+				}
 				if nested {
 					cli.Fatalf("already inside pty session %q: attaching to %q here would nest sessions; detach first (Ctrl+\\) or pass --force", outer, *id)
 				}
@@ -152,6 +157,10 @@ the current terminal instead of nesting a session.`
 	}
 	sid, err := spawn.Start(context.Background(), root, o)
 	if err != nil {
+		if *again && errors.Is(err, spawn.ErrRunning) && *detach {
+			fmt.Printf("Session %q is already running.\n", *id)
+			return
+		}
 		if *again && errors.Is(err, spawn.ErrRunning) && !nested {
 			os.Exit(attach(root, *id, *id))
 		}
