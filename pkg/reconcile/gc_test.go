@@ -499,6 +499,19 @@ func TestInstallPrintAndLog(t *testing.T) {
 	if !strings.Contains(r.Stdout, "OnUnitActiveSec=30s") {
 		t.Errorf("systemd print:\n%s", r.Stdout)
 	}
+	r = testutil.MustRun(t, root, "gc", "--print-launchd-plist", "--interval", "90")
+	if !strings.Contains(r.Stdout, "<integer>90</integer>") {
+		t.Errorf("--print-launchd-plist:\n%s", r.Stdout)
+	}
+	// A timer pass never creates a missing root.
+	missing := filepath.Join(root, "not-mounted-yet")
+	cmd := testutil.Command(t, missing, "gc", "--log", filepath.Join(missing, "gc.log"))
+	if r := testutil.RunCmd(t, cmd); r.Code != 0 || !strings.Contains(r.Stderr, "nothing to do") {
+		t.Errorf("gc --log on a missing root: %+v", r)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("gc created the missing root: %v", err)
+	}
 	// --log appends timestamped lines and rotates past 1 MiB.
 	log := filepath.Join(root, "gc.log")
 	os.WriteFile(log, make([]byte, 1<<20+1), 0o600)
