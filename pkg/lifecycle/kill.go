@@ -23,6 +23,9 @@ import (
 // gives the session's processes 1.5 s after TERM and exits within ~5 s.
 const DaemonWait = 7 * time.Second
 
+// DaemonComm is the daemon's process name (/proc/<pid>/comm).
+const DaemonComm = "pty-daemon"
+
 // Escalation timing for processes that outlive the daemon.
 const (
 	termGrace = 1 * time.Second
@@ -83,6 +86,12 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	}
 	if pid <= 0 || !layout.PidAlive(pid) {
 		return res, fmt.Errorf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock())
+	}
+	// A pid file outlives its daemon after a crash or a reboot, and the
+	// pid may since belong to anything: never signal what is not a pty
+	// daemon (both pty implementations name their process pty-daemon).
+	if c := procs.Comm(pid); c != "" && c != DaemonComm {
+		return res, fmt.Errorf("Session %q: pid %d in its pid file is %q, not a pty daemon; the session's daemon is gone and nothing was signalled", s.ID, pid, c)
 	}
 	res.DaemonPid = pid
 

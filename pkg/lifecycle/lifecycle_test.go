@@ -37,7 +37,12 @@ func waitFile(t *testing.T, path string) string {
 func TestKillEscalatesOnSurvivors(t *testing.T) {
 	root := t.TempDir()
 	childPid := filepath.Join(root, "child.pid")
-	daemon := exec.Command("sh", "-c", `trap 'exit 0' TERM
+	// Named like the real daemon, which kill insists on.
+	sh := filepath.Join(root, DaemonComm)
+	if err := os.Symlink("/bin/sh", sh); err != nil {
+		t.Fatal(err)
+	}
+	daemon := exec.Command(sh, "-c", `trap 'exit 0' TERM
 setsid sh -c 'trap "" TERM; echo $$ > `+childPid+`; exec sleep 1000' &
 while :; do sleep 0.05; done`)
 	daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -120,5 +125,26 @@ func TestKillNotRunning(t *testing.T) {
 	_, err := Kill(t.TempDir(), layout.Session{ID: "z", Meta: &layout.Metadata{}, Status: layout.Vanished}, KillOptions{})
 	if !errors.Is(err, ErrNotRunning) || err.Error() != `Session "z" is not running. Use "pty rm z" to remove it.` {
 		t.Errorf("kill of a vanished session: %v", err)
+	}
+}
+
+// A pid file naming a process that is not a pty daemon (a reused pid after
+// a crash or reboot) must not get a signal.
+func TestKillRefusesAForeignPid(t *testing.T) {
+	root := t.TempDir()
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	layout.WriteMetadata(root, "old", &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now()})
+	os.WriteFile(layout.PathsFor(root, "old").Pid(), []byte(strconv.Itoa(other.Process.Pid)), 0o600)
+	s, _ := layout.Load(root, "old")
+	_, err := Kill(root, s, KillOptions{})
+	if err == nil || !strings.Contains(err.Error(), "not a pty daemon") {
+		t.Errorf("kill of a foreign pid: %v", err)
+	}
+	if p, ok := procs.Lookup(other.Process.Pid); !ok || p.Zombie {
+		t.Error("the foreign process was signalled")
 	}
 }

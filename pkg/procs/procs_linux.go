@@ -58,3 +58,13 @@ func parseStat(pid int, s string) (Proc, bool) {
 	pgid, _ := strconv.Atoi(f[2])
 	return Proc{Pid: pid, PPid: ppid, Pgid: pgid, Start: f[19], Zombie: f[0] == "Z" || f[0] == "X"}, true
 }
+
+// Comm returns a process's command name (at most 15 bytes, as the kernel
+// keeps it), or "" when it cannot be read.
+func Comm(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(string(b), "\n")
+}

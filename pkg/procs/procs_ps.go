@@ -52,3 +52,16 @@ func ps(args ...string) ([]Proc, error) {
 	}
 	return procs, nil
 }
+
+// Comm returns a process's command name, or "" when it cannot be read.
+func Comm(pid int) string {
+	out, err := exec.Command("ps", "-o", "comm=", "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(out))
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}

@@ -100,3 +100,17 @@ func TestZombieIsNotStill(t *testing.T) {
 		t.Error("reaped process counted as still running")
 	}
 }
+
+func TestComm(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if c := Comm(cmd.Process.Pid); c != "sleep" {
+		t.Errorf("Comm = %q, want sleep", c)
+	}
+	if c := Comm(1 << 30); c != "" {
+		t.Errorf("Comm of no process = %q", c)
+	}
+}
