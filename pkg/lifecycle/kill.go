@@ -90,7 +90,8 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	// A pid file outlives its daemon after a crash or a reboot, and the
 	// pid may since belong to anything: never signal what is not a pty
 	// daemon (both pty implementations name their process pty-daemon).
-	if c := procs.Comm(pid); c != "" && c != DaemonComm {
+	if !isDaemon(pid) {
+		c := procs.Comm(pid)
 		return res, fmt.Errorf("Session %q: pid %d in its pid file is %q, not a pty daemon; the session's daemon is gone and nothing was signalled", s.ID, pid, c)
 	}
 	res.DaemonPid = pid

@@ -36,7 +36,8 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 	// An exited session's daemon lingers briefly to flush and clean up;
 	// its cleanup must not run after our removal and a new daemon's start.
 	if pid := layout.ReadPid(root, s.ID); pid > 0 {
-		if p, ok := procs.Lookup(pid); ok && !p.Zombie {
+		// A foreign process under a reused pid is not ours to wait for.
+		if p, ok := procs.Lookup(pid); ok && !p.Zombie && isDaemon(pid) {
 			if !WaitGone(p, wait) {
 				return fmt.Errorf("Session %q: daemon did not exit within %v; not removed.", s.ID, wait)
 			}
@@ -80,4 +81,10 @@ func sameRecord(old, cur *layout.Metadata) bool {
 		return old.Generation == cur.Generation
 	}
 	return old.CreatedAt == cur.CreatedAt && old.Command == cur.Command
+}
+
+// isDaemon reports whether pid is (or may be: unknown name) a pty daemon.
+func isDaemon(pid int) bool {
+	c := procs.Comm(pid)
+	return c == "" || c == DaemonComm
 }
