@@ -150,3 +150,72 @@ func TestUnderlineColour(t *testing.T) {
 		`printf '\033[4;58;5;196mpalette\033[m \033[4:3;58:2::255:0:0mcurly red\033[m \033[58;5;2;4mgreen\033[59m plain\033[m\nEND'`)})
 	p.check("END", "")
 }
+
+// copyTestdata copies a testdata file into a fresh directory, so that a
+// program may change it, and returns the directory.
+func copyTestdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(testdata(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// step is input typed into both sides and what the screen must then show
+// (want) and no longer show (gone).
+type step struct{ keys, want, gone string }
+
+func drive(p *pair, steps []step) {
+	p.t.Helper()
+	for _, s := range steps {
+		if s.keys != "" {
+			p.send(s.keys)
+		}
+		p.check(s.want, s.gone)
+	}
+}
+
+func TestVim(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	need(t, "vim", "vim")
+	for _, c := range []struct {
+		name       string
+		rows, cols int
+		syntax     string
+	}{
+		{"plain-30x100", 30, 100, "syntax off"},
+		{"syntax-30x100", 30, 100, "syntax on"},
+		{"syntax-24x80", 24, 80, "syntax on"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			// No viminfo, no swap file, and a short key-code timeout so
+			// an Escape is taken as Escape at once instead of after a
+			// second. The background is fixed because vim asks the
+			// terminal for its background colour (OSC 11) and picks its
+			// syntax colours from the answer: the pty daemon answers
+			// (dark), tmux without a client does not, so left alone the
+			// two vims would choose different colour schemes.
+			p := start(t, spec{rows: c.rows, cols: c.cols, dir: copyTestdata(t, "sample.go"),
+				argv: []string{"vim", "-u", "NONE", "-i", "NONE", "-N", "-n",
+					"--cmd", "set ttimeout ttimeoutlen=20 background=dark", "-c", c.syntax, "sample.go"}})
+			drive(p, []step{
+				{"", `"sample.go" 122L`, ""},
+				{":set number ruler laststatus=2 hlsearch\r", "  1 package main", ""},
+				{"G", "122,1", ""},
+				{"gg", "Top", "122,1"},
+				{"9GA typed 中文 é\x1b", "typed 中文 é", "-- INSERT --"},
+				{"/return\r", "/return", ""},
+				{"jjwv2jl", "-- VISUAL --", ""},
+				{"\x1b:vsplit\r", "|", "-- VISUAL --"},
+				{"\x17lggOnew first line\x1b", "new first line", "-- INSERT --"},
+			})
+		})
+	}
+}

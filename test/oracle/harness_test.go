@@ -140,14 +140,17 @@ func (p *pair) send(data string) {
 // snap is one capture of one side.
 type snap struct{ plain, ansi string }
 
-func (p *pair) tmuxSnap() snap {
-	return snap{plain: p.run("capture-pane", "-p", "-t", "o"), ansi: p.run("capture-pane", "-p", "-e", "-N", "-t", "o")}
+func (p *pair) tmuxPlain() string { return p.run("capture-pane", "-p", "-t", "o") }
+func (p *pair) tmuxANSI() string  { return p.run("capture-pane", "-p", "-e", "-N", "-t", "o") }
+
+func (p *pair) ptyPlain() string {
+	p.t.Helper()
+	return testutil.MustRun(p.t, p.root, "peek", "--plain", p.id).Stdout
 }
 
-func (p *pair) ptySnap() snap {
+func (p *pair) ptyANSI() string {
 	p.t.Helper()
-	return snap{plain: testutil.MustRun(p.t, p.root, "peek", "--plain", p.id).Stdout,
-		ansi: testutil.MustRun(p.t, p.root, "peek", p.id).Stdout}
+	return testutil.MustRun(p.t, p.root, "peek", p.id).Stdout
 }
 
 // trimPlain drops the trailing empty lines: pty peek --plain ends at the
@@ -161,24 +164,38 @@ func trimPlain(s string) string {
 // empty, no longer contain gone) and have stopped changing, then compares
 // them. It fails the test with the differences if they do not become
 // equal.
+//
+// Stability is judged on the coloured captures alone (one tmux and one
+// pty process per poll, which matters on a loaded machine); the plain
+// captures are taken once both are stable, and the coloured ones again
+// right after, so all four describe the same moment.
 func (p *pair) check(want, gone string) {
 	p.t.Helper()
 	deadline := time.Now().Add(settleTimeout)
 	var (
-		lastT, lastP     snap
+		lastT, lastP     string
 		stableT, stableP int
 		converge         time.Time
 	)
-	ready := func(s snap) bool {
-		return strings.Contains(s.plain, want) && (gone == "" || !strings.Contains(s.plain, gone))
+	ready := func(ansi string) bool {
+		text := ansiText(ansi)
+		return strings.Contains(text, want) && (gone == "" || !strings.Contains(text, gone))
 	}
 	for {
-		ts, ps := p.tmuxSnap(), p.ptySnap()
-		stableT, lastT = bump(stableT, lastT, ts)
-		stableP, lastP = bump(stableP, lastP, ps)
-		if ready(ts) && ready(ps) && stableT >= stablePolls && stableP >= stablePolls {
+		ta, pa := p.tmuxANSI(), p.ptyANSI()
+		stableT, lastT = bump(stableT, lastT, ta)
+		stableP, lastP = bump(stableP, lastP, pa)
+		if ready(ta) && ready(pa) && stableT >= stablePolls && stableP >= stablePolls {
+			ts := snap{plain: p.tmuxPlain(), ansi: ta}
+			ps := snap{plain: p.ptyPlain(), ansi: pa}
+			if ta2, pa2 := p.tmuxANSI(), p.ptyANSI(); ta2 != ta || pa2 != pa {
+				stableT, lastT = bump(stableT, lastT, ta2)
+				stableP, lastP = bump(stableP, lastP, pa2)
+				continue
+			}
 			diffs := p.diff(ts, ps)
 			if len(diffs) == 0 {
+				p.t.Logf("screens agree after %q:\n%s", want, trimPlain(ps.plain))
 				return
 			}
 			if converge.IsZero() {
@@ -190,17 +207,32 @@ func (p *pair) check(want, gone string) {
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("timed out after %v waiting for %q on stable screens (tmux stable %d, ready %v; pty stable %d, ready %v)\n%s",
-				settleTimeout, want, stableT, ready(ts), stableP, ready(ps), sideBySide(ts.plain, ps.plain))
+				settleTimeout, want, stableT, ready(ta), stableP, ready(pa), sideBySide(ansiText(ta), ansiText(pa)))
 		}
 		time.Sleep(pollGap)
 	}
 }
 
-func bump(n int, last, cur snap) (int, snap) {
+func bump(n int, last, cur string) (int, string) {
 	if cur == last {
 		return n + 1, cur
 	}
 	return 1, cur
+}
+
+// ansiText is the text of a coloured capture, for finding markers that
+// colours may split.
+func ansiText(ansi string) string {
+	lines, err := parseANSI(ansi)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight(glyphText(l), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // diff compares the text byte for byte and the styles glyph by glyph.
