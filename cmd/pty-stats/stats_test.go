@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,6 +67,14 @@ func TestStats(t *testing.T) {
 	}
 	if text := testutil.MustRun(t, root, "stats", "done").Stdout; !strings.Contains(text, "exited with code 4") {
 		t.Errorf("stats text of an exited session = %q", text)
+	}
+	// A wedged daemon costs the caller 2 s, not forever.
+	pid := layout.ReadPid(root, "s2")
+	syscall.Kill(pid, syscall.SIGSTOP)
+	r = testutil.Run(t, root, "stats", "s2")
+	syscall.Kill(pid, syscall.SIGCONT)
+	if r.Code != 1 || !strings.Contains(r.Stderr, "no STATUS reply within 2s") {
+		t.Errorf("stats of a stopped daemon: exit %d stderr %q", r.Code, r.Stderr)
 	}
 	if r := testutil.Run(t, root, "stats", "a", "b"); r.Code != 1 || !strings.Contains(r.Stderr, "Unexpected argument: b") {
 		t.Errorf("stats a b: exit %d stderr %q", r.Code, r.Stderr)
