@@ -61,9 +61,10 @@ type KillResult struct {
 
 // KillOptions tune Kill; the zero value is what `pty kill` does.
 type KillOptions struct {
-	// KeepStrategy leaves a permanent session's strategy tag alone (for
-	// restart, which starts it again at once). Otherwise the tag is removed
-	// first, so gc does not bring the session back.
+	// KeepStrategy leaves a permanent session's strategy tag alone, for
+	// callers that remove the record right after (gc's orphan reaping).
+	// Otherwise the tag is removed first, so gc does not bring the
+	// session back.
 	KeepStrategy bool
 	// Wait overrides DaemonWait.
 	Wait time.Duration
@@ -103,7 +104,11 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	}
 
 	snap, err := procs.Tree(pid)
-	if err != nil && !errors.Is(err, procs.ErrUnsupported) {
+	if errors.Is(err, procs.ErrUnsupported) {
+		// No process table: stop the daemon, unverified.
+		return res, killDaemonOnly(s.ID, pid, o.Wait)
+	}
+	if err != nil {
 		return res, fmt.Errorf("kill %s: snapshot processes: %w", s.ID, err)
 	}
 	if len(snap) == 0 {
@@ -142,6 +147,23 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		}
 	}
 	return res, nil
+}
+
+func killDaemonOnly(id string, pid int, wait time.Duration) error {
+	if wait <= 0 {
+		wait = DaemonWait
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("Failed to kill session %q: signal daemon PID %d: %v", id, pid, err)
+	}
+	deadline := time.Now().Add(wait)
+	for layout.PidAlive(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Failed to kill session %q: daemon PID %d is still running after %v.", id, pid, wait)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
 }
 
 // DropStrategy removes the strategy tag (and so permanence) from a
