@@ -87,11 +87,12 @@ func (a Attr) withUnderline(u int) Attr {
 // screen's table of grapheme clusters (a base rune plus combining marks),
 // which keeps the common case free of per-cell allocations.
 type Cell struct {
+	_    [0]uint64 // 8-byte alignment, for asciiRun's word access
 	R    rune
 	Fg   Color
 	Bg   Color
 	Attr Attr
-	_    uint16
+	_    uint16 // always zero: asciiRun compares cells as two words
 }
 
 // clusterBase is the first rune value (just past Unicode) used for

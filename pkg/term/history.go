@@ -1,6 +1,9 @@
 package term
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 // histLine is a line that scrolled off the top of the main screen, stored
 // compactly: trailing blank cells are dropped, the characters are kept as
@@ -99,19 +102,8 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 		fg, bg, attr := c.Fg, c.Bg, c.Attr
 		if attr&(AttrWide|AttrWideCont) == 0 && c.R < 0x80 {
 			// A run of ASCII cells sharing one pen.
-			j := i
-			for ; j < end; j++ {
-				d := &cells[j]
-				if d.R >= 0x80 || d.Attr != attr || d.Fg != fg || d.Bg != bg {
-					break
-				}
-				r := byte(d.R)
-				if r == 0 {
-					r = ' '
-				}
-				out[k] = r
-				k++
-			}
+			j := i + asciiRun(cells[i:end], out[k:])
+			k += j - i
 			addRun(uint16(j-i), attr, fg, bg)
 			i = j
 			continue
@@ -278,4 +270,32 @@ func (h *history) popNewest() histLine {
 func (h *history) clear() {
 	clear(h.lines)
 	h.start, h.n = 0, 0
+}
+
+// asciiRun copies the characters of the leading cells of c that are ASCII
+// and share c[0]'s pen into out, returning how many it copied. It compares
+// each cell as two machine words, which matters on the scrolling hot path.
+func asciiRun(c []Cell, out []byte) int {
+	if len(c) == 0 {
+		return 0
+	}
+	// The mask selects Fg within the first word whatever the byte order.
+	mask := Cell{Fg: ^Color(0)}
+	fgMask := (*[2]uint64)(unsafe.Pointer(&mask))[0]
+	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&c[0])), len(c))
+	pen0 := words[0][0] & fgMask
+	pen1 := words[0][1] // Bg, Attr and the always-zero padding
+	out = out[:len(words)]
+	for j := range words {
+		w := &words[j]
+		r := c[j].R
+		if r >= 0x80 || w[0]&fgMask != pen0 || w[1] != pen1 {
+			return j
+		}
+		if r == 0 {
+			r = ' '
+		}
+		out[j] = byte(r)
+	}
+	return len(words)
 }
