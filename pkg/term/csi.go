@@ -157,6 +157,20 @@ func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 			s.reply([]byte("\x1b[6;16;8t"))
 		case 18:
 			s.reply([]byte("\x1b[8;" + strconv.Itoa(s.rows) + ";" + strconv.Itoa(s.cols) + "t"))
+		case 22:
+			// Push the title (vim saves it before changing it).
+			if which := param(ps, 1, 0); which == 0 || which == 2 {
+				if len(s.titles) >= maxTitleStack {
+					s.titles = append(s.titles[:0], s.titles[1:]...)
+				}
+				s.titles = append(s.titles, s.title)
+			}
+		case 23:
+			if which := param(ps, 1, 0); (which == 0 || which == 2) && len(s.titles) > 0 {
+				t := s.titles[len(s.titles)-1]
+				s.titles = s.titles[:len(s.titles)-1]
+				s.setTitle(t)
+			}
 		}
 	}
 }
@@ -215,6 +229,9 @@ func (s *Screen) handleCSIExt(prefix, inter, final byte, ps ansi.Params) {
 }
 
 const maxKittyStack = 16
+
+// maxTitleStack bounds the XTWINOPS 22/23 title stack, as xterm does.
+const maxTitleStack = 10
 
 func (s *Screen) kittyKeyboard(prefix byte, ps ansi.Params) {
 	st := &s.kitty[s.altIndex()]

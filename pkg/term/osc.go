@@ -66,10 +66,7 @@ func (s *Screen) handleOSC(data []byte) {
 	}
 	switch cmd {
 	case 0, 2:
-		if t := string(arg); t != s.title {
-			s.title = t
-			s.emit(Event{Type: "title_change", Value: t})
-		}
+		s.setTitle(string(arg))
 	case 4:
 		// Pairs of index;spec; only queries are answered.
 		parts := strings.Split(string(arg), ";")
@@ -174,4 +171,12 @@ func (s *Screen) kittyNotification(arg string) {
 	s.kittyPending = Event{}
 	e.Type, e.Source = "notification", "osc99"
 	s.emit(e)
+}
+
+// setTitle changes the title, reporting only actual changes.
+func (s *Screen) setTitle(t string) {
+	if t != s.title {
+		s.title = t
+		s.emit(Event{Type: "title_change", Value: t})
+	}
 }

@@ -133,6 +133,7 @@ type Screen struct {
 	modes      Modes
 	kitty      [2][]int // kitty keyboard flag stacks, main and alt
 	title      string
+	titles     []string // XTWINOPS title stack
 	lastRune   rune
 	clusters   []string
 	clusterIDs map[string]rune

@@ -362,6 +362,8 @@ func TestEvents(t *testing.T) {
 		{"\x1b]1337;StealFocus\x07", []Event{{Type: "focus_request"}}},
 		{"\x1b[?25l\x1b[?25l\x1b[?25h", []Event{{Type: "cursor_visible", Value: "false"}, {Type: "cursor_visible", Value: "true"}}},
 		{"\x1b]52;c;aGVsbG8=\x07\x1b]8;;http://x\x07", nil},
+		{"\x1b]2;shell\x07\x1b[22;2t\x1b]2;vim\x07\x1b[23;2t\x1b[23;2t", []Event{
+			{Type: "title_change", Value: "shell"}, {Type: "title_change", Value: "vim"}, {Type: "title_change", Value: "shell"}}},
 	}
 	for _, tc := range cases {
 		var got []Event
