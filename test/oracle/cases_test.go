@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
 )
 
 func testdata(t *testing.T, name string) string {
@@ -218,4 +220,125 @@ func TestVim(t *testing.T) {
 			})
 		})
 	}
+}
+
+// logFile writes a coloured log as build tools print one: SGR colours,
+// lines longer than the screen, tabs, wide characters.
+func logFile(t *testing.T, lines int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < lines; i++ {
+		fmt.Fprintf(&b, "\x1b[3%dmline %03d\x1b[m\t%s", i%8, i, strings.Repeat("text ", i%23))
+		switch i % 10 {
+		case 3:
+			b.WriteString("\x1b[1;31merror:\x1b[m 中文 wide")
+		case 7:
+			b.WriteString("\x1b[38;5;208m256\x1b[m \x1b[48;2;0;80;160mtruecolor\x1b[m \x1b[4munder\x1b[m")
+		}
+		b.WriteString("\n")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "log.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestLess(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	need(t, "less", "less")
+	for _, sz := range [][2]int{{30, 100}, {20, 70}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			t.Parallel()
+			p := start(t, spec{rows: sz[0], cols: sz[1], dir: logFile(t, 300),
+				argv: []string{"env", "LESS=", "LESSHISTFILE=-", "less", "-R", "log.txt"}})
+			drive(p, []step{
+				{"", "line 000", ""},
+				{" ", "", "line 000"},
+				{"G", "(END)", ""},
+				{"b", "", "(END)"},
+				{"g", "line 000", ""},
+				{"/line 1[0-9]7\r", "line 107", ""},
+				{"n", "line 117", ""},
+				{"5j", "", "line 107"},
+				{"3k", "line 119", ""},
+			})
+		})
+	}
+}
+
+// TestScrollback compares `pty peek --full` with `capture-pane -S -`. With
+// fewer lines than either keeps, the whole history must agree; beyond
+// that, the two trim differently (tmux drops a tenth of its history-limit
+// at a time, pty one line at a time), so only the lines both still hold
+// are compared: the last min(len) of each.
+func TestScrollback(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	for _, c := range []struct {
+		name       string
+		lines      int
+		rows, cols int
+		wantAll    bool
+	}{
+		{"within-history", 1500, 30, 100, true},
+		{"beyond-history", 12000, 24, 80, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := start(t, spec{rows: c.rows, cols: c.cols, dir: t.TempDir(), history: 10000,
+				argv: []string{"sh", testdata(t, "scrollback.sh"), fmt.Sprint(c.lines)}})
+			p.check("END", "")
+			tp := strings.Split(trimPlain(p.run("capture-pane", "-p", "-S", "-", "-t", "o")), "\n")
+			pp := strings.Split(trimPlain(testutil.MustRun(t, p.root, "peek", "--full", "--plain", p.id).Stdout), "\n")
+			if c.wantAll && len(tp) != len(pp) {
+				t.Errorf("tmux keeps %d lines, pty %d", len(tp), len(pp))
+			}
+			n := min(len(tp), len(pp))
+			if n < c.rows*2 {
+				t.Fatalf("only %d lines of history to compare (tmux %d, pty %d)", n, len(tp), len(pp))
+			}
+			if a, b := strings.Join(tp[len(tp)-n:], "\n"), strings.Join(pp[len(pp)-n:], "\n"); a != b {
+				t.Fatalf("last %d lines of the scrollback differ:\n%s", n, firstDiff(a, b))
+			}
+			ta, err := parseANSI(p.run("capture-pane", "-p", "-e", "-N", "-S", "-", "-t", "o"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pa, err := parseANSI(testutil.MustRun(t, p.root, "peek", "--full", p.id).Stdout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// capture-pane prints every visible row; peek may stop at the
+			// last non-empty one. Align both on the last line of text.
+			ta, pa = trimGlyphLines(ta), trimGlyphLines(pa)
+			n = min(len(ta), len(pa))
+			if d := styleDiffs(pa[len(pa)-n:], ta[len(ta)-n:], n); len(d) > 0 {
+				t.Fatalf("styles in the scrollback differ (pty peek --full | tmux capture-pane -e -S -):\n%s", strings.Join(d, "\n"))
+			}
+			t.Logf("%d lines agree (tmux keeps %d, pty %d)", n, len(tp), len(pp))
+		})
+	}
+}
+
+// trimGlyphLines drops trailing lines that are empty or only spaces.
+func trimGlyphLines(ls [][]glyph) [][]glyph {
+	for len(ls) > 0 && strings.TrimSpace(glyphText(ls[len(ls)-1])) == "" {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// firstDiff quotes the neighbourhood of the first line where two
+// captures differ.
+func firstDiff(tmux, pty string) string {
+	a, b := strings.Split(tmux, "\n"), strings.Split(pty, "\n")
+	for i := 0; i < min(len(a), len(b)); i++ {
+		if a[i] != b[i] {
+			lo, hi := max(0, i-2), min(min(len(a), len(b)), i+3)
+			return fmt.Sprintf("from line %d:\n%s", lo, sideBySide(strings.Join(a[lo:hi], "\n"), strings.Join(b[lo:hi], "\n")))
+		}
+	}
+	return fmt.Sprintf("tmux has %d lines, pty %d", len(a), len(b))
 }
