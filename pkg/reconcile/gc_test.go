@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,11 @@ func TestSweepKeepAndKeepMaxAge(t *testing.T) {
 		waitStatus(t, root, id, layout.Exited)
 	}
 	vanish(t, root, "gone")
+	// A field from a newer writer must not make gc think the record
+	// changed under it.
+	update(t, root, "done", func(m *layout.Metadata) {
+		m.Extra = map[string]json.RawMessage{"fromNewerPty": json.RawMessage(`{"x":1}`)}
+	})
 	update(t, root, "oldkept", func(m *layout.Metadata) {
 		m.ExitedAt = layout.FormatTime(time.Now().Add(-8 * 24 * time.Hour))
 	})
@@ -77,6 +83,9 @@ func TestCleanupOnCleanExitPermanent(t *testing.T) {
 	waitStatus(t, root, "crash", layout.Exited)
 	waitStatus(t, root, "clean", layout.Exited)
 	setTags(t, root, "clean", map[string]string{"strategy.cleanup-on-clean-exit": "true"})
+	update(t, root, "crash", func(m *layout.Metadata) {
+		m.Extra = map[string]json.RawMessage{"fromNewerPty": json.RawMessage(`"kept"`)}
+	})
 
 	out := gcPass(t, root)
 	mustHave(t, out, "Respawned: crash", "Removed (clean exit): clean")
@@ -86,6 +95,9 @@ func TestCleanupOnCleanExitPermanent(t *testing.T) {
 	s, ok := load(t, root, "crash")
 	if !ok {
 		t.Fatal("crash is gone")
+	}
+	if string(s.Meta.Extra["fromNewerPty"]) != `"kept"` {
+		t.Errorf("respawn lost an unknown field: %v", s.Meta.Extra)
 	}
 	if n := len(events(t, root, "crash", layout.EventSessionRespawn)); n != 1 {
 		t.Errorf("%d session_respawn events", n)

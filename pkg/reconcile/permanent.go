@@ -53,7 +53,7 @@ func (p *pass) permanent() {
 // note says why. declared is false when the file parses but no longer
 // declares the session.
 func (p *pass) launchOptions(e *entry) (o spawn.Options, note string, declared bool) {
-	o = spawn.OptionsFromMetadata(e.id, e.meta)
+	o = spawn.OptionsFromMetadata(e.id, e.full())
 	path, key, ok := ptyfile.Origin(e.meta.Tags)
 	if !ok {
 		return o, "", true
@@ -183,7 +183,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options) error {
 		if errors.Is(err, spawn.ErrRunning) || errors.Is(err, spawn.ErrInUse) {
 			return fmt.Errorf("%w: %v", errStale, err)
 		}
-		if m, rerr := readMeta(p.o.Root, e.id); rerr == nil && !bytes.Equal(fingerprint(m), fingerprint(e.meta)) {
+		if m, rerr := readMeta(p.o.Root, e.id); rerr == nil && !bytes.Equal(fingerprint(m), e.fingerprint()) {
 			return fmt.Errorf("%w: %v", errStale, err)
 		}
 		return err
@@ -205,7 +205,7 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		return
 	}
 	_, err := layout.Update(p.o.Root, id, func(m *layout.Metadata) ([]layout.Event, error) {
-		if !bytes.Equal(fingerprint(m), fingerprint(e.meta)) {
+		if !bytes.Equal(fingerprint(m), e.fingerprint()) {
 			return nil, errStale
 		}
 		if alive, _ := layout.DaemonAlive(p.o.Root, id); alive {

@@ -17,8 +17,14 @@ import (
 // entry is one session as the pass first saw it. Every later action
 // compares the session under its locks with this.
 type entry struct {
-	id    string
+	id string
+	// meta has what the decisions read. It is decoded without keeping
+	// unknown fields (one JSON pass instead of two, for every session);
+	// raw is the file as read, decoded in full only for sessions gc acts
+	// on.
 	meta  *layout.Metadata
+	raw   []byte
+	fullM *layout.Metadata
 	alive bool // the daemon process is alive
 	pid   int  // the daemon's pid, from the pid file (0 if none)
 }
@@ -30,6 +36,20 @@ func (e *entry) gone() bool { return !e.alive }
 
 // running reports a live session with no exit recorded.
 func (e *entry) running() bool { return e.alive && !e.meta.Exited() }
+
+// full is the metadata as the pass read it, unknown fields included.
+func (e *entry) full() *layout.Metadata {
+	if e.fullM == nil {
+		var m layout.Metadata
+		if err := json.Unmarshal(e.raw, &m); err != nil {
+			m = *e.meta // cannot happen: it parsed once already
+		}
+		e.fullM = &m
+	}
+	return e.fullM
+}
+
+func (e *entry) fingerprint() []byte { return fingerprint(e.full()) }
 
 func (e *entry) tag(k string) string { return e.meta.Tags[k] }
 
@@ -78,13 +98,19 @@ func scan(root string) (*snapshot, error) {
 			pidBuf := make([]byte, 0, 512)
 			for i := range next {
 				id := ids[i]
-				m, err := readMetaBuf(root, id, &buf)
+				b, err := readRaw(layout.PathsFor(root, id).Meta(), buf)
 				if err != nil {
-					results[i].invalid = !errors.Is(err, os.ErrNotExist)
+					continue
+				}
+				buf = b
+				var pm plainMeta
+				if err := json.Unmarshal(b, &pm); err != nil {
+					results[i].invalid = true
 					continue
 				}
 				alive, pid := daemonAlive(root, id, pidBuf)
-				results[i].e = &entry{id: id, meta: m, alive: alive, pid: pid}
+				raw := append([]byte(nil), b...)
+				results[i].e = &entry{id: id, meta: (*layout.Metadata)(&pm), raw: raw, alive: alive, pid: pid}
 			}
 		}()
 	}
@@ -105,6 +131,10 @@ func scan(root string) (*snapshot, error) {
 	sort.Strings(s.ids)
 	return s, nil
 }
+
+// plainMeta decodes like layout.Metadata without its UnmarshalJSON, so
+// unknown fields are skipped rather than collected in a second pass.
+type plainMeta layout.Metadata
 
 // readMeta is layout.ReadMetadata keeping the two failure kinds apart:
 // os.ErrNotExist (nothing there, perhaps removed meanwhile) versus a file
@@ -152,7 +182,7 @@ func unchanged(root string, e *entry) (*layout.Metadata, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if !bytes.Equal(fingerprint(m), fingerprint(e.meta)) {
+	if !bytes.Equal(fingerprint(m), e.fingerprint()) {
 		return m, false
 	}
 	return m, true
