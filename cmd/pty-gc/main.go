@@ -113,6 +113,11 @@ func gc(args []string) {
 	}
 	o.Root = root
 	o.DryRun = dry
+	if _, err := os.Stat(root); err == nil {
+		// gc starts processes from what it reads here: a root others can
+		// write could make it run anything.
+		cli.Check(layout.CheckRootPerms(root))
+	}
 
 	var out io.Writer = os.Stdout
 	stamp := false

@@ -498,6 +498,13 @@ func TestBadArgumentsExit1(t *testing.T) {
 	if ents, _ := os.ReadDir(root); len(ents) != 0 {
 		t.Errorf("bad arguments left files: %v", ents)
 	}
+	// gc starts processes from what the root says: it refuses one that
+	// others can write.
+	os.Chmod(root, 0o777)
+	defer os.Chmod(root, 0o700)
+	if r := testutil.Run(t, root, "gc"); r.Code != 1 || !strings.Contains(r.Stderr, "chmod 700") {
+		t.Errorf("gc on a world-writable root: %+v", r)
+	}
 }
 
 func TestInstallPrintAndLog(t *testing.T) {
