@@ -3,6 +3,7 @@ package oracle
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -143,6 +144,37 @@ type snap struct{ plain, ansi string }
 func (p *pair) tmuxPlain() string { return p.run("capture-pane", "-p", "-t", "o") }
 func (p *pair) tmuxANSI() string  { return p.run("capture-pane", "-p", "-e", "-N", "-t", "o") }
 
+// cursor is what the captures do not show: the size and the cursor.
+type cursor struct {
+	Rows, Cols, X, Y int
+	Hidden           bool
+}
+
+func (p *pair) tmuxCursor() cursor {
+	p.t.Helper()
+	var c cursor
+	var visible int
+	out := p.run("display-message", "-p", "-t", "o", "#{pane_height} #{pane_width} #{cursor_x} #{cursor_y} #{cursor_flag}")
+	if _, err := fmt.Sscan(out, &c.Rows, &c.Cols, &c.X, &c.Y, &visible); err != nil {
+		p.t.Fatalf("tmux cursor %q: %v", out, err)
+	}
+	c.Hidden = visible == 0
+	return c
+}
+
+func (p *pair) ptyCursor() cursor {
+	p.t.Helper()
+	var st struct {
+		Terminal struct{ Rows, Cols, CursorX, CursorY int }
+		Modes    struct{ CursorHidden bool }
+	}
+	out := testutil.MustRun(p.t, p.root, "stats", "--json", p.id).Stdout
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		p.t.Fatalf("pty stats --json: %v\n%s", err, out)
+	}
+	return cursor{Rows: st.Terminal.Rows, Cols: st.Terminal.Cols, X: st.Terminal.CursorX, Y: st.Terminal.CursorY, Hidden: st.Modes.CursorHidden}
+}
+
 func (p *pair) ptyPlain() string {
 	p.t.Helper()
 	return testutil.MustRun(p.t, p.root, "peek", "--plain", p.id).Stdout
@@ -194,6 +226,11 @@ func (p *pair) check(want, gone string) {
 				continue
 			}
 			diffs := p.diff(ts, ps)
+			if len(diffs) == 0 {
+				if tc, pc := p.tmuxCursor(), p.ptyCursor(); tc != pc {
+					diffs = []string{fmt.Sprintf("screens agree but not the terminal state: tmux %+v, pty %+v", tc, pc)}
+				}
+			}
 			if len(diffs) == 0 {
 				p.t.Logf("screens agree after %q:\n%s", want, trimPlain(ps.plain))
 				return
