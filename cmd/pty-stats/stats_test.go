@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,10 +74,15 @@ func TestStats(t *testing.T) {
 	// A wedged daemon costs the caller 2 s, not forever.
 	pid := layout.ReadPid(root, "s2")
 	syscall.Kill(pid, syscall.SIGSTOP)
+	testutil.WaitFor(t, 10*time.Second, "the daemon to stop", func() bool {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		i := bytes.LastIndexByte(b, ')')
+		return i > 0 && i+2 < len(b) && b[i+2] == 'T'
+	})
 	r = testutil.Run(t, root, "stats", "s2")
 	syscall.Kill(pid, syscall.SIGCONT)
 	if r.Code != 1 || !strings.Contains(r.Stderr, "no STATUS reply within 2s") {
-		t.Errorf("stats of a stopped daemon: exit %d stderr %q", r.Code, r.Stderr)
+		t.Errorf("stats of a stopped daemon: exit %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
 	if r := testutil.Run(t, root, "stats", "a", "b"); r.Code != 1 || !strings.Contains(r.Stderr, "Unexpected argument: b") {
 		t.Errorf("stats a b: exit %d stderr %q", r.Code, r.Stderr)
