@@ -16,6 +16,7 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/term"
 )
 
 // userTerm is a pty standing in for the user's terminal, with a pty
@@ -261,5 +262,36 @@ func TestAttachRefusedWhenNested(t *testing.T) {
 	r := testutil.RunCmd(t, cmd)
 	if r.Code != 1 || !strings.Contains(r.Stderr, `inside pty session "outer"`) || !strings.Contains(r.Stderr, `Ctrl+\`) {
 		t.Errorf("nested attach: %+v", r)
+	}
+}
+
+// TestDetachMessageBelowScreen renders what the user's terminal received
+// and checks that "[detached]" does not overwrite the session's screen:
+// resetting modes on the way out moves the cursor, so the client must put
+// it below the content before printing.
+func TestDetachMessageBelowScreen(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "w", "--", "sh", "-c", "echo line-one; echo line-two; cat")
+	u := onTerminal(t, root, 24, 80, nil, "attach", "w")
+	u.waitFor(t, "line-two")
+	u.write(t, "\x1c")
+	u.waitFor(t, "[detached]")
+	u.exit(t)
+	scr := term.New(24, 80, term.Options{})
+	scr.Write([]byte(u.output()))
+	lines := strings.Split(scr.PlainText(true), "\n")
+	var one, two, det = -1, -1, -1
+	for i, l := range lines {
+		switch {
+		case strings.Contains(l, "line-one"):
+			one = i
+		case strings.Contains(l, "line-two"):
+			two = i
+		case strings.Contains(l, "[detached]"):
+			det = i
+		}
+	}
+	if one < 0 || two < 0 || det <= two {
+		t.Fatalf("after detach the terminal shows line-one at %d, line-two at %d, [detached] at %d:\n%s", one, two, det, scr.PlainText(true))
 	}
 }

@@ -133,7 +133,11 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	pending := false
 	var detachC <-chan time.Time
 	finish := func(msg string) {
-		io.WriteString(o.Out, ResetModes)
+		// Resetting the scroll region and leaving the alternate screen
+		// move the cursor (to the top, or to where it was saved), so go
+		// to the bottom row before printing, as dtach does: the message
+		// lands below the session's screen, never over it.
+		io.WriteString(o.Out, ResetModes+"\x1b[999;1H")
 		if st != nil {
 			term.Restore(int(in.Fd()), st)
 		}
