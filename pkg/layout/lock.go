@@ -89,22 +89,20 @@ func tryLock(path string) (*Lock, error) {
 }
 
 // reclaimStale removes path if its holder is dead or its content is garbage.
-// The check and the unlink happen under an flock on the root directory, so two
-// reclaimers cannot both unlink: the second re-reads and finds a live lock
-// (or none) instead of deleting a fresh one.
+// Every removal of a lock file (a reclaim here, a release by its owner)
+// happens under an flock on the directory, so between our re-check and our
+// unlink nobody can remove the stale file and publish a fresh one in its
+// place: we can only ever unlink the file we judged stale. Creating a lock
+// needs no flock, since link(2) cannot replace an existing name.
 func reclaimStale(path string) (bool, error) {
 	if !lockIsStale(path) {
 		return false, nil
 	}
-	dir, err := os.Open(filepath.Dir(path))
+	unlock, err := lockDir(filepath.Dir(path))
 	if err != nil {
 		return false, fmt.Errorf("lock %s: %w", path, err)
 	}
-	defer dir.Close()
-	if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX); err != nil {
-		return false, fmt.Errorf("lock %s: %w", path, err)
-	}
-	defer syscall.Flock(int(dir.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	if !lockIsStale(path) {
 		return false, nil
 	}
@@ -114,12 +112,37 @@ func reclaimStale(path string) (bool, error) {
 	return true, nil
 }
 
-func lockIsStale(path string) bool {
-	fi, err := os.Stat(path)
+func lockDir(dir string) (func(), error) {
+	d, err := os.Open(dir)
 	if err != nil {
-		return false // gone: not stale, just free
+		return nil, err
 	}
-	s := strings.TrimSpace(readSmall(path))
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return func() {
+		syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
+		d.Close()
+	}, nil
+}
+
+// lockIsStale reads the content and the age from one open file, so both
+// describe the same lock even if it is released and re-created meanwhile;
+// a lock that cannot be opened is free, not stale.
+func lockIsStale(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b := make([]byte, 64)
+	n, _ := f.Read(b)
+	s := strings.TrimSpace(string(b[:n]))
 	pid, err := strconv.Atoi(s)
 	if err != nil || pid <= 0 {
 		// The original pty writes its pid after O_EXCL creation, so give
@@ -146,6 +169,11 @@ func (l *Lock) Release() error {
 	if l == nil {
 		return nil
 	}
+	unlock, err := lockDir(filepath.Dir(l.path))
+	if err != nil {
+		return fmt.Errorf("release %s: %w", l.path, err)
+	}
+	defer unlock()
 	if strings.TrimSpace(readSmall(l.path)) != l.content {
 		return nil
 	}
