@@ -111,8 +111,8 @@ func KillDaemons(root string) {
 			continue
 		}
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 1 {
-			continue
+		if err != nil || pid <= 1 || pid == os.Getpid() {
+			continue // never the test process itself
 		}
 		syscall.Kill(-pid, syscall.SIGKILL)
 		syscall.Kill(pid, syscall.SIGKILL)
