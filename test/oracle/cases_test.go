@@ -290,34 +290,13 @@ func TestScrollback(t *testing.T) {
 			p := start(t, spec{rows: c.rows, cols: c.cols, dir: t.TempDir(), history: 10000,
 				argv: []string{"sh", testdata(t, "scrollback.sh"), fmt.Sprint(c.lines)}})
 			p.check("END", "")
-			tp := strings.Split(trimPlain(p.run("capture-pane", "-p", "-S", "-", "-t", "o")), "\n")
-			pp := strings.Split(trimPlain(testutil.MustRun(t, p.root, "peek", "--full", "--plain", p.id).Stdout), "\n")
-			if c.wantAll && len(tp) != len(pp) {
-				t.Errorf("tmux keeps %d lines, pty %d", len(tp), len(pp))
+			tl, pl := p.compareFull(t)
+			if c.wantAll && tl != pl {
+				t.Errorf("tmux keeps %d lines, pty %d", tl, pl)
 			}
-			n := min(len(tp), len(pp))
-			if n < c.rows*2 {
-				t.Fatalf("only %d lines of history to compare (tmux %d, pty %d)", n, len(tp), len(pp))
+			if min(tl, pl) < c.rows*2 {
+				t.Fatalf("only %d lines of history to compare (tmux %d, pty %d)", min(tl, pl), tl, pl)
 			}
-			if a, b := strings.Join(tp[len(tp)-n:], "\n"), strings.Join(pp[len(pp)-n:], "\n"); a != b {
-				t.Fatalf("last %d lines of the scrollback differ:\n%s", n, firstDiff(a, b))
-			}
-			ta, err := parseANSI(p.run("capture-pane", "-p", "-e", "-N", "-S", "-", "-t", "o"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			pa, err := parseANSI(testutil.MustRun(t, p.root, "peek", "--full", p.id).Stdout)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// capture-pane prints every visible row; peek may stop at the
-			// last non-empty one. Align both on the last line of text.
-			ta, pa = trimGlyphLines(ta), trimGlyphLines(pa)
-			n = min(len(ta), len(pa))
-			if d := styleDiffs(pa[len(pa)-n:], ta[len(ta)-n:], n); len(d) > 0 {
-				t.Fatalf("styles in the scrollback differ (pty peek --full | tmux capture-pane -e -S -):\n%s", strings.Join(d, "\n"))
-			}
-			t.Logf("%d lines agree (tmux keeps %d, pty %d)", n, len(tp), len(pp))
 		})
 	}
 }
@@ -341,4 +320,104 @@ func firstDiff(tmux, pty string) string {
 		}
 	}
 	return fmt.Sprintf("tmux has %d lines, pty %d", len(a), len(b))
+}
+
+// TestResize: full-screen programs repaint on SIGWINCH, so after a resize
+// both screens must agree again, shrinking and growing.
+func TestResize(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	t.Run("less", func(t *testing.T) {
+		t.Parallel()
+		need(t, "less", "less")
+		p := start(t, spec{rows: 30, cols: 100, dir: logFile(t, 300),
+			argv: []string{"env", "LESS=", "LESSHISTFILE=-", "less", "-R", "log.txt"}})
+		drive(p, []step{{"", "line 000", ""}, {"G", "(END)", ""}})
+		// less keeps its top line across a resize, so the shorter
+		// screen no longer shows the end of the file, and the taller
+		// one shows it again.
+		p.resize(20, 70)
+		p.check(":", "(END)")
+		p.resize(30, 100)
+		p.check("(END)", "")
+		drive(p, []step{{"g", "line 000", ""}})
+	})
+	t.Run("vim", func(t *testing.T) {
+		t.Parallel()
+		need(t, "vim", "vim")
+		p := start(t, spec{rows: 30, cols: 100, dir: copyTestdata(t, "sample.go"),
+			argv: []string{"vim", "-u", "NONE", "-i", "NONE", "-N", "-n",
+				"--cmd", "set ttimeout ttimeoutlen=20 background=dark", "-c", "syntax on",
+				"-c", "set number ruler laststatus=2", "sample.go"}})
+		drive(p, []step{{"", `"sample.go" 122L`, ""}, {"40G", "40,0-1", ""}})
+		// A key after each resize gives a marker that only a vim that
+		// has handled the resize can show.
+		p.resize(24, 80)
+		drive(p, []step{{"j", "41,1", "40,0-1"}})
+		p.resize(35, 120)
+		drive(p, []step{{"k", "40,0-1", "41,1"}})
+	})
+	// A line longer than the screen is one logical line that wraps:
+	// when the width changes, tmux (like xterm.js, which upstream pty
+	// used, and kitty, iTerm2, VTE) re-wraps it to the new width, so no
+	// text is lost. Cutting the rows instead loses the cut-off text for
+	// good, and widening leaves the old wrap points in place.
+	for _, c := range []struct {
+		name          string
+		cols, newCols int
+	}{{"wrapped-line-narrower", 40, 30}, {"wrapped-line-wider", 30, 45}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := start(t, spec{rows: 10, cols: c.cols, dir: t.TempDir(),
+				argv: shell(`printf 'short\n\033[32m'; i=0; while [ $i -lt 90 ]; do printf '%d' $((i % 10)); i=$((i + 1)); done; printf '\033[m\nEND'`)})
+			p.check("END", "")
+			p.resize(10, c.newCols)
+			p.check("END", "")
+			p.compareFull(t)
+		})
+	}
+	t.Run("rows-only", func(t *testing.T) {
+		// Output that does not repaint: the rows leaving the top when
+		// the screen gets shorter go to the scrollback and come back
+		// when it grows again, in tmux as in xterm.
+		t.Parallel()
+		p := start(t, spec{rows: 30, cols: 100, dir: t.TempDir(),
+			argv: shell(`i=0; while [ $i -lt 45 ]; do printf '\033[3%dmrow %d\033[m\n' $((i % 8)) $i; i=$((i + 1)); done; printf END`)})
+		p.check("END", "")
+		p.resize(20, 100)
+		p.check("END", "")
+		p.compareFull(t)
+		p.resize(30, 100)
+		p.check("END", "")
+		p.compareFull(t)
+	})
+}
+
+// compareFull compares the whole history and screen, text and styles, as
+// far back as both keep, and returns how many lines each keeps.
+func (p *pair) compareFull(t *testing.T) (tmuxLines, ptyLines int) {
+	t.Helper()
+	tp := strings.Split(trimPlain(p.run("capture-pane", "-p", "-S", "-", "-t", "o")), "\n")
+	pp := strings.Split(trimPlain(testutil.MustRun(t, p.root, "peek", "--full", "--plain", p.id).Stdout), "\n")
+	n := min(len(tp), len(pp))
+	if a, b := strings.Join(tp[len(tp)-n:], "\n"), strings.Join(pp[len(pp)-n:], "\n"); a != b {
+		t.Fatalf("last %d lines of the scrollback differ:\n%s", n, firstDiff(a, b))
+	}
+	ta, err := parseANSI(p.run("capture-pane", "-p", "-e", "-N", "-S", "-", "-t", "o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, err := parseANSI(testutil.MustRun(t, p.root, "peek", "--full", p.id).Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// capture-pane prints every visible row; peek may stop at the last
+	// non-empty one. Align both on the last line of text.
+	ta, pa = trimGlyphLines(ta), trimGlyphLines(pa)
+	n = min(len(ta), len(pa))
+	if d := styleDiffs(pa[len(pa)-n:], ta[len(ta)-n:], n); len(d) > 0 {
+		t.Fatalf("styles in the scrollback differ (pty peek --full | tmux capture-pane -e -S -):\n%s", strings.Join(d, "\n"))
+	}
+	t.Logf("%d lines agree (tmux keeps %d, pty %d)", n, len(tp), len(pp))
+	return len(tp), len(pp)
 }

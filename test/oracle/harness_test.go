@@ -5,13 +5,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	creackpty "github.com/creack/pty"
 	"github.com/ptyorg/pty/internal/testutil"
 )
 
@@ -44,6 +47,7 @@ type pair struct {
 	tmux, sock string
 	root, id   string
 	rows, cols int
+	detach     func() // ends the attached client resize started
 }
 
 // needTmux skips the test when tmux is missing, the way the whole package
@@ -329,4 +333,39 @@ func sideBySide(tmux, pty string) string {
 		}
 	}
 	return out.String()
+}
+
+// resize changes both terminals' size: tmux's window directly, the pty
+// session by attaching a client whose own terminal (a real pty) has the
+// new size, as a user who attaches from a smaller window does. The client
+// stays attached until the next resize or the end of the test: the
+// session's size is the smallest of its attached clients'.
+func (p *pair) resize(rows, cols int) {
+	p.t.Helper()
+	if p.detach != nil {
+		p.detach()
+	}
+	p.run("resize-window", "-t", "o", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows))
+	cmd := testutil.Command(p.t, p.root, "attach", p.id)
+	f, err := creackpty.StartWithSize(cmd, &creackpty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
+	if err != nil {
+		p.t.Fatalf("pty attach in a %dx%d terminal: %v", rows, cols, err)
+	}
+	done := make(chan struct{})
+	go func() { io.Copy(io.Discard, f); close(done) }()
+	var once sync.Once
+	p.detach = func() {
+		once.Do(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			f.Close()
+			<-done
+		})
+	}
+	p.t.Cleanup(p.detach)
+	p.rows, p.cols = rows, cols
+	testutil.WaitFor(p.t, 10*time.Second, fmt.Sprintf("the session to be %dx%d", rows, cols), func() bool {
+		c := p.ptyCursor()
+		return c.Rows == rows && c.Cols == cols
+	})
 }
