@@ -26,6 +26,7 @@ package list
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ptyorg/pty/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -58,12 +59,7 @@ func reportCPU(b *testing.B, who int, start time.Duration) {
 func sleepers(b *testing.B, n int) []int {
 	var pids []int
 	for i := 0; i < n; i++ {
-		cmd := exec.Command("sleep", "3600")
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		pids = append(pids, cmd.Process.Pid)
+		pids = append(pids, testutil.FakeDaemon(b))
 	}
 	return pids
 }

@@ -215,3 +215,25 @@ func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) 
 		}
 	}
 }
+
+// FakeDaemon starts a long sleep whose process name is pty-daemon, for
+// tests and benchmarks that fabricate "running" sessions without paying
+// for real daemons: liveness checks insist on the daemon's name, so a pid
+// file naming a plain sleep reads as vanished.
+func FakeDaemon(t testing.TB) int {
+	t.Helper()
+	link := filepath.Join(t.TempDir(), "pty-daemon")
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(sleep, link); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(link, "3600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd.Process.Pid
+}

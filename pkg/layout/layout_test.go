@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"errors"
+	"github.com/ptyorg/pty/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,7 +158,11 @@ func TestStatusDerived(t *testing.T) {
 	WriteMetadata(root, "ex", &Metadata{Command: "x", ExitCode: &code, ExitedAt: Now()})
 	WriteMetadata(root, "van", &Metadata{Command: "x"})
 	WriteMetadata(root, "run", &Metadata{Command: "x"})
-	os.WriteFile(PathsFor(root, "run").Pid(), []byte(itoa(os.Getpid())), 0o600)
+	os.WriteFile(PathsFor(root, "run").Pid(), []byte(itoa(testutil.FakeDaemon(t))), 0o600)
+	// A pid file naming a live process that is not a daemon (a pid reused
+	// after a reboot) must not read as running.
+	WriteMetadata(root, "reused", &Metadata{Command: "x"})
+	os.WriteFile(PathsFor(root, "reused").Pid(), []byte(itoa(os.Getpid())), 0o600)
 	dead := deadPid(t)
 	os.WriteFile(PathsFor(root, "van").Pid(), []byte(itoa(dead)), 0o600)
 	before := snapshot(t, root)
@@ -169,7 +174,7 @@ func TestStatusDerived(t *testing.T) {
 	for _, s := range ss {
 		got[s.ID] = s.Status
 	}
-	want := map[string]Status{"ex": Exited, "van": Vanished, "run": Running}
+	want := map[string]Status{"ex": Exited, "van": Vanished, "run": Running, "reused": Vanished}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s: status %q, want %q", k, got[k], v)

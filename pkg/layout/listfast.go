@@ -60,24 +60,7 @@ func daemonAliveIn(root, id string, ents entries) (bool, int) {
 	if err != nil || pid <= 0 {
 		return DaemonAlive(root, id)
 	}
-	return pidAliveFast(pid), pid
-}
-
-// pidAliveFast is PidAlive in one read where /proc exists: the stat file
-// is there exactly when the process is (zombies included, told apart by
-// their state), so kill(pid, 0) adds nothing. Anything unexpected falls
-// back to PidAlive.
-func pidAliveFast(pid int) bool {
-	b, err := readFileRaw("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		// Gone, no /proc (macOS), or hidden by hidepid: kill decides.
-		return PidAlive(pid)
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return PidAlive(pid)
-	}
-	return b[i+2] != 'Z'
+	return DaemonPidAlive(pid), pid
 }
 
 // ListFast is List from a single read of the root directory, for callers

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"github.com/ptyorg/pty/internal/testutil"
 	"os"
 	"os/exec"
 	"reflect"
@@ -12,11 +13,7 @@ import (
 // ListFast must agree with List (Load per id) on every kind of entry.
 func TestListFastAgreesWithList(t *testing.T) {
 	root := t.TempDir()
-	sleep := exec.Command("sleep", "60")
-	if err := sleep.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	daemonPid := testutil.FakeDaemon(t)
 	dead := exec.Command("true")
 	dead.Run()
 	// A zombie (exited, not yet reaped) is not alive either.
@@ -44,9 +41,9 @@ func TestListFastAgreesWithList(t *testing.T) {
 			os.WriteFile(PathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
 		}
 	}
-	write("running", false, sleep.Process.Pid, true)
+	write("running", false, daemonPid, true)
 	write("exited-gone", true, 0, false)
-	write("exited-lingering", true, sleep.Process.Pid, true)
+	write("exited-lingering", true, daemonPid, true)
 	write("vanished-pid", false, dead.Process.Pid, false)
 	write("vanished-sock", false, 0, true)
 	write("vanished-bare", false, 0, false)

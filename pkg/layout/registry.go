@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -47,15 +48,38 @@ func ReadPid(root, id string) int {
 	return pid
 }
 
+// DaemonName is a session daemon's process name (/proc/<pid>/comm).
+const DaemonName = "pty-daemon"
+
+// DaemonPidAlive reports whether pid is a live session daemon. Where /proc
+// exists the process must also be named pty-daemon: after a reboot or a
+// crash a pid file can name a pid the kernel has since given to an
+// unrelated process, and trusting it would show the session running
+// forever, so gc would never bring a permanent session back. One read of
+// /proc/<pid>/stat gives the name and the state (a zombie is dead).
+func DaemonPidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := readFileRaw("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		// Gone, no /proc (macOS), or hidden by hidepid: kill decides.
+		return PidAlive(pid)
+	}
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open || end+2 >= len(b) {
+		return PidAlive(pid)
+	}
+	return b[end+2] != 'Z' && string(b[open+1:end]) == DaemonName
+}
+
 // DaemonAlive reports whether a session's daemon is alive and its pid. The
 // pid file answers without a socket round trip; only when there is no pid
-// file do we try the socket, as the original pty did. A live daemon whose
-// pid file names a reused pid is the one case this can get wrong, and the
-// socket check would not help there either.
+// file do we try the socket, as the original pty did.
 func DaemonAlive(root, id string) (bool, int) {
 	p := PathsFor(root, id)
 	if pid := ReadPid(root, id); pid > 0 {
-		return PidAlive(pid), pid
+		return DaemonPidAlive(pid), pid
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
 		return false, 0

@@ -24,7 +24,7 @@ import (
 const DaemonWait = 7 * time.Second
 
 // DaemonComm is the daemon's process name (/proc/<pid>/comm).
-const DaemonComm = "pty-daemon"
+const DaemonComm = layout.DaemonName
 
 // Escalation timing for processes that outlive the daemon.
 const (

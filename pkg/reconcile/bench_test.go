@@ -3,8 +3,8 @@ package reconcile_test
 import (
 	"context"
 	"fmt"
+	"github.com/ptyorg/pty/internal/testutil"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -58,12 +58,7 @@ func fabricate(b *testing.B, n int) string {
 	b.Cleanup(func() { os.RemoveAll(root) })
 	var pids []int
 	for range 4 {
-		c := exec.Command("sleep", "600")
-		if err := c.Start(); err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { c.Process.Kill(); c.Wait() })
-		pids = append(pids, c.Process.Pid)
+		pids = append(pids, testutil.FakeDaemon(b))
 	}
 	cwd := b.TempDir()
 	for i := range n {

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"errors"
 	"net"
 	"os"
 	"strconv"
@@ -61,7 +60,7 @@ func daemonAlive(root, id string, buf []byte) (bool, int) {
 	if err == nil {
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		if err == nil && pid > 0 {
-			return pidAlive(pid, buf), pid
+			return layout.DaemonPidAlive(pid), pid
 		}
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
@@ -73,17 +72,4 @@ func daemonAlive(root, id string, buf []byte) (bool, int) {
 	}
 	c.Close()
 	return true, 0
-}
-
-// pidAlive is layout.PidAlive with a raw read of /proc/<pid>/stat.
-func pidAlive(pid int, buf []byte) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	b, err := readRaw("/proc/"+strconv.Itoa(pid)+"/stat", buf)
-	if err != nil {
-		return true // no /proc (macOS): a zombie counts as alive there
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return !(i >= 0 && i+2 < len(b) && b[i+2] == 'Z')
 }

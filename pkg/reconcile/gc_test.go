@@ -276,8 +276,11 @@ func TestDebris(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
 	dp := strconv.Itoa(deadPid(t))
-	live := livePid(t)
+	live := testutil.FakeDaemon(t)
 	files := map[string]string{
+		// A pid file naming a live process that is not a daemon (its pid
+		// reused after a reboot) is debris like a dead one.
+		"reused.pid":                     strconv.Itoa(livePid(t)),
 		"ghost.sock":                     "",
 		"ghost.pid":                      dp,
 		"ghost.events.jsonl":             "{}\n",
@@ -306,7 +309,7 @@ func TestDebris(t *testing.T) {
 		}
 	}
 	out := gcPass(t, root)
-	wantGone := []string{"ghost.sock", "ghost.pid", "ghost.events.jsonl", "ghost.lock", "broken.json", "x.json.tmp." + dp + ".abcdef", "other.gc-claim", "ghost2.events.jsonl"}
+	wantGone := []string{"reused.pid", "ghost.sock", "ghost.pid", "ghost.events.jsonl", "ghost.lock", "broken.json", "x.json.tmp." + dp + ".abcdef", "other.gc-claim", "ghost2.events.jsonl"}
 	for _, n := range wantGone {
 		mustHave(t, out, "Removed debris: "+n)
 		if _, err := os.Stat(filepath.Join(root, n)); !os.IsNotExist(err) {
