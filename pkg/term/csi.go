@@ -34,6 +34,9 @@ func count(ps ansi.Params, i int) int {
 
 func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	prefix, inter, final := cmd.Prefix(), cmd.Intermediate(), cmd.Final()
+	if final != 'b' {
+		s.forgetLast()
+	}
 	if prefix != 0 || inter != 0 {
 		s.handleCSIExt(prefix, inter, final, ps)
 		return
@@ -512,7 +515,12 @@ func extColor(ps ansi.Params, i int) (Color, int, bool) {
 	return 0, i + 1, false
 }
 
+// forgetLast makes a following REP a no-op: REP repeats the character
+// immediately before it (ECMA-48, tmux), not one printed before a control.
+func (s *Screen) forgetLast() { s.lastRune = 0 }
+
 func (s *Screen) handleESC(cmd ansi.Cmd) {
+	s.forgetLast()
 	inter, final := cmd.Intermediate(), cmd.Final()
 	switch inter {
 	case 0:
@@ -526,7 +534,6 @@ func (s *Screen) handleESC(cmd ansi.Cmd) {
 		case '>':
 			s.modes.AppKeypad = false
 		case 'D':
-			s.wrapNext = false
 			s.index()
 		case 'E':
 			s.x = 0

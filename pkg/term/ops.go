@@ -209,6 +209,7 @@ func (s *Screen) combine(r rune) {
 }
 
 func (s *Screen) execute(b byte) {
+	s.forgetLast()
 	switch b {
 	case 0x07:
 		s.emit(Event{Type: "bell"})
@@ -220,7 +221,7 @@ func (s *Screen) execute(b byte) {
 	case 0x09:
 		s.tab(1)
 	case 0x0a, 0x0b, 0x0c:
-		s.wrapNext = false
+		// A pending wrap survives a line feed (tmux, alacritty).
 		s.index()
 	case 0x0d:
 		s.x = 0
@@ -267,7 +268,6 @@ func (s *Screen) index() {
 }
 
 func (s *Screen) reverseIndex() {
-	s.wrapNext = false
 	if s.y == s.top {
 		s.scrollDown(s.top, s.bottom, 1)
 	} else if s.y > 0 {
@@ -391,6 +391,11 @@ func (s *Screen) eraseCells(y, from, to int) {
 }
 
 func (s *Screen) eraseDisplay(mode int) {
+	if mode == 0 && s.x == 0 && s.y == 0 {
+		// Erasing from the home position clears the whole screen;
+		// tmux treats it as ED 2 for the scrollback too.
+		mode = 2
+	}
 	switch mode {
 	case 0:
 		s.eraseCells(s.y, s.x, s.cols)
@@ -409,7 +414,7 @@ func (s *Screen) eraseDisplay(mode int) {
 			// reachable in the scrollback.
 			last := -1
 			for y := s.rows - 1; y >= 0; y-- {
-				if !rowBlank(s.g.row(y).cells) {
+				if !rowUnused(s.g.row(y).cells) {
 					last = y
 					break
 				}
@@ -428,9 +433,12 @@ func (s *Screen) eraseDisplay(mode int) {
 	s.wrapNext = false
 }
 
-func rowBlank(cells []Cell) bool {
+// rowUnused reports whether nothing was ever written to a row since it
+// was last erased: only a background colour, if anything. Like tmux,
+// clearing and resizing treat such rows as empty.
+func rowUnused(cells []Cell) bool {
 	for i := range cells {
-		if !isDefaultBlank(cells[i]) {
+		if cells[i].R != 0 || cells[i].Attr&(AttrWide|AttrWideCont) != 0 {
 			return false
 		}
 	}
@@ -695,7 +703,7 @@ func (s *Screen) resizeGrid(g *grid, rows int, cy *int, withHist bool) grid {
 		drop := 0
 		for drop < need {
 			y := old - 1 - drop
-			if y <= *cy || !rowBlank(g.row(y).cells) {
+			if y <= *cy || !rowUnused(g.row(y).cells) {
 				break
 			}
 			drop++
