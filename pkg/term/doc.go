@@ -38,13 +38,20 @@
 //     titles containing a 0x9c byte survive.
 //
 // Behaviour follows xterm where shells, editors, pagers and TUIs depend on
-// it, and tmux where the two differ in ways visible in captures (ED 2
-// moves the cleared screen into the scrollback, like tmux's
-// scroll-on-clear; lines scrolled out of any scroll region on the main screen
-// are kept). Known deliberate differences from tmux: DEC line-drawing
-// characters are stored as their Unicode equivalents (tmux captures the
-// raw ASCII letters), CHT (CSI I) is implemented, and overwriting half of
-// a wide character in column 0 blanks the other half as xterm does.
+// it, and tmux where the two differ in ways visible in captures: ED 2 (and
+// ED 0 from the home position) moves the screen into the scrollback like
+// tmux's scroll-on-clear; lines scrolled out of any scroll region on the
+// main screen are kept; a pending wrap survives LF; REP only repeats the
+// character immediately before it. The tests compare against tmux byte for
+// byte. Where tmux departs from xterm we follow xterm, because the bytes
+// also reach the client's own (xterm-like) terminal and a later Redraw
+// must agree with what it showed: DEC line-drawing characters are stored
+// as their Unicode equivalents (tmux captures the raw letters); CHT is
+// implemented; cursor motion, BS and edits cancel a pending wrap and act
+// on the last column; IL/DL do nothing outside the scroll region and move
+// to column 0; REP wraps; autowrap scrolling fills the new line with the
+// current background; overwriting either half of a wide character blanks
+// the other half; Cursor reports a pending wrap on the last column.
 //
 // A Screen is not safe for concurrent use: the daemon serialises access.
 // Callbacks (Options.Reply, Options.OnEvent) run synchronously inside Write
