@@ -470,7 +470,10 @@ func (s *Screen) insertCells(cells []Cell, x, n int) {
 	if n <= 0 {
 		return
 	}
-	s.breakWide(cells, x)
+	if cells[x].Attr&AttrWideCont != 0 {
+		// The insertion splits a wide character.
+		s.breakWide(cells, x)
+	}
 	copy(cells[x+n:], cells[x:])
 	fill(cells[x:x+n], s.blank())
 	if last := &cells[s.cols-1]; last.Attr&AttrWide != 0 {
@@ -485,8 +488,11 @@ func (s *Screen) deleteCells(n int) {
 	if n <= 0 {
 		return
 	}
-	s.breakWide(cells, x)
-	if x+n < s.cols {
+	// Only wide characters straddling an edge of the deleted span break.
+	if cells[x].Attr&AttrWideCont != 0 {
+		s.breakWide(cells, x)
+	}
+	if x+n < s.cols && cells[x+n].Attr&AttrWideCont != 0 {
 		s.breakWide(cells, x+n)
 	}
 	copy(cells[x:], cells[x+n:])
