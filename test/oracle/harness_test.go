@@ -16,6 +16,7 @@ import (
 
 	creackpty "github.com/creack/pty"
 	"github.com/ptyorg/pty/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 var serverSeq atomic.Int64
@@ -346,6 +347,19 @@ func (p *pair) resize(rows, cols int) {
 		p.detach()
 	}
 	p.run("resize-window", "-t", "o", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows))
+	// tmux 3.3 applies a pane's new size to its tty on a timer (it
+	// coalesces bursts of resizes), so keys sent right away can reach the
+	// program before its SIGWINCH. Wait until the tty itself has the size.
+	tty := strings.TrimSpace(p.run("display-message", "-p", "-t", "o", "#{pane_tty}"))
+	testutil.WaitFor(p.t, 10*time.Second, fmt.Sprintf("tmux's pane tty %s to be %dx%d", tty, rows, cols), func() bool {
+		f, err := os.OpenFile(tty, os.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+		return err == nil && int(ws.Row) == rows && int(ws.Col) == cols
+	})
 	cmd := testutil.Command(p.t, p.root, "attach", p.id)
 	f, err := creackpty.StartWithSize(cmd, &creackpty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
