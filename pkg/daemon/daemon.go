@@ -220,7 +220,9 @@ func (d *Daemon) claim() error {
 			if !d.cfg.Replace {
 				return errors.New("inuse " + d.id)
 			}
-			_ = m
+			if g := d.cfg.ReplaceGen; g != "" && m.Generation != g {
+				return errors.New("replaced " + d.id)
+			}
 			if err := layout.RemoveFiles(d.root, d.id); err != nil {
 				return fmt.Errorf("replace %s: %w", d.id, err)
 			}
@@ -228,7 +230,13 @@ func (d *Daemon) claim() error {
 			if alive, _ := layout.DaemonAlive(d.root, d.id); alive {
 				return errors.New("running " + d.id)
 			}
+			if d.cfg.ReplaceGen != "" {
+				return errors.New("replaced " + d.id) // removed meanwhile
+			}
 		default:
+			if d.cfg.ReplaceGen != "" {
+				return errors.New("replaced " + d.id)
+			}
 			if !d.cfg.Replace {
 				return errors.New("inuse " + d.id)
 			}

@@ -132,6 +132,7 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 	o.Tags[TagCommandHash] = hash
 	delete(o.Tags, TagStatus)
 	o.Replace = true
+	o.ReplaceGeneration = e.meta.Generation
 
 	msgNote := ""
 	if note != "" {
@@ -180,7 +181,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options) error {
 	if _, err := spawn.Start(p.ctx, p.o.Root, o); err != nil {
 		// Someone else (pty run -a, restart, up) took the id between our
 		// check and the daemon's creation: theirs stands.
-		if errors.Is(err, spawn.ErrRunning) || errors.Is(err, spawn.ErrInUse) {
+		if errors.Is(err, spawn.ErrRunning) || errors.Is(err, spawn.ErrInUse) || errors.Is(err, spawn.ErrReplaced) {
 			return fmt.Errorf("%w: %v", errStale, err)
 		}
 		if m, rerr := readMeta(p.o.Root, e.id); rerr == nil && !bytes.Equal(fingerprint(m), e.fingerprint()) {

@@ -44,6 +44,12 @@ type Options struct {
 	// Replace removes a dead record with the same id (under the session's
 	// locks, atomically with the creation) instead of refusing the id.
 	Replace bool
+	// ReplaceGeneration, with Replace, narrows it to the record of exactly
+	// this generation: if the record was replaced or removed since the
+	// caller looked, Start fails with ErrReplaced instead of replacing
+	// someone else's session. gc uses it to close the window between its
+	// check and the daemon's claim.
+	ReplaceGeneration string
 	// Env is the base environment of the child before the env policy; nil
 	// means this process's environment.
 	Env []string
@@ -68,12 +74,15 @@ type DaemonConfig struct {
 	Ephemeral      bool                       `json:"ephemeral,omitempty"`
 	Extra          map[string]json.RawMessage `json:"extra,omitempty"`
 	Replace        bool                       `json:"replace,omitempty"`
+	ReplaceGen     string                     `json:"replaceGeneration,omitempty"`
 }
 
 // Errors a caller may want to tell apart (run -a attaches on ErrRunning).
 var (
 	ErrRunning = errors.New("session is already running")
 	ErrInUse   = errors.New("session id is already in use")
+	// ErrReplaced: the record named by ReplaceGeneration is gone.
+	ErrReplaced = errors.New("session was replaced or removed meanwhile")
 )
 
 // RunningError is returned for an id whose daemon is alive.
@@ -191,6 +200,7 @@ func Prepare(root string, o Options) (DaemonConfig, error) {
 	c.Ephemeral = o.Ephemeral
 	c.Extra = o.Extra
 	c.Replace = o.Replace
+	c.ReplaceGen = o.ReplaceGeneration
 	return c, nil
 }
 
@@ -462,6 +472,8 @@ func daemonError(id, msg string) error {
 		return RunningError(id)
 	case strings.HasPrefix(msg, "inuse "):
 		return InUseError(id)
+	case strings.HasPrefix(msg, "replaced "):
+		return fmt.Errorf("session %s: %w", id, ErrReplaced)
 	}
 	return errors.New(msg)
 }
