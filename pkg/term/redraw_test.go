@@ -69,6 +69,15 @@ func TestRedrawRoundTrip(t *testing.T) {
 					t.Errorf("tab stop %d differs", i)
 				}
 			}
+			// A terminal left in other modes by a previous session
+			// ends up in A's modes too.
+			rows, cols := a.Size()
+			dirty := New(rows, cols, Options{})
+			dirty.Write([]byte("\x1b[?1000h\x1b[?1006h\x1b[?2004h\x1b[?1h\x1b=\x1b[5 q\x1b[?1004h\x1b[?9h\x1b[2J\x1b[H"))
+			dirty.Write(a.Redraw())
+			if a.Modes() != dirty.Modes() {
+				t.Errorf("modes after redraw on a dirty terminal\n%+v\n%+v", a.Modes(), dirty.Modes())
+			}
 			// The output must continue identically too.
 			more := "\x1b[0mZZ\r\nnext line\x1b[2;3HQ"
 			a.Write([]byte(more))

@@ -267,6 +267,9 @@ func (s *Screen) Redraw() []byte {
 			b = append(b, seq...)
 		}
 	}
+	// Modes are reset first so that a terminal that showed another
+	// session before ends up in exactly this state.
+	b = append(b, "\x1b[?1;9;1000;1002;1003;1006;1004;2004l\x1b>"...)
 	flag(m.AppCursor, "\x1b[?1h")
 	flag(m.AppKeypad, "\x1b=")
 	flag(m.BracketedPaste, "\x1b[?2004h")
@@ -341,11 +344,9 @@ func (s *Screen) Redraw() []byte {
 	} else {
 		b = append(b, "\x1b[?25h"...)
 	}
-	if m.CursorShape != 0 {
-		b = append(b, "\x1b["...)
-		b = strconv.AppendInt(b, int64(m.CursorShape), 10)
-		b = append(b, " q"...)
-	}
+	b = append(b, "\x1b["...)
+	b = strconv.AppendInt(b, int64(m.CursorShape), 10)
+	b = append(b, " q"...)
 	b = appendSGR(b, s.pen)
 	b = appendCharsets(b, s.charsets, s.gl)
 	flag(m.SyncOutput, "\x1b[?2026h")
