@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -67,7 +68,9 @@ the current terminal instead of nesting a session.`
 		IsolateEnv: *isolate,
 		Ephemeral:  *ephemeral,
 	}
-	if *id != "" {
+	// --id "" is a mistake (an unset variable in a script, say), not a
+	// request for a random id.
+	if *id != "" || flagSet(fs, "id") {
 		if err := layout.ValidateID(*id); err != nil {
 			cli.Fatalf("%v", err)
 		}
@@ -106,7 +109,7 @@ the current terminal instead of nesting a session.`
 	case *noName:
 		empty := ""
 		o.DisplayName = &empty
-	case *name != "":
+	case *name != "" || flagSet(fs, "name"):
 		if err := layout.ValidateDisplayName(*name); err != nil {
 			cli.Fatalf("%v", err)
 		}
@@ -251,4 +254,10 @@ func attach(root, id, name string) int {
 		return res.Code
 	}
 	return 0
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

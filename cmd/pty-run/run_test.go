@@ -118,6 +118,20 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 		{"empty unset", []string{"run", "-d", "--unset-env", "", "--", "true"}, "--unset-env"},
 		{"unset with =", []string{"run", "-d", "--unset-env", "A=B", "--", "true"}, "--unset-env"},
 		{"no command", []string{"run", "-d"}, "no command"},
+		// Ids and display names (issue: ../x, a/b, empty, 300 bytes,
+		// newline, a control character; NUL cannot reach argv).
+		{"id ../x", []string{"run", "-d", "--id", "../x", "--", "true"}, "session id"},
+		{"id ..", []string{"run", "-d", "--id", "..", "--", "true"}, "session id"},
+		{"id empty", []string{"run", "-d", "--id", "", "--", "true"}, "session id"},
+		{"id 300 bytes", []string{"run", "-d", "--id", strings.Repeat("x", 300), "--", "true"}, "session id"},
+		{"id socket too long", []string{"run", "-d", "--id", strings.Repeat("x", 100), "--", "true"}, "104"},
+		{"id newline", []string{"run", "-d", "--id", "a\nb", "--", "true"}, "session id"},
+		{"id control", []string{"run", "-d", "--id", "a\x1bb", "--", "true"}, "session id"},
+		{"name empty", []string{"run", "-d", "--name", "", "--", "true"}, "display name"},
+		{"name newline", []string{"run", "-d", "--name", "a\nb", "--", "true"}, "display name"},
+		{"name control", []string{"run", "-d", "--name", "a\x07b", "--", "true"}, "display name"},
+		{"name untrimmed", []string{"run", "-d", "--name", " web", "--", "true"}, "display name"},
+		{"name too long", []string{"run", "-d", "--name", strings.Repeat("é", 161), "--", "true"}, "display name"},
 	}
 	_ = file
 	for _, c := range cases {
