@@ -421,3 +421,14 @@ func (p *pair) compareFull(t *testing.T) (tmuxLines, ptyLines int) {
 	t.Logf("%d lines agree (tmux keeps %d, pty %d)", n, len(tp), len(pp))
 	return len(tp), len(pp)
 }
+
+func TestEditingSequences(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	for _, sz := range [][2]int{{30, 100}, {20, 37}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			t.Parallel()
+			script(t, "edits.sh", sz[0], sz[1])
+		})
+	}
+}
