@@ -132,3 +132,28 @@ func BenchmarkScrollbackMemory(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "bytes/10k-lines")
 }
+
+// BenchmarkUnicodeScroll is CJK and accented text, which takes the
+// per-rune path.
+func BenchmarkUnicodeScroll(b *testing.B) {
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < 1<<20; i++ {
+		fmt.Fprintf(&buf, "\x1b[33m%d\x1b[0m 日本語のテキストと中文字符 café naïve résumé — “quotes” ✓ %d\r\n", i, i)
+	}
+	benchWrite(b, buf.Bytes())
+}
+
+// BenchmarkFullScreenApp repaints a 200x50 screen with cursor addressing
+// and colour changes, as editors and TUIs do.
+func BenchmarkFullScreenApp(b *testing.B) {
+	var buf bytes.Buffer
+	for frame := 0; buf.Len() < 1<<20; frame++ {
+		buf.WriteString("\x1b[?2026h\x1b[H")
+		for y := 1; y <= 50; y++ {
+			fmt.Fprintf(&buf, "\x1b[%d;1H\x1b[38;5;%dm%4d \x1b[0m", y, y*5%256, y+frame)
+			fmt.Fprintf(&buf, "\x1b[48;2;30;30;%dmfunc example%d(x int) string { return fmt.Sprint(x) }\x1b[K\x1b[0m", y*3, y)
+		}
+		buf.WriteString("\x1b[50;1H\x1b[7m NORMAL \x1b[0m main.go\x1b[?2026l")
+	}
+	benchWrite(b, buf.Bytes())
+}

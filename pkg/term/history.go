@@ -51,10 +51,7 @@ func appendRun(b []byte, r styleRun) []byte {
 // encodeLine builds a histLine from screen cells. It is on the scrolling
 // hot path, hence the single pass and the reused scratch buffers.
 func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
-	end := len(cells)
-	for end > 0 && isDefaultBlank(cells[end-1]) {
-		end--
-	}
+	end := trimmedLen(cells)
 	cells = cells[:end]
 	h := histLine{wrapped: wrapped}
 	if end == 0 {
@@ -298,4 +295,22 @@ func asciiRun(c []Cell, out []byte) int {
 		out[j] = byte(r)
 	}
 	return len(words)
+}
+
+// trimmedLen is the length of cells without trailing default blanks. Rows
+// are mostly shorter than the screen, so the never-written (all-zero) tail
+// is skipped two words at a time.
+func trimmedLen(cells []Cell) int {
+	end := len(cells)
+	if end == 0 {
+		return 0
+	}
+	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&cells[0])), len(cells))
+	for end > 0 && words[end-1] == [2]uint64{} {
+		end--
+	}
+	for end > 0 && isDefaultBlank(cells[end-1]) {
+		end--
+	}
+	return end
 }
