@@ -44,6 +44,7 @@ var redrawCases = map[string]string{
 	"saved cursor":        "\x1b[4;6H\x1b[1;32m\x1b7\x1b[0m\x1b[H",
 	"charset":             "\x1b(0lqk\x1b)0\x0e",
 	"alt":                 "main text\x1b[?1049h\x1b[2;2H\x1b[33malt text\x1b[0m\x1b[?1000h",
+	"alt saved pen":       "\x1b[5;5H\x1b[1;31mmain\x1b(0\x1b[?1049h\x1b[0malt\x1b(B",
 	"alt kitty":           "\x1b[>1u\x1b[?1049h\x1b[>5uq",
 	"after scroll":        strings.Repeat("line\r\n", 30) + "\x1b[41mend",
 	"dec graphics on alt": "\x1b[?1049h\x1b(0x\x1b(B",
@@ -83,6 +84,12 @@ func TestRedrawRoundTrip(t *testing.T) {
 			a.Write([]byte(more))
 			b.Write([]byte(more))
 			assertSameScreen(t, a, b)
+			// Including after leaving the alternate screen.
+			if a.Modes().AltScreen {
+				a.Write([]byte("\x1b[?1049lafter"))
+				b.Write([]byte("\x1b[?1049lafter"))
+				assertSameScreen(t, a, b)
+			}
 		})
 	}
 }

@@ -230,16 +230,34 @@ func (s *Screen) ANSI(full bool) []byte {
 // Redraw returns bytes that reproduce the visible screen, cursor, modes,
 // title and pen on a fresh terminal of the same size that has just been
 // sent "ESC[2J ESC[H". It positions every row explicitly and never lets a
-// character wrap or scroll the outer terminal.
+// character wrap or scroll the outer terminal. On the alternate screen the
+// main screen is drawn first, then 1049 is entered, so leaving it later
+// shows the right content.
 func (s *Screen) Redraw() []byte {
 	b := make([]byte, 0, s.rows*s.cols+256)
 	b = append(b, "\x1b[0m\x1b[?7h\x1b[?6l\x1b[4l"...)
 	b = appendCharsets(b, [2]charset{}, 0)
 	if s.altActive {
-		b = append(b, "\x1b[?1049h\x1b[H"...)
+		// The main screen is drawn underneath so that the client shows
+		// the right thing when the program leaves the alternate screen,
+		// with the cursor and pen that 1049 saved and will restore.
+		for y := 0; y < s.rows; y++ {
+			b = s.appendRedrawRow(b, &s.main, y)
+		}
+		sc := s.saved[0]
+		b = appendCUP(b, sc.y, sc.x)
+		b = appendSGR(b, sc.pen)
+		b = appendCharsets(b, sc.charsets, sc.gl)
+		if st := s.kitty[0]; len(st) > 0 && st[len(st)-1] != 0 {
+			b = append(b, "\x1b[>"...)
+			b = strconv.AppendInt(b, int64(st[len(st)-1]), 10)
+			b = append(b, 'u')
+		}
+		b = append(b, "\x1b[?1049h\x1b[H\x1b[0m"...)
+		b = appendCharsets(b, [2]charset{}, 0)
 	}
 	for y := 0; y < s.rows; y++ {
-		b = s.appendRedrawRow(b, y)
+		b = s.appendRedrawRow(b, s.g, y)
 	}
 	b = append(b, "\x1b[0m"...)
 
@@ -379,8 +397,8 @@ func appendCUP(b []byte, y, x int) []byte {
 // appendRedrawRow draws one row. Blank cells are recreated with ECH (which
 // keeps their background) and skipped with CUF, so they stay blank cells
 // rather than becoming spaces.
-func (s *Screen) appendRedrawRow(b []byte, y int) []byte {
-	cells := s.g.row(y).cells
+func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
+	cells := g.row(y).cells
 	end := len(cells)
 	for end > 0 && cells[end-1] == (Cell{}) {
 		end--
