@@ -41,14 +41,45 @@ func (c *Command) PrintHelp(w io.Writer) {
 	if c.Long != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Long, "\n"))
 	}
-	var has bool
-	c.Flags.VisitAll(func(*flag.Flag) { has = true })
-	if has {
-		fmt.Fprintf(w, "\nFlags:\n")
-		c.Flags.SetOutput(w)
-		c.Flags.PrintDefaults()
-		c.Flags.SetOutput(io.Discard)
+	var lines []string
+	c.Flags.VisitAll(func(f *flag.Flag) { lines = append(lines, flagHelp(f)) })
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", strings.Join(lines, ""))
 	}
+}
+
+// flagHelp formats one flag the way people type it: "-d" for one letter,
+// "--name" otherwise (ff accepts both), with an upper-case placeholder
+// for its value, then the description. The standard library's
+// PrintDefaults shows "-name string", which reads like a Go program's
+// flags rather than a command's.
+func flagHelp(f *flag.Flag) string {
+	placeholder, usage := flag.UnquoteUsage(f)
+	switch placeholder {
+	case "int", "uint", "float":
+		placeholder = "N"
+	case "string", "value":
+		placeholder = "VALUE"
+	case "duration":
+		placeholder = "DURATION"
+	}
+	head := "--" + f.Name
+	if len(f.Name) == 1 {
+		head = "-" + f.Name
+	}
+	if placeholder != "" {
+		head += " " + strings.ToUpper(placeholder)
+	}
+	switch f.DefValue {
+	case "", "0", "false", "[]":
+	default:
+		usage += fmt.Sprintf(" (default %s)", f.DefValue)
+	}
+	const col = 26
+	if len(head) <= col-4 {
+		return fmt.Sprintf("  %-*s%s\n", col-2, head, usage)
+	}
+	return fmt.Sprintf("  %s\n  %*s%s\n", head, col-2, "", usage)
 }
 
 // Parse parses args (without the program name). --help prints help and

@@ -104,7 +104,9 @@ func TestWriteFormat(t *testing.T) {
 // its --help prints them, must be in the table, with the same arity.
 func TestTableMatchesHelp(t *testing.T) {
 	root := testutil.Root(t)
-	flagLine := regexp.MustCompile(`^  -(\S+)(?:\s+(\S+))?`)
+	// "  --name VALUE    usage" or "  -d    usage": a value takes one
+	// upper-case placeholder after a single space (pkg/cli's format).
+	flagLine := regexp.MustCompile(`^  --?([^\s]+)( [A-Z][A-Z0-9_=.,|]*)?(?:\s{2,}|$)`)
 	for _, c := range Commands {
 		r := testutil.Run(t, root, c.Name, "--help")
 		if r.Code != 0 {
@@ -119,10 +121,7 @@ func TestTableMatchesHelp(t *testing.T) {
 				continue
 			}
 			if m := flagLine.FindStringSubmatch(l); inFlags && m != nil {
-				// PrintDefaults puts a boolean's usage after a tab on
-				// the same line only for one-letter flags.
-				takes := m[2] != "" && !strings.Contains(l, "\t")
-				help[m[1]] = takes
+				help[m[1]] = m[2] != ""
 			}
 		}
 		table := map[string]bool{}
