@@ -432,3 +432,16 @@ func TestEditingSequences(t *testing.T) {
 		})
 	}
 }
+
+// TestHangulJamo: a syllable spelled with conjoining jamo (leading
+// consonant U+1112, vowel U+1161, trailing consonant U+11AB) is one
+// 2-column character: glibc's wcwidth gives the vowel and the trailing
+// consonant width 0 (as does xterm.js), and tmux draws 한 in two columns.
+// The '#' at a fixed column shows the width each side used.
+func TestHangulJamo(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	p := start(t, spec{rows: 5, cols: 30, dir: t.TempDir(), argv: shell(
+		`printf 'jamo: \341\204\222\341\205\241\341\206\253\033[20G#\nprecomposed: \355\225\234\033[20G#\nEND'`)})
+	p.check("END", "")
+}
