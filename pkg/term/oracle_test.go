@@ -280,6 +280,10 @@ func TestOracle(t *testing.T) {
 			return []byte(b.String())
 		}(), false},
 		{"pending-wrap-cursor", 5, 10, []byte("0123456789"), false},
+		{"ris", 5, 20, []byte("before\x1b[31m\x1b[2;4r\x1b[?6h\x1bcafter\x1b[5;1Hbottom"), false},
+		{"save-restore-attrs", 5, 20, []byte("\x1b[1;32m\x1b[2;3H\x1b7\x1b[0m\x1b[4;1Hplain\x1b8saved\x1b[u\x1b[s\x1b[5;5H\x1b[uX"), false},
+		{"crlf-in-csi", 5, 20, []byte("ab\x1b[\r2Cx\x1b[1;\n5Hy"), false},
+		{"big-params", 5, 20, []byte("ab\x1b[99999999999999999999Cx\x1b[99999;99999Hy\x1b[0;0Hz\x1b[9999L\x1b[1;1Hq"), false},
 		{"pending-wrap-wide", 5, 10, []byte("\r\n01234567中"), false},
 		{"ri-top", 6, 20, []byte("one\r\ntwo\r\nthree\x1b[H\x1bM\x1bMnew"), false},
 	}
