@@ -208,6 +208,8 @@ func (s *Screen) resetTabs(from int) {
 func (s *Screen) Size() (rows, cols int) { return s.rows, s.cols }
 
 // Cursor returns the 0-based cursor position and whether it is visible.
+// After a character is written in the last column the cursor stays there
+// (the wrap happens with the next character), as xterm reports it.
 func (s *Screen) Cursor() (row, col int, visible bool) {
 	return s.y, s.x, !s.modes.CursorHidden
 }
