@@ -56,7 +56,9 @@ const DaemonName = "pty-daemon"
 // crash a pid file can name a pid the kernel has since given to an
 // unrelated process, and trusting it would show the session running
 // forever, so gc would never bring a permanent session back. One read of
-// /proc/<pid>/stat gives the name and the state (a zombie is dead).
+// /proc/<pid>/stat gives the name and the state (a zombie is dead). A
+// daemon of the original TypeScript pty (named node) counts too, so the
+// two implementations can share a root.
 func DaemonPidAlive(pid int) bool {
 	if pid <= 0 {
 		return false
@@ -70,7 +72,10 @@ func DaemonPidAlive(pid int) bool {
 	if open < 0 || end < open || end+2 >= len(b) {
 		return PidAlive(pid)
 	}
-	return b[end+2] != 'Z' && string(b[open+1:end]) == DaemonName
+	if b[end+2] == 'Z' {
+		return false
+	}
+	return string(b[open+1:end]) == DaemonName || IsUpstreamDaemon(pid)
 }
 
 // DaemonAlive reports whether a session's daemon is alive and its pid. The
