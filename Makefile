@@ -2,8 +2,9 @@
 PREFIX ?= $(HOME)/.local
 
 .PHONY: build test install bench clean
+# Without cgo, like install.sh: see the comment there.
 build:
-	go build -trimpath -o bin/ ./cmd/...
+	CGO_ENABLED=0 go build -trimpath -o bin/ ./cmd/...
 
 test:
 	go test -race ./...

@@ -45,6 +45,7 @@ func BinDir(t testing.TB) string {
 		}
 		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/...")
 		cmd.Dir = ModuleRoot(t)
+		cmd.Env = buildEnv()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			// In a tree where several people work at once, one command
 			// that does not compile yet must not stop everyone else's
@@ -64,6 +65,11 @@ func BinDir(t testing.TB) string {
 	return binDir
 }
 
+// buildEnv builds the commands as install.sh does: without cgo, so tests
+// run the static binaries people install (no libc mapped into every
+// daemon).
+func buildEnv() []string { return append(os.Environ(), "CGO_ENABLED=0") }
+
 // buildEach builds every cmd/* separately into dir and reports whether
 // any of them built.
 func buildEach(mod, dir string) bool {
@@ -78,6 +84,7 @@ func buildEach(mod, dir string) bool {
 		}
 		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/"+e.Name())
 		cmd.Dir = mod
+		cmd.Env = buildEnv()
 		if cmd.Run() == nil {
 			any = true
 		}
