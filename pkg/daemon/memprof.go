@@ -35,7 +35,7 @@ func init() {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			b, _ := json.MarshalIndent(struct {
-				HeapAlloc, HeapInuse, HeapIdle, HeapReleased, HeapSys  uint64
+				HeapAlloc, HeapInuse, HeapIdle, HeapReleased, HeapSys uint64
 				StackInuse, StackSys, MSpanInuse, MSpanSys, MCacheSys uint64
 				BuckHashSys, GCSys, OtherSys, Sys                     uint64
 				NumGC                                                 uint32
