@@ -217,6 +217,11 @@ func TestVim(t *testing.T) {
 				{"jjwv2jl", "-- VISUAL --", ""},
 				{"\x1b:vsplit\r", "|", "-- VISUAL --"},
 				{"\x17lggOnew first line\x1b", "new first line", "-- INSERT --"},
+				// A horizontal split scrolls each window inside its own
+				// scroll region (DECSTBM) on Ctrl-E and Ctrl-Y.
+				{":only\r:split\r", ":split", ""},
+				{"\x05\x05\x05", "4,8", ""},
+				{"\x19\x19\x19", "4,8            Top", ""},
 			})
 		})
 	}

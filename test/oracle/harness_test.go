@@ -215,7 +215,7 @@ func (p *pair) check(want, gone string) {
 		converge         time.Time
 	)
 	ready := func(ansi string) bool {
-		text := ansiText(ansi)
+		text := p.ansiText(ansi)
 		return strings.Contains(text, want) && (gone == "" || !strings.Contains(text, gone))
 	}
 	for {
@@ -249,7 +249,7 @@ func (p *pair) check(want, gone string) {
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("timed out after %v waiting for %q on stable screens (tmux stable %d, ready %v; pty stable %d, ready %v)\n%s",
-				settleTimeout, want, stableT, ready(ta), stableP, ready(pa), sideBySide(ansiText(ta), ansiText(pa)))
+				settleTimeout, want, stableT, ready(ta), stableP, ready(pa), sideBySide(p.ansiText(ta), p.ansiText(pa)))
 		}
 		time.Sleep(pollGap)
 	}
@@ -264,10 +264,11 @@ func bump(n int, last, cur string) (int, string) {
 
 // ansiText is the text of a coloured capture, for finding markers that
 // colours may split.
-func ansiText(ansi string) string {
+func (p *pair) ansiText(ansi string) string {
+	p.t.Helper()
 	lines, err := parseANSI(ansi)
 	if err != nil {
-		return ""
+		p.t.Fatalf("%v in capture:\n%s", err, ansi)
 	}
 	var b strings.Builder
 	for _, l := range lines {
