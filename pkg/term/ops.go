@@ -14,8 +14,67 @@ func fill(cells []Cell, c Cell) {
 	}
 }
 
-// printASCII is the fast path: a run of printable ASCII written straight
-// into the row with the current pen.
+// printASCIIRun is the fast path: the run of printable ASCII starting at
+// p[i] is written straight into the row with the current pen while it is
+// scanned. It returns the index after the run.
+func (s *Screen) printASCIIRun(p []byte, i int) int {
+	if s.charsets[s.gl] != charsetASCII || s.modes.Insert || !s.modes.Autowrap {
+		j := i + 1
+		for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+			j++
+		}
+		s.printASCII(p[i:j])
+		return j
+	}
+	fg, bg, attr := s.pen.Fg, s.pen.Bg, s.pen.Attr&styleMask
+	for {
+		if s.wrapNext {
+			s.wrap()
+		}
+		cells := s.g.row(s.y).cells
+		x := s.x
+		// Overwriting half of a wide character blanks the other half.
+		if cells[x].Attr&AttrWideCont != 0 && x > 0 {
+			cells[x-1] = s.blankKeep(cells[x-1])
+		}
+		lim := min(len(p)-i, len(cells)-x)
+		dst := cells[x : x+lim]
+		src := p[i : i+lim]
+		n := 0
+		for n < len(src) {
+			c := src[n]
+			if c < 0x20 || c >= 0x7f {
+				break
+			}
+			// Field-wise stores: copying a whole template Cell after
+			// patching R stalls store forwarding.
+			d := &dst[n]
+			d.R = rune(c)
+			d.Fg = fg
+			d.Bg = bg
+			d.Attr = attr
+			n++
+		}
+		end := x + n
+		if end < len(cells) && cells[end].Attr&AttrWideCont != 0 {
+			cells[end] = s.blankKeep(cells[end])
+		}
+		i += n
+		s.lastRune = rune(p[i-1])
+		if end >= len(cells) {
+			s.x = len(cells) - 1
+			s.wrapNext = true
+		} else {
+			s.x = end
+		}
+		if n < lim || i >= len(p) || p[i] < 0x20 || p[i] >= 0x7f {
+			return i
+		}
+	}
+}
+
+// printASCII writes a run of printable ASCII with the current pen,
+// handling charsets, insert mode and disabled autowrap.
 func (s *Screen) printASCII(b []byte) {
 	if s.charsets[s.gl] != charsetASCII || s.modes.Insert {
 		for _, c := range b {

@@ -301,12 +301,7 @@ func (s *Screen) Write(p []byte) (int, error) {
 		b := p[i]
 		switch {
 		case b >= 0x20 && b < 0x7f:
-			j := i + 1
-			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
-				j++
-			}
-			s.printASCII(p[i:j])
-			i = j
+			i = s.printASCIIRun(p, i)
 		case b == 0x1b:
 			if n := s.fastCSI(p[i:]); n > 0 {
 				i += n
