@@ -207,10 +207,16 @@ func (s *Screen) printRune(r rune) {
 // splitWide blanks the other half of a wide character when position x is
 // about to be overwritten.
 func (s *Screen) splitWide(cells []Cell, x int) {
-	c := cells[x]
-	if c.Attr&AttrWideCont != 0 && x > 0 {
+	if cells[x].Attr&(AttrWide|AttrWideCont) != 0 {
+		s.splitWideSlow(cells, x)
+	}
+}
+
+func (s *Screen) splitWideSlow(cells []Cell, x int) {
+	a := cells[x].Attr
+	if a&AttrWideCont != 0 && x > 0 {
 		cells[x-1] = s.blankKeep(cells[x-1])
-	} else if c.Attr&AttrWide != 0 && x+1 < len(cells) {
+	} else if a&AttrWide != 0 && x+1 < len(cells) {
 		cells[x+1] = s.blankKeep(cells[x+1])
 	}
 }
