@@ -1,0 +1,375 @@
+// Package compat proves that this pty and the original TypeScript pty
+// (npm @myobie/pty 0.10.0) share a root: each one's clients drive the
+// other's daemons, and each one's files parse on the other side.
+//
+// The upstream package is installed by install-upstream.sh into
+// $PTY_COMPAT_DIR (default /tmp/pty-upstream). Without it the tests skip,
+// unless PTY_COMPAT_REQUIRED=1, when they fail.
+package compat
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/term"
+)
+
+// upstreamVersion is the release these tests were written against.
+const upstreamVersion = "0.10.0"
+
+// upstream is an installed copy of the original pty.
+type upstream struct {
+	node string // the node binary
+	cli  string // .../dist/cli.js
+}
+
+// needUpstream finds the upstream install or skips the test (fails it when
+// PTY_COMPAT_REQUIRED=1, so CI cannot pass by silently skipping).
+func needUpstream(t *testing.T) *upstream {
+	t.Helper()
+	dir := os.Getenv("PTY_COMPAT_DIR")
+	if dir == "" {
+		dir = "/tmp/pty-upstream"
+	}
+	pkg := filepath.Join(dir, "node_modules", "@myobie", "pty")
+	missing := func(why string) *upstream {
+		msg := "upstream pty " + upstreamVersion + " is not installed (" + why + "); run test/compat/install-upstream.sh"
+		if os.Getenv("PTY_COMPAT_REQUIRED") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+		return nil
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return missing("no node on PATH")
+	}
+	b, err := os.ReadFile(filepath.Join(pkg, "package.json"))
+	if err != nil {
+		return missing("no " + pkg)
+	}
+	var p struct{ Version string }
+	if json.Unmarshal(b, &p) != nil || p.Version != upstreamVersion {
+		return missing("found version " + p.Version + " in " + pkg)
+	}
+	addon := filepath.Join(dir, "node_modules", "node-pty", "build", "Release", "pty.node")
+	if _, err := os.Stat(addon); err != nil {
+		return missing("node-pty's addon was not built: no " + addon)
+	}
+	return &upstream{node: node, cli: filepath.Join(pkg, "dist", "cli.js")}
+}
+
+// env is the environment for upstream commands against root: 0.10.0
+// knows only PTY_SESSION_DIR.
+func (u *upstream) env(t *testing.T, root string) []string {
+	return append(testutil.Env(t, root), "PTY_SESSION_DIR="+root, "PTY_ROOT_LEGACY_SILENT=1")
+}
+
+func (u *upstream) command(t *testing.T, root string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(u.node, append([]string{u.cli}, args...)...)
+	cmd.Env = u.env(t, root)
+	cmd.Dir = root
+	return cmd
+}
+
+// run runs "upstream-pty args..." and waits.
+func (u *upstream) run(t *testing.T, root string, args ...string) testutil.Result {
+	t.Helper()
+	return testutil.RunCmd(t, u.command(t, root, args...))
+}
+
+func (u *upstream) mustRun(t *testing.T, root string, args ...string) testutil.Result {
+	t.Helper()
+	r := u.run(t, root, args...)
+	if r.Code != 0 {
+		t.Fatalf("upstream pty %v: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// ours runs our pty with the working directory in root, like upstream's.
+func ours(t *testing.T, root string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := testutil.Command(t, root, "", args...)
+	cmd.Dir = root
+	return testutil.RunCmd(t, cmd)
+}
+
+func oursMust(t *testing.T, root string, args ...string) testutil.Result {
+	t.Helper()
+	r := ours(t, root, args...)
+	if r.Code != 0 {
+		t.Fatalf("pty %v: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// catProgram prints a coloured READY, then echoes every line it reads: a
+// screen that depends only on what was typed.
+var catProgram = []string{"sh", "-c", `printf '\033[1;31mREADY\033[0m plain\n'; exec cat`}
+
+// plainLines is the screen text without trailing blank lines. The two
+// daemons differ there (see docs/compat.md), and nothing else may.
+func plainLines(s string) []string {
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+// waitScreen polls peek (through the given runner) until its plain screen
+// is want.
+func waitScreen(t *testing.T, peek func() testutil.Result, want []string, what string) {
+	t.Helper()
+	var last string
+	testutil.WaitFor(t, 10*time.Second, what+": screen "+strings.Join(want, "|"), func() bool {
+		r := peek()
+		last = r.Stdout
+		return r.Code == 0 && strings.Join(plainLines(r.Stdout), "\n") == strings.Join(want, "\n")
+	})
+	_ = last
+}
+
+// userTerm is a creack/pty terminal standing in for the user's, running a
+// client (ours or upstream's) on it. Everything the client writes is fed
+// to an emulator, so the test sees the screen the user would.
+type userTerm struct {
+	f          *os.File
+	cmd        *exec.Cmd
+	rows, cols int
+	mu         sync.Mutex
+	raw        bytes.Buffer
+	screen     *term.Screen
+	done       chan struct{}
+	code       int
+}
+
+func startTerm(t *testing.T, cmd *exec.Cmd, rows, cols int) *userTerm {
+	t.Helper()
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
+	if err != nil {
+		t.Fatalf("start %v on a terminal: %v", cmd.Args, err)
+	}
+	u := &userTerm{f: f, cmd: cmd, rows: rows, cols: cols,
+		screen: term.New(rows, cols, term.Options{}), done: make(chan struct{})}
+	go func() {
+		b := make([]byte, 32<<10)
+		for {
+			n, err := f.Read(b)
+			u.mu.Lock()
+			u.raw.Write(b[:n])
+			u.screen.Write(b[:n])
+			u.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			u.code = ee.ExitCode()
+		}
+		close(u.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-u.done:
+		default:
+			cmd.Process.Kill()
+			<-u.done
+		}
+		f.Close()
+	})
+	return u
+}
+
+func (u *userTerm) output() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.raw.String()
+}
+
+// lines is the emulated screen's text, trailing blanks dropped like
+// plainLines.
+func (u *userTerm) lines() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return plainLines(strings.Join(u.screen.Lines(false), "\n"))
+}
+
+// cell is one cell of the emulated screen.
+func (u *userTerm) cell(row, col int) term.Cell {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.screen.Cell(row, col)
+}
+
+func (u *userTerm) waitLines(t *testing.T, want []string, what string) {
+	t.Helper()
+	var got []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got = u.lines()
+		if strings.Join(got, "\n") == strings.Join(want, "\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the terminal shows\n%q\nwant\n%q\nraw output: %q", what, got, want, u.output())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (u *userTerm) waitOutput(t *testing.T, sub, what string) {
+	t.Helper()
+	testutil.WaitFor(t, 10*time.Second, what, func() bool { return strings.Contains(u.output(), sub) })
+}
+
+func (u *userTerm) write(t *testing.T, s string) {
+	t.Helper()
+	if _, err := u.f.Write([]byte(s)); err != nil {
+		t.Fatalf("type %q: %v", s, err)
+	}
+}
+
+// exit waits for the client to end and returns its exit code.
+func (u *userTerm) exit(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-u.done:
+		return u.code
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%v did not exit; output: %q", u.cmd.Args, u.output())
+		return -1
+	}
+}
+
+// metaJSON reads a session's metadata file as a generic object, the way a
+// third-party tool (or the other implementation) would.
+func metaJSON(t *testing.T, root, id string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(layout.PathsFor(root, id).Meta())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s.json is not JSON: %v\n%s", id, err, b)
+	}
+	return m
+}
+
+// addField adds a field neither implementation knows to a session's
+// metadata, as a newer writer would, under our locks (our daemon may be
+// writing the file too).
+func addField(t *testing.T, root, id, key string, value any) {
+	t.Helper()
+	raw, err := json.Marshal(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+		if m.Extra == nil {
+			m.Extra = map[string]json.RawMessage{}
+		}
+		m.Extra[key] = raw
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatalf("add %s to %s: %v", key, id, err)
+	}
+}
+
+// listEntry is one element of "pty list --json", in either implementation.
+type listEntry struct {
+	Name        string            `json:"name"`
+	Status      string            `json:"status"`
+	Pid         *int              `json:"pid"`
+	Command     string            `json:"command"`
+	Cwd         string            `json:"cwd"`
+	CreatedAt   string            `json:"createdAt"`
+	ExitCode    *int              `json:"exitCode"`
+	ExitedAt    *string           `json:"exitedAt"`
+	Tags        map[string]string `json:"tags"`
+	DisplayName *string           `json:"displayName"`
+}
+
+func parseList(t *testing.T, who, out string) map[string]listEntry {
+	t.Helper()
+	var l []listEntry
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("%s list --json is not a JSON array: %v\n%s", who, err, out)
+	}
+	m := map[string]listEntry{}
+	for _, e := range l {
+		m[e.Name] = e
+	}
+	return m
+}
+
+// eventTypes is the sequence of types in a session's log, read by our
+// parser.
+func eventTypes(t *testing.T, root, id string) []string {
+	t.Helper()
+	evs, err := layout.ReadEvents(root, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, e := range evs {
+		types = append(types, e.Type)
+	}
+	return types
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// firstCell replays output on a tall emulator, as a terminal would show it
+// (the tty turns LF into CRLF), and returns the cell where text first
+// starts. The upstream client ends with a move to the bottom row and a
+// newline, which would scroll the top line away: that part is cut.
+func firstCell(output, text string) term.Cell {
+	output, _, _ = strings.Cut(output, "\x1b[999;1H")
+	s := term.New(100, 80, term.Options{})
+	s.Write([]byte(strings.ReplaceAll(output, "\n", "\r\n")))
+	for row, l := range s.Lines(false) {
+		if col := strings.Index(l, text); col >= 0 {
+			return s.Cell(row, len([]rune(l[:col])))
+		}
+	}
+	return term.Cell{}
+}
+
+// compact is JSON without insignificant space, for comparing values the
+// other side may have re-indented.
+func compact(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
