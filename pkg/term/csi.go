@@ -11,7 +11,6 @@ import (
 const maxCount = 1 << 16
 
 // param returns parameter i clamped to [0, maxCount], or def when missing.
-// A zero is treated as def when zeroDef is set (xterm's "0 means 1").
 func param(ps ansi.Params, i, def int) int {
 	if i >= len(ps) {
 		return def
@@ -23,7 +22,7 @@ func param(ps ansi.Params, i, def int) int {
 	return min(v, maxCount)
 }
 
-// count is param with "0 or missing means 1".
+// count is param with xterm's "0 or missing means 1".
 func count(ps ansi.Params, i int) int {
 	v := param(ps, i, 1)
 	if v == 0 {

@@ -217,7 +217,11 @@ func (s *Screen) appendANSILine(b []byte, cells []Cell) []byte {
 }
 
 // ANSI returns the screen like `tmux capture-pane -p -e`: text with SGR
-// sequences, one line per row, each followed by "\n".
+// sequences, one line per row, each followed by "\n". Colours keep their
+// kind (31, 91, 38;5;N or 38;2;R;G;B). Unlike tmux, every line is
+// self-contained (it starts from and returns to the default pen) and
+// trailing blanks with a background colour are kept, so a slice of the
+// output can be printed on its own.
 func (s *Screen) ANSI(full bool) []byte {
 	var b []byte
 	s.eachLine(full, func(cells []Cell) {
