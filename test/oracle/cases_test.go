@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -182,10 +183,21 @@ func drive(p *pair, steps []step) {
 	}
 }
 
+// needVimSyntax skips unless vim has syntax highlighting: Debian's
+// vim-tiny also installs itself as vim, without it.
+func needVimSyntax(t *testing.T) {
+	t.Helper()
+	vim := need(t, "vim", "vim")
+	out, err := exec.Command(vim, "--version").Output()
+	if err != nil || !strings.Contains(string(out), "+syntax") {
+		t.Skipf("%s has no syntax highlighting (apt-get install vim, not vim-tiny)", vim)
+	}
+}
+
 func TestVim(t *testing.T) {
 	t.Parallel()
 	needTmux(t)
-	need(t, "vim", "vim")
+	needVimSyntax(t)
 	for _, c := range []struct {
 		name       string
 		rows, cols int
@@ -349,7 +361,7 @@ func TestResize(t *testing.T) {
 	})
 	t.Run("vim", func(t *testing.T) {
 		t.Parallel()
-		need(t, "vim", "vim")
+		needVimSyntax(t)
 		p := start(t, spec{rows: 30, cols: 100, dir: copyTestdata(t, "sample.go"),
 			argv: []string{"vim", "-u", "NONE", "-i", "NONE", "-N", "-n",
 				"--cmd", "set ttimeout ttimeoutlen=20 background=dark", "-c", "syntax on",
