@@ -83,8 +83,9 @@ func sameRecord(old, cur *layout.Metadata) bool {
 	return old.CreatedAt == cur.CreatedAt && old.Command == cur.Command
 }
 
-// isDaemon reports whether pid is (or may be: unknown name) a pty daemon.
+// isDaemon reports whether pid is (or may be: unknown name) a pty daemon,
+// ours or the original TypeScript pty's (named node).
 func isDaemon(pid int) bool {
 	c := procs.Comm(pid)
-	return c == "" || c == DaemonComm
+	return c == "" || c == DaemonComm || layout.IsUpstreamDaemon(pid)
 }
