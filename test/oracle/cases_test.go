@@ -462,3 +462,9 @@ func TestHangulJamo(t *testing.T) {
 		`printf 'jamo: \341\204\222\341\205\241\341\206\253\033[20G#\nprecomposed: \355\225\234\033[20G#\nEND'`)})
 	p.check("END", "")
 }
+
+func TestLineDrawing(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	script(t, "line-drawing.sh", 10, 40)
+}

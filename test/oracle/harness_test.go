@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -280,12 +281,13 @@ func (p *pair) ansiText(ansi string) string {
 
 // diff compares the text byte for byte and the styles glyph by glyph.
 func (p *pair) diff(ts, ps snap) []string {
-	if a, b := trimPlain(ts.plain), trimPlain(ps.plain); a != b {
-		return []string{"plain text differs (tmux capture-pane -p | pty peek --plain):\n" + sideBySide(ts.plain, ps.plain)}
-	}
 	tl, err := parseANSI(ts.ansi)
 	if err != nil {
 		return []string{"tmux capture-pane -e: " + err.Error()}
+	}
+	ts.plain = withLineDrawing(ts.plain, tl)
+	if a, b := trimPlain(ts.plain), trimPlain(ps.plain); a != b {
+		return []string{"plain text differs (tmux capture-pane -p | pty peek --plain):\n" + sideBySide(ts.plain, ps.plain)}
 	}
 	pl, err := parseANSI(ps.ansi)
 	if err != nil {
@@ -309,6 +311,22 @@ func (p *pair) diff(ts, ps snap) []string {
 		return append([]string{"styles differ (pty peek | tmux capture-pane -e):"}, d...)
 	}
 	return nil
+}
+
+// withLineDrawing replaces the lines of tmux's plain capture that contain
+// line-drawing cells (which it prints as the ASCII letters the program
+// sent) by their text from the coloured capture, where parseANSI has
+// translated those cells. Other lines stay byte for byte as tmux printed
+// them.
+func withLineDrawing(plain string, coloured [][]glyph) string {
+	lines := strings.Split(plain, "\n")
+	for y, l := range coloured {
+		if y >= len(lines) || !slices.ContainsFunc(l, func(g glyph) bool { return g.dec }) {
+			continue
+		}
+		lines[y] = strings.TrimRight(glyphText(l), " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // sideBySide quotes two captures line by line, marking lines that differ.

@@ -85,19 +85,27 @@ func (s style) visiblyBlank() bool {
 // Combining marks are separate glyphs carrying their base's style; since
 // the plain texts are compared first, both sides split the same way.
 type glyph struct {
-	r rune
-	s style
+	r   rune
+	s   style
+	dec bool // drawn from the DEC line-drawing set, see parseANSI
 }
+
+// decGraphics is the VT100 special graphics set for 0x5f..0x7e.
+var decGraphics = []rune(" ◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·")
 
 // parseANSI splits a capture into lines of glyphs. SGR state carries over
 // line ends because tmux emits only the changes from the previous cell,
 // across lines too. Escape sequences other than SGR are skipped, as are
-// control characters.
+// control characters, except SO and SI: tmux keeps line-drawing cells as
+// the ASCII letters the program sent and marks them in capture-pane -e
+// with SO ... SI, where pty stores the drawing characters themselves, so
+// SO-marked letters are translated here.
 func parseANSI(text string) ([][]glyph, error) {
 	var (
 		lines [][]glyph
 		cur   []glyph
 		st    style
+		shift bool
 	)
 	rs := []rune(text)
 	for i := 0; i < len(rs); i++ {
@@ -132,9 +140,15 @@ func parseANSI(text string) ([][]glyph, error) {
 			i = j
 		case r == 0x1b:
 			i++ // two-byte escape
+		case r == 0x0e:
+			shift = true
+		case r == 0x0f:
+			shift = false
 		case r < 0x20 || r == 0x7f:
+		case shift && r >= 0x5f && r <= 0x7e:
+			cur = append(cur, glyph{decGraphics[r-0x5f], st, true})
 		default:
-			cur = append(cur, glyph{r, st})
+			cur = append(cur, glyph{r: r, s: st})
 		}
 	}
 	if len(cur) > 0 {
@@ -364,14 +378,16 @@ func styleDiffs(pty, tmux [][]glyph, rows int) []string {
 }
 
 func TestParseANSI(t *testing.T) {
-	lines, err := parseANSI("\x1b[31ma\x1b[38;5;1mb\x1b[38:5:1mc\x1b[0;1;4:3;48;2;1;2;3md\n\x1b[38:2::10:20:30me\x1b[22;24;49;39mf\x1b]8;;x\x1b\\g\x1b[7m\x1b[>4;1mh\x1b[5:3mi")
+	lines, err := parseANSI("\x1b[31ma\x1b[38;5;1mb\x1b[38:5:1mc\x1b[0;1;4:3;48;2;1;2;3md\n\x1b[38:2::10:20:30me\x1b[22;24;49;39mf\x1b]8;;x\x1b\\g\x1b[7m\x1b[>4;1mh\x1b[5:3mi\n\x1b[m\x0elq\x0fx")
 	if err != nil {
 		t.Fatal(err)
 	}
 	red := style{fg: color{colorPalette, 1}}
 	want := [][]glyph{
-		{{'a', red}, {'b', red}, {'c', red}, {'d', style{bold: true, underline: 3, bg: color{colorRGB, 0x010203}}}},
-		{{'e', style{fg: color{colorRGB, 0x0a141e}, underline: 3, bold: true, bg: color{colorRGB, 0x010203}}}, {'f', style{}}, {'g', style{}}, {'h', style{reverse: true}}, {'i', style{reverse: true, overline: true}}},
+		{{'a', red, false}, {'b', red, false}, {'c', red, false}, {'d', style{bold: true, underline: 3, bg: color{colorRGB, 0x010203}}, false}},
+		{{'e', style{fg: color{colorRGB, 0x0a141e}, underline: 3, bold: true, bg: color{colorRGB, 0x010203}}, false}, {'f', style{}, false}, {'g', style{}, false},
+			{'h', style{reverse: true}, false}, {'i', style{reverse: true, overline: true}, false}},
+		{{'┌', style{}, true}, {'─', style{}, true}, {'x', style{}, false}},
 	}
 	if fmt.Sprint(lines) != fmt.Sprint(want) {
 		t.Fatalf("got  %v\nwant %v", lines, want)
