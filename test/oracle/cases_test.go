@@ -468,3 +468,19 @@ func TestLineDrawing(t *testing.T) {
 	needTmux(t)
 	script(t, "line-drawing.sh", 10, 40)
 }
+
+// TestAlternateScreen: output before a full-screen program, the program
+// on the alternate screen, and the shell's screen restored after it,
+// with the history compared at each stage.
+func TestAlternateScreen(t *testing.T) {
+	t.Parallel()
+	needTmux(t)
+	need(t, "less", "less")
+	p := start(t, spec{rows: 20, cols: 70, dir: logFile(t, 100), history: 10000,
+		argv: shell(`i=0; while [ $i -lt 40 ]; do printf '\033[3%dmbefore %d\033[m\n' $((i % 8)) $i; i=$((i + 1)); done; ` +
+			`LESS= LESSHISTFILE=- less -R log.txt; echo after less; printf END`)})
+	p.check("line 000", "")
+	p.compareFull(t)
+	drive(p, []step{{"q", "END", "line 000"}})
+	p.compareFull(t)
+}
