@@ -373,3 +373,56 @@ func compact(raw []byte) string {
 	}
 	return b.String()
 }
+
+// side is one implementation's command line.
+type side struct {
+	name string
+	run  func(t *testing.T, args ...string) testutil.Result
+}
+
+func (s side) must(t *testing.T, args ...string) testutil.Result {
+	t.Helper()
+	r := s.run(t, args...)
+	if r.Code != 0 {
+		t.Fatalf("%s pty %v: exit %d\nstdout: %s\nstderr: %s", s.name, args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+func sides(t *testing.T, up *upstream, root string) (our, their side) {
+	return side{"our", func(t *testing.T, args ...string) testutil.Result { t.Helper(); return ours(t, root, args...) }},
+		side{"upstream", func(t *testing.T, args ...string) testutil.Result { t.Helper(); return up.run(t, root, args...) }}
+}
+
+// exchangeMetadata has each side write state, a display name and a user
+// event on session id, and the other side read them back.
+func exchangeMetadata(t *testing.T, root, id string, a, b side) {
+	t.Helper()
+	for _, w := range []struct{ writer, reader side }{{a, b}, {b, a}} {
+		key, name, typ := w.writer.name+"-key", w.writer.name+"-name", "user."+w.writer.name
+		w.writer.must(t, "state", "set", id, key, `{"by":["`+w.writer.name+`"]}`)
+		if got := compact([]byte(w.reader.must(t, "state", "get", id, key).Stdout)); got != `{"by":["`+w.writer.name+`"]}` {
+			t.Errorf("%s state get of %s's value: %s", w.reader.name, w.writer.name, got)
+		}
+		w.writer.must(t, "rename", id, name)
+		if got := strings.TrimSpace(w.reader.must(t, "rename", "--show", id).Stdout); got != name {
+			t.Errorf("%s rename --show after %s's rename: %q", w.reader.name, w.writer.name, got)
+		}
+		w.writer.must(t, "emit", id, typ, "--json", `{"n":1}`, "--text", "hi")
+		lines := strings.Split(strings.TrimSpace(w.reader.must(t, "events", "--recent", "--json", id).Stdout), "\n")
+		var e struct {
+			Session, Type, Text string
+			Data                map[string]int
+		}
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &e); err != nil || e.Session != id || e.Type != typ ||
+			e.Text != "hi" || e.Data["n"] != 1 {
+			t.Errorf("%s reads %s's emitted event as %s (%v)", w.reader.name, w.writer.name, lines[len(lines)-1], err)
+		}
+	}
+	types := eventTypes(t, root, id)
+	for _, want := range []string{layout.EventStateSet, layout.EventDisplayNameChange, "user." + a.name, "user." + b.name} {
+		if !contains(types, want) {
+			t.Errorf("the log as we read it lacks %s: %v", want, types)
+		}
+	}
+}

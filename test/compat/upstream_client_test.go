@@ -134,6 +134,11 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 		}
 	})
 
+	t.Run("state-rename-emit", func(t *testing.T) {
+		our, their := sides(t, up, root)
+		exchangeMetadata(t, root, id, our, their)
+	})
+
 	t.Run("stats", func(t *testing.T) {
 		r := up.mustRun(t, root, "stats", "--json", id)
 		var s struct {
