@@ -56,5 +56,6 @@
 //
 // A Screen is not safe for concurrent use: the daemon serialises access.
 // Callbacks (Options.Reply, Options.OnEvent) run synchronously inside Write
-// and must not block or call back into the Screen.
+// and must not block; they may read the Screen but must not Write to or
+// Resize it.
 package term

@@ -253,9 +253,7 @@ func (s *Screen) combine(r rune) {
 		x--
 	}
 	c := &cells[x]
-	if c.R == 0 {
-		return
-	}
+	// A mark after a blank cell combines with a space, as in tmux.
 	base := s.CellText(*c)
 	id, ok := s.clusterIDs[base+string(r)]
 	if !ok {

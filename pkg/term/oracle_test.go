@@ -372,6 +372,7 @@ func randomOpList(seed int64, rows, cols, n int) []string {
 	edit := func() int {
 		x := rng.Intn(cols)
 		fmt.Fprintf(&b, "\x1b[%d;%dH", rng.Intn(rows)+1, x+1)
+		afterText = false
 		return x
 	}
 	for range n {
@@ -477,7 +478,11 @@ func randomOpList(seed int64, rows, cols, n int) []string {
 		case 29:
 			// REP is left out: tmux stops it at the margin, xterm wraps.
 		}
-		afterText = false
+		// Only these certainly end a pending wrap; anything else (SGR,
+		// LF, ...) may carry it to the next operation.
+		if op == 7 || op == 9 || op == 25 {
+			afterText = false
+		}
 	}
 	return append(ops, b.String())
 }
