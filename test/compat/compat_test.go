@@ -100,6 +100,29 @@ func (u *upstream) mustRun(t *testing.T, root string, args ...string) testutil.R
 	return r
 }
 
+// start runs upstream's "run -d --name id args..." (0.10.0's --name is
+// the id). Its CLI gives the daemon 3 s to listen, which a loaded machine
+// (node loading xterm.js) can miss; it then SIGTERMs the daemon and fails.
+// That is upstream's limit, not what is under test, so retry.
+func (u *upstream) start(t *testing.T, root, id string, args ...string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		r := u.run(t, root, append([]string{"run", "-d", "--name", id}, args...)...)
+		if r.Code == 0 && strings.Contains(r.Stdout, `Session "`+id+`" created.`) {
+			return
+		}
+		if attempt == 3 || !strings.Contains(r.Stderr, "Timeout waiting") {
+			t.Fatalf("upstream pty run -d --name %s %v: exit %d\nstdout: %s\nstderr: %s", id, args, r.Code, r.Stdout, r.Stderr)
+		}
+		t.Logf("upstream run -d: its daemon missed its 3 s start limit (attempt %d), retrying", attempt)
+		testutil.WaitFor(t, 10*time.Second, "upstream's timed-out daemon to stop", func() bool {
+			_, err := os.Stat(layout.PathsFor(root, id).Sock())
+			pid := layout.ReadPid(root, id)
+			return os.IsNotExist(err) || (pid > 0 && !layout.PidAlive(pid))
+		})
+	}
+}
+
 // ours runs our pty with the working directory in root, like upstream's.
 func ours(t *testing.T, root string, args ...string) testutil.Result {
 	t.Helper()

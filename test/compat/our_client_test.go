@@ -20,10 +20,7 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
 	const id = "up1" // 0.10.0's --name is the session id
-	r := up.mustRun(t, root, append([]string{"run", "-d", "--name", id, "--tag", "team=core", "--"}, catProgram...)...)
-	if !strings.Contains(r.Stdout, `Session "up1" created.`) {
-		t.Fatalf("upstream run -d: %q", r.Stdout)
-	}
+	up.start(t, root, id, append([]string{"--tag", "team=core", "--"}, catProgram...)...)
 	ready := []string{"READY plain"}
 	waitScreen(t, func() testutil.Result { return ours(t, root, "peek", "--plain", id) }, ready, "our peek of an upstream session")
 	meta, err := layout.ReadMetadata(root, id)
@@ -213,8 +210,15 @@ func TestOurKillStopsUpstreamDaemon(t *testing.T) {
 	up := needUpstream(t)
 	t.Parallel()
 	root := testutil.Root(t)
-	up.mustRun(t, root, "run", "-d", "--name", "up2", "--", "sleep", "600")
+	up.start(t, root, "up2", "--", "sleep", "600")
 	pid := layout.ReadPid(root, "up2")
+	// gc sweeps stopped sessions: a live upstream one is not stopped.
+	if r := oursMust(t, root, "gc"); strings.Contains(r.Stdout, "up2") {
+		t.Errorf("our gc acted on a running upstream session: %q", r.Stdout)
+	}
+	if _, err := os.Stat(layout.PathsFor(root, "up2").Meta()); err != nil || !layout.PidAlive(pid) {
+		t.Fatalf("our gc removed a running upstream session (%v) or stopped its daemon", err)
+	}
 	r := oursMust(t, root, "kill", "up2")
 	if !strings.Contains(r.Stdout, `Session "up2" killed.`) {
 		t.Errorf("our kill of an upstream session: %q %q", r.Stdout, r.Stderr)
@@ -229,5 +233,11 @@ func TestOurKillStopsUpstreamDaemon(t *testing.T) {
 		if e := parseList(t, who, out)["up2"]; e.Status != "exited" {
 			t.Errorf("after our kill %s list sees %+v, want exited", who, e)
 		}
+	}
+	if r := oursMust(t, root, "gc"); !strings.Contains(r.Stdout, "up2") {
+		t.Errorf("our gc did not sweep the stopped upstream session: %q", r.Stdout)
+	}
+	if _, err := os.Stat(layout.PathsFor(root, "up2").Meta()); !os.IsNotExist(err) {
+		t.Errorf("after our gc upstream's record is still there: %v", err)
 	}
 }
