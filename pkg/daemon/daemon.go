@@ -41,7 +41,7 @@ import (
 // dropped and the client is re-synchronised with a fresh baseline.
 const (
 	MaxQueue         = 4 << 20
-	readBuf          = 64 << 10
+	readBuf          = 16 << 10 // a pty read rarely returns more than 4 KiB
 	maxBacklog       = 4 << 20
 	emulateSlice     = 256 << 10
 	scrollback       = 10000
@@ -50,6 +50,8 @@ const (
 	shutdownBackstop = 5 * time.Second
 	lastLinesMax     = 200
 	outputPersist    = 5 * time.Second
+	quietAfter       = 250 * time.Millisecond // silence that ends a burst of output
+	trimAfter        = 256 << 10              // output bytes that make a trim worth it
 	bellInterval     = time.Second
 )
 
@@ -91,11 +93,19 @@ type Daemon struct {
 	events     chan layout.Event
 	attached   chan struct{}
 	lastOutput atomic.Int64
-	childExit  chan unix.WaitStatus
-	pumpDone   chan struct{}
-	sigs       chan os.Signal
-	stop       chan struct{}
-	bgDone     sync.WaitGroup
+	readBuf    []byte
+	// Output since the last trim, and whether metaLoop is already
+	// watching for the end of the output: see noteOutput.
+	outBytes  atomic.Int64
+	watching  atomic.Bool
+	kick      chan struct{}
+	childExit chan unix.WaitStatus
+	childGone atomic.Bool
+	sigchld   chan os.Signal
+	pumpDone  chan struct{}
+	sigs      chan os.Signal
+	stop      chan struct{}
+	bgDone    sync.WaitGroup
 }
 
 type client struct {
@@ -171,6 +181,7 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		replies:   make(chan []byte, 64),
 		events:    make(chan layout.Event, 256),
 		attached:  make(chan struct{}, 1),
+		kick:      make(chan struct{}, 1),
 		childExit: make(chan unix.WaitStatus, 1),
 		pumpDone:  make(chan struct{}),
 		stop:      make(chan struct{}),
@@ -180,6 +191,9 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	// half-published files.
 	d.sigs = make(chan os.Signal, 4)
 	signal.Notify(d.sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Before the child exists, so its exit cannot slip by unnoticed.
+	d.sigchld = make(chan os.Signal, 1)
+	signal.Notify(d.sigchld, syscall.SIGCHLD)
 	becomeSubreaper()
 	d.screen = term.New(d.rows, d.cols, term.Options{
 		Scrollback: scrollback,
@@ -476,20 +490,39 @@ func exitCodeOf(ws unix.WaitStatus) (code, sig int) {
 }
 
 // reap collects every child: the session's process, and, as a subreaper,
-// whatever orphans its tree leaves, so no zombie accumulates.
+// whatever orphans its tree leaves, so no zombie accumulates. It waits for
+// SIGCHLD rather than in a blocking wait4, which would pin an OS thread
+// (and its stacks) for the whole life of the session. SIGCHLDs coalesce,
+// so each one drains every zombie there is.
 func (d *Daemon) reap() {
 	pid := d.child.Pid
 	for {
-		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
+		for {
+			var ws unix.WaitStatus
+			wpid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				if errors.Is(err, unix.ECHILD) && d.childGone.Load() {
+					signal.Stop(d.sigchld)
+					return // the tree is empty and the session over
+				}
+				break
+			}
+			if wpid <= 0 {
+				break
+			}
+			if wpid == pid && (ws.Exited() || ws.Signaled()) {
+				d.childGone.Store(true)
+				d.childExit <- ws
+			}
 		}
-		if err != nil {
-			return // ECHILD: the tree is empty
-		}
-		if wpid == pid && (ws.Exited() || ws.Signaled()) {
-			d.childExit <- ws
+		select {
+		case <-d.sigchld:
+		case <-d.stop:
+			signal.Stop(d.sigchld)
+			return
 		}
 	}
 }
@@ -508,12 +541,15 @@ func (d *Daemon) pump() {
 		spare []byte
 		eof   bool
 	)
+	// On the heap: as a local the buffer would live on the goroutine's
+	// stack, which then doubles to hold it.
+	d.readBuf = make([]byte, readBuf)
 	go func() {
-		buf := make([]byte, readBuf)
+		buf := d.readBuf
 		for {
 			n, err := d.ptmx.Read(buf)
 			if n > 0 {
-				d.lastOutput.Store(time.Now().UnixMilli())
+				d.noteOutput(n)
 				mu.Lock()
 				for len(back) >= maxBacklog {
 					cond.Wait()
@@ -665,34 +701,68 @@ func (d *Daemon) eventLoop() {
 	}
 }
 
-// metaLoop persists lastAttachAt and lastOutputAt off the I/O path.
+// noteOutput records n bytes of output from the child. The first output
+// after a quiet spell wakes metaLoop; the rest cost two atomic operations,
+// so the read loop stays cheap and an idle daemon is never woken by timers.
+func (d *Daemon) noteOutput(n int) {
+	d.lastOutput.Store(time.Now().UnixMilli())
+	d.outBytes.Add(int64(n))
+	if !d.watching.Load() && d.watching.CompareAndSwap(false, true) {
+		select {
+		case d.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// metaLoop persists lastAttachAt and lastOutputAt off the I/O path, and
+// hands memory back to the system once a burst of output is over. It runs
+// a timer only while output is flowing or not yet persisted.
 func (d *Daemon) metaLoop() {
 	defer d.bgDone.Done()
-	t := time.NewTicker(outputPersist)
-	defer t.Stop()
-	trim := time.NewTicker(time.Second)
-	defer trim.Stop()
-	var saved, trimmed int64
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var saved, savedAt int64 // lastOutput persisted, and when (ms)
 	for {
 		select {
-		case <-trim.C:
-			// Once a burst of output is over, hand the garbage it left
-			// back to the system: an idle session should cost little.
-			if lo := d.lastOutput.Load(); lo > trimmed && time.Since(time.UnixMilli(lo)) > time.Second {
-				trimmed = lo
-				debug.FreeOSMemory()
-			}
-		case <-d.attached:
-			d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
-		case <-t.C:
-			if lo := d.lastOutput.Load(); lo > saved {
-				saved = lo
+		case <-d.kick:
+			timer.Reset(quietAfter)
+		case <-timer.C:
+			now := time.Now().UnixMilli()
+			lo := d.lastOutput.Load()
+			if lo > saved && now-savedAt >= outputPersist.Milliseconds() {
+				saved, savedAt = lo, now
 				d.update(func(m *layout.Metadata) bool {
 					m.LastOutputAt = layout.FormatTime(time.UnixMilli(lo))
 					return true
 				})
 			}
+			if quiet := time.Duration(now-lo) * time.Millisecond; quiet < quietAfter {
+				timer.Reset(quietAfter - quiet)
+				continue
+			}
+			// The burst is over. Its garbage (copies of the output on
+			// the way to the emulator, grown buffers) would otherwise
+			// stay resident until the next GC, which an idle session
+			// may never run; a trickle of output is not worth a GC.
+			if d.outBytes.Load() >= trimAfter {
+				d.outBytes.Store(0)
+				debug.FreeOSMemory()
+			}
+			if lo > saved {
+				timer.Reset(time.Duration(savedAt+outputPersist.Milliseconds()-now) * time.Millisecond)
+				continue
+			}
+			// Stop watching, then look once more: output that came in
+			// meanwhile found watching still set and did not kick.
+			d.watching.Store(false)
+			if d.lastOutput.Load() != lo && d.watching.CompareAndSwap(false, true) {
+				timer.Reset(quietAfter)
+			}
+		case <-d.attached:
+			d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
 		case <-d.stop:
+			timer.Stop()
 			return
 		}
 	}

@@ -5,7 +5,9 @@ package daemon
 // A diagnostic build (go build -tags ptymemprof ./cmd/pty-daemon) that
 // answers "what is this daemon's memory made of": on SIGUSR1 it writes a
 // heap profile and the runtime's memory statistics next to
-// $PTY_DAEMON_MEMPROFILE. It is a build tag rather than an env switch so
+// $PTY_DAEMON_MEMPROFILE. Run it with GODEBUG=memprofilerate=1 to see
+// every allocation rather than a sample (the runtime must know the rate
+// before the first allocation, hence GODEBUG). It is a build tag rather than an env switch so
 // the daemon people run does not link runtime/pprof and its compressors.
 
 import (
@@ -14,6 +16,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 )
 
@@ -22,27 +25,42 @@ func init() {
 	if path == "" {
 		return
 	}
-	runtime.MemProfileRate = 1
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, syscall.SIGUSR1)
 	go func() {
 		for range c {
 			runtime.GC()
+			// Statistics first: writing the profile allocates a
+			// compressor bigger than the daemon's own heap.
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
 			if f, err := os.Create(path); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
 				f.Close()
 			}
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
 			b, _ := json.MarshalIndent(struct {
 				HeapAlloc, HeapInuse, HeapIdle, HeapReleased, HeapSys uint64
 				StackInuse, StackSys, MSpanInuse, MSpanSys, MCacheSys uint64
 				BuckHashSys, GCSys, OtherSys, Sys                     uint64
 				NumGC                                                 uint32
+				Goroutines                                            int
+				Mallocs, Frees                                        uint64
+				BySize                                                []string
 			}{ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.HeapSys,
 				ms.StackInuse, ms.StackSys, ms.MSpanInuse, ms.MSpanSys, ms.MCacheSys,
-				ms.BuckHashSys, ms.GCSys, ms.OtherSys, ms.Sys, ms.NumGC}, "", " ")
+				ms.BuckHashSys, ms.GCSys, ms.OtherSys, ms.Sys, ms.NumGC, runtime.NumGoroutine(), ms.Mallocs, ms.Frees, bySize(&ms)}, "", " ")
 			os.WriteFile(path+".stats.json", b, 0o600)
 		}
 	}()
+}
+
+// bySize lists the size classes holding more than 8 KiB of live objects.
+func bySize(ms *runtime.MemStats) []string {
+	var out []string
+	for _, b := range ms.BySize {
+		if n := b.Mallocs - b.Frees; n*uint64(b.Size) > 8<<10 {
+			out = append(out, strconv.Itoa(int(b.Size))+" x "+strconv.Itoa(int(n)))
+		}
+	}
+	return out
 }
