@@ -39,7 +39,9 @@ func TestExitWhileAttached(t *testing.T) {
 		if code := u.exit(t); code != 3 {
 			t.Errorf("%s exited %d, want the session's 3", c.what, code)
 		}
-		if !strings.Contains(u.output(), "bye") {
+		// Upstream's daemon may send EXIT before the last output (see
+		// TestFollowUntilExit); ours must not.
+		if c.id == "go3" && !strings.Contains(u.output(), "bye") {
 			t.Errorf("%s missed the last output: %q", c.what, u.output())
 		}
 		our, their := sides(t, up, root)
@@ -59,4 +61,49 @@ func TestExitWhileAttached(t *testing.T) {
 		return err == nil && m.ExitCode != nil && *m.ExitCode == 3 &&
 			len(m.LastLines) > 0 && m.LastLines[len(m.LastLines)-1] == "bye"
 	})
+}
+
+// TestFollowUntilExit: the other side's read-only follower (peek -f) gets
+// the baseline, the live output and the exit code, and its input is not
+// typed into the session.
+func TestFollowUntilExit(t *testing.T) {
+	up := needUpstream(t)
+	t.Parallel()
+	root := testutil.Root(t)
+	oursMust(t, root, append([]string{"run", "-d", "--id", "go4", "--tag", "keep=true", "--"}, exitProgram...)...)
+	up.start(t, root, "up4", append([]string{"--"}, exitProgram...)...)
+	our, their := sides(t, up, root)
+	for _, c := range []struct {
+		what, id       string
+		follower, send side
+		cmd            func() *userTerm
+	}{
+		{"upstream peek -f on our daemon", "go4", their, our, func() *userTerm {
+			return startTerm(t, up.command(t, root, "peek", "-f", "go4"), 24, 80)
+		}},
+		{"our peek -f on upstream's daemon", "up4", our, their, func() *userTerm {
+			return startTerm(t, testutil.Command(t, root, "", "peek", "-f", "up4"), 24, 80)
+		}},
+	} {
+		u := c.cmd()
+		u.waitOutput(t, "READY", c.what+" to print the baseline")
+		u.write(t, "ignored\r") // read-only: must not reach the program
+		if r := c.send.run(t, "send", c.id, "typed\r"); r.Code != 0 {
+			t.Fatalf("send: %+v; follower output %q; peek %+v; list %s", r, u.output(), ours(t, root, "peek", "--plain", c.id), ours(t, root, "list").Stdout)
+		}
+		u.waitOutput(t, "["+c.id+" exited with code 3]", c.what+" to report the exit")
+		if code := u.exit(t); code != 3 {
+			t.Errorf("%s exited %d, want the session's 3", c.what, code)
+		}
+		out := u.output()
+		if strings.Contains(out, "ignored") {
+			t.Errorf("%s: output %q: the follower's typing reached the program", c.what, out)
+		}
+		// Upstream's daemon may send EXIT before the program's last
+		// output (node-pty reports the exit before the final read; see
+		// docs/compat.md), so only our daemon is held to the last line.
+		if c.id == "go4" && !strings.Contains(out, "bye") {
+			t.Errorf("%s: output %q, want the program's last line before the exit", c.what, out)
+		}
+	}
 }
