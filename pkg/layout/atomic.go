@@ -16,13 +16,38 @@ import (
 // renames it into place and syncs the directory so the rename survives a
 // crash. Last writer wins; use a lock for read-modify-write.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(path, data, perm, true)
+}
+
+// WriteFileAtomicNoSync is WriteFileAtomic without the two fsyncs, which
+// can each take tens of milliseconds: readers still never see a torn file,
+// but after a power loss the file may be old or missing. For files that
+// mean nothing after a crash (a pid file), or on a latency-critical path
+// whose caller makes the file durable soon after with SyncFile.
+func WriteFileAtomicNoSync(path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(path, data, perm, false)
+}
+
+// SyncFile makes a file and its directory entry durable.
+func SyncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	f.Close()
+	syncDir(filepath.Dir(path))
+	return err
+}
+
+func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	tmp := TempName(path)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, werr := f.Write(data)
-	if werr == nil {
+	if werr == nil && sync {
 		werr = f.Sync()
 	}
 	if cerr := f.Close(); werr == nil {
@@ -37,7 +62,9 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, werr)
 	}
-	syncDir(filepath.Dir(path))
+	if sync {
+		syncDir(filepath.Dir(path))
+	}
 	return nil
 }
 

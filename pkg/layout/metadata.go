@@ -167,12 +167,23 @@ func ReadMetadata(root, id string) (*Metadata, error) {
 // WriteMetadata writes <id>.json atomically, pretty-printed like the
 // original. It does not lock: read-modify-write goes through UpdateMetadata.
 func WriteMetadata(root, id string, m *Metadata) error {
+	return writeMetadata(root, id, m, true)
+}
+
+// WriteMetadataNoSync is WriteMetadata without waiting for the disk (see
+// WriteFileAtomicNoSync): for a session's creation, where the daemon
+// reports ready first and calls SyncFile on the metadata right after.
+func WriteMetadataNoSync(root, id string, m *Metadata) error {
+	return writeMetadata(root, id, m, false)
+}
+
+func writeMetadata(root, id string, m *Metadata, sync bool) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", id, err)
 	}
 	b = append(b, '\n')
-	return WriteFileAtomic(PathsFor(root, id).Meta(), b, 0o600)
+	return writeAtomic(PathsFor(root, id).Meta(), b, 0o600, sync)
 }
 
 // Now returns the timestamp format used in metadata and events: ISO 8601 in
