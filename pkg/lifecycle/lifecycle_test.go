@@ -140,8 +140,14 @@ func TestKillRefusesAForeignPid(t *testing.T) {
 	layout.WriteMetadata(root, "old", &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now()})
 	os.WriteFile(layout.PathsFor(root, "old").Pid(), []byte(strconv.Itoa(other.Process.Pid)), 0o600)
 	s, _ := layout.Load(root, "old")
+	if s.Status != layout.Vanished {
+		t.Errorf("a session whose pid file names a foreign process is %s, want vanished", s.Status)
+	}
+	// Even handed a Session that claims to run (read before the pid was
+	// reused), kill checks the process itself.
+	s.Status, s.Pid = layout.Running, other.Process.Pid
 	_, err := Kill(root, s, KillOptions{})
-	if err == nil || !strings.Contains(err.Error(), "not a pty daemon") {
+	if err == nil || !(strings.Contains(err.Error(), "not a pty daemon") || errors.Is(err, ErrNotRunning)) {
 		t.Errorf("kill of a foreign pid: %v", err)
 	}
 	if p, ok := procs.Lookup(other.Process.Pid); !ok || p.Zombie {
