@@ -28,11 +28,12 @@ func startLive(t *testing.T, rows, cols int, command string) *liveSession {
 	l := &liveSession{t: t, tmux: tmux, rows: rows, cols: cols,
 		sock: fmt.Sprintf("ptyterm-live-%d-%d", os.Getpid(), tmuxSeq.Add(1)),
 		rec:  filepath.Join(dir, "rec")}
-	t.Cleanup(func() { exec.Command(tmux, "-L", l.sock, "kill-server").Run() })
+	t.Cleanup(func() { killTmux(tmux, l.sock) })
 	// The program waits for a signal so recording starts before its
 	// first byte.
 	script := fmt.Sprintf("%s -L %s wait-for go; cd %q; %s; exec sleep 1000", tmux, l.sock, dir, command)
-	l.run("new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
+	l.run(append([]string{"new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script},
+		tmuxWatchdog(tmux, l.sock, 5*time.Minute)...)...)
 	l.run("pipe-pane", "-o", "cat > "+l.rec)
 	l.run("wait-for", "-S", "go")
 	return l

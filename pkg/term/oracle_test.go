@@ -33,6 +33,27 @@ func tmuxPath(t *testing.T) string {
 	return p
 }
 
+// tmuxWatchdog returns the tmux command arguments (to follow a
+// new-session) that make the server kill itself after d: t.Cleanup does
+// not run when the test binary times out or is killed, and a server left
+// waiting on "wait-for go" lived forever. The job belongs to the server,
+// which ends it (and the trap its sleep) when it is killed first.
+func tmuxWatchdog(tmux, sock string, d time.Duration) []string {
+	return []string{";", "run-shell", "-b", fmt.Sprintf(`trap 'kill $! 2>/dev/null; exit' TERM; sleep %d & wait $!; %s -L %s kill-server`,
+		int(d.Seconds()), tmux, sock)}
+}
+
+// killTmux ends a test's tmux server and removes the socket, which tmux
+// leaves behind (thousands had piled up in /tmp).
+func killTmux(tmux, sock string) {
+	exec.Command(tmux, "-L", sock, "kill-server").Run()
+	dir := os.Getenv("TMUX_TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), sock))
+}
+
 // runTmux displays data in a rows x cols tmux pane and captures it. The
 // pane's tty is raw so the bytes reach tmux unchanged. Completion is
 // detected without sleeping: after the data the script asks for a cursor
@@ -73,10 +94,10 @@ func runTmuxPost(t *testing.T, rows, cols int, data, post []byte, resize ...int)
 		}
 		return string(out)
 	}
-	t.Cleanup(func() {
-		exec.Command(tmux, "-L", sock, "kill-server").Run()
-	})
-	run("new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script)
+	t.Cleanup(func() { killTmux(tmux, sock) })
+	// The whole exchange is bounded by ctx to 30 s.
+	run(append([]string{"new-session", "-d", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "sh", "-c", script},
+		tmuxWatchdog(tmux, sock, time.Minute)...)...)
 	run("wait-for", "done")
 	if len(resize) == 2 {
 		run("resize-window", "-x", fmt.Sprint(resize[1]), "-y", fmt.Sprint(resize[0]))
