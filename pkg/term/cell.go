@@ -128,6 +128,12 @@ func runeWidth(r rune) int {
 		}
 		return 1
 	}
+	if r >= 0x1160 && (r <= 0x11ff || r >= 0xd7b0 && r <= 0xd7ff) {
+		// Conjoining Hangul vowels and trailing consonants join the
+		// leading consonant before them into one 2-column syllable
+		// (glibc wcwidth, xterm.js, tmux); go-runewidth counts them 2.
+		return 0
+	}
 	return widthCond.RuneWidth(r)
 }
 

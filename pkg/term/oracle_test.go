@@ -306,6 +306,7 @@ func TestOracle(t *testing.T) {
 		{"crlf-in-csi", 5, 20, []byte("ab\x1b[\r2Cx\x1b[1;\n5Hy"), false},
 		{"big-params", 5, 20, []byte("ab\x1b[99999999999999999999Cx\x1b[99999;99999Hy\x1b[0;0Hz\x1b[9999L\x1b[1;1Hq"), false},
 		{"pending-wrap-wide", 5, 10, []byte("\r\n01234567中"), false},
+		{"hangul-jamo", 5, 20, []byte("\u1112\u1161\u11ab\x1b[10G#\r\n\u1100\ud7b0\ud7fb|\u1160x\r\n\u1112\u1161\u11ab\u1112\u1161\u11abab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab"), false},
 		{"ri-top", 6, 20, []byte("one\r\ntwo\r\nthree\x1b[H\x1bM\x1bMnew"), false},
 	}
 	for _, tc := range cases {
