@@ -10,8 +10,12 @@ import (
 )
 
 // exitProgram waits for a line, then exits 3: the EXIT frame's code must
-// reach the other side's attached client.
-var exitProgram = []string{"sh", "-c", `echo READY; read x; echo bye; exit 3`}
+// reach the other side's attached client. The pause before the exit keeps
+// our pty send (which confirms delivery with a STATUS round trip after the
+// data) from racing the daemon's close at the exit: that race is ours and
+// not about compatibility (a send delivered just before the exit can still
+// report "broken pipe").
+var exitProgram = []string{"sh", "-c", `echo READY; read x; echo bye; sleep 0.3; exit 3`}
 
 // TestExitWhileAttached: a session that ends while the other side's client
 // is attached ends that client with the session's exit code.
