@@ -747,6 +747,7 @@ func (d *Daemon) metaLoop() {
 			// may never run; a trickle of output is not worth a GC.
 			if d.outBytes.Load() >= trimAfter {
 				d.outBytes.Store(0)
+				d.trimClients()
 				debug.FreeOSMemory()
 			}
 			if lo > saved {
@@ -764,6 +765,19 @@ func (d *Daemon) metaLoop() {
 		case <-d.stop:
 			timer.Stop()
 			return
+		}
+	}
+}
+
+// trimClients drops the output buffers that idle clients kept from the
+// burst (up to 256 KiB each), so an attached but quiet session costs
+// little; the next output allocates afresh.
+func (d *Daemon) trimClients() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for c := range d.clients {
+		if !c.busy && len(c.pending) == 0 {
+			c.pending, c.spare = nil, nil
 		}
 	}
 }
