@@ -159,13 +159,17 @@ func plainLines(s string) []string {
 // is want.
 func waitScreen(t *testing.T, peek func() testutil.Result, want []string, what string) {
 	t.Helper()
-	var last string
-	testutil.WaitFor(t, 10*time.Second, what+": screen "+strings.Join(want, "|"), func() bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		r := peek()
-		last = r.Stdout
-		return r.Code == 0 && strings.Join(plainLines(r.Stdout), "\n") == strings.Join(want, "\n")
-	})
-	_ = last
+		if r.Code == 0 && strings.Join(plainLines(r.Stdout), "\n") == strings.Join(want, "\n") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the screen is %q (exit %d, %s), want %q", what, r.Stdout, r.Code, strings.TrimSpace(r.Stderr), want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // userTerm is a creack/pty terminal standing in for the user's, running a
