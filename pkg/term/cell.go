@@ -1,6 +1,10 @@
 package term
 
-import "github.com/mattn/go-runewidth"
+import (
+	"unsafe"
+
+	"github.com/mattn/go-runewidth"
+)
 
 // Color is a cell colour. The top byte is the kind so that a colour set by
 // SGR 31 is re-emitted as 31 (and themed by the outer terminal) rather than
@@ -85,14 +89,19 @@ func (a Attr) withUnderline(u int) Attr {
 // Cell is one character cell: 16 bytes. R == 0 is a blank (erased or never
 // written) cell and prints as a space. Runes >= clusterBase index the
 // screen's table of grapheme clusters (a base rune plus combining marks),
-// which keeps the common case free of per-cell allocations.
+// which keeps the common case free of per-cell allocations. The underline
+// colour (SGR 58) is rare, so it is an index into a per-screen table of
+// colours (Screen.UnderlineColor) rather than a fourth colour per cell.
 type Cell struct {
 	_    [0]uint64 // 8-byte alignment, for asciiRun's word access
 	R    rune
 	Fg   Color
 	Bg   Color
 	Attr Attr
-	_    uint16 // always zero: asciiRun compares cells as two words
+	// ul indexes Screen.ulColors, 0 being the default colour. It is in
+	// the word that asciiRun compares with Bg and Attr, so it is part of
+	// the pen there for free.
+	ul uint16
 }
 
 // clusterBase is the first rune value (just past Unicode) used for
@@ -103,15 +112,30 @@ const clusterBase = 0x110000
 // without limit; past it, combining marks are dropped.
 const maxClusters = 1 << 16
 
-// sameStyle reports whether two cells render with the same pen.
+// attrUL returns the cell's Attr (wide flags cleared) and underline colour
+// as one word, for setAttrUL: the printing loops store them with one write.
+func (c *Cell) attrUL() uint32 {
+	t := Cell{Attr: c.Attr & styleMask, ul: c.ul}
+	return *(*uint32)(unsafe.Pointer(&t.Attr))
+}
+
+func (c *Cell) setAttrUL(v uint32) { *(*uint32)(unsafe.Pointer(&c.Attr)) = v }
+
+// maxULColors bounds the table of underline colours; past it, new
+// colours are dropped (the underline takes the text colour).
+const maxULColors = 1<<16 - 1
+
+// sameStyle reports whether two cells of one screen render with the same
+// pen.
 func sameStyle(a, b Cell) bool {
-	return a.Fg == b.Fg && a.Bg == b.Bg && a.Attr&styleMask == b.Attr&styleMask
+	return a.Fg == b.Fg && a.Bg == b.Bg && a.Attr&styleMask == b.Attr&styleMask && a.ul == b.ul
 }
 
 // isDefaultBlank reports whether c is indistinguishable from a never-written
 // cell, which lets trailing cells be dropped from scrollback and output.
 func isDefaultBlank(c Cell) bool {
-	return (c.R == 0 || c.R == ' ') && c.Fg == 0 && c.Bg == 0 && c.Attr == 0
+	// Written to stay cheap enough for trimmedLen to be inlined.
+	return c.R|' ' == ' ' && c.Fg|c.Bg == 0 && c.Attr == 0 && c.ul == 0
 }
 
 // widthCond is read-only after package init. StrictEmojiNeutral selects the

@@ -377,7 +377,7 @@ func (s *Screen) sgr(ps ansi.Params) {
 		}
 		switch {
 		case p == 0:
-			pen.Fg, pen.Bg, pen.Attr = 0, 0, 0
+			pen.Fg, pen.Bg, pen.Attr, pen.ul = 0, 0, 0, 0
 		case p == 1:
 			pen.Attr |= AttrBold
 		case p == 2:
@@ -433,6 +433,8 @@ func (s *Screen) sgr(ps ansi.Params) {
 					pen.Fg = c
 				case 48:
 					pen.Bg = c
+				case 58:
+					pen.ul = s.ulIndex(c)
 				}
 			}
 		case p == 39:
@@ -441,6 +443,8 @@ func (s *Screen) sgr(ps ansi.Params) {
 			pen.Bg = BasicColor(uint8(p - 40))
 		case p == 49:
 			pen.Bg = 0
+		case p == 59:
+			pen.ul = 0
 		case p == 53:
 			pen.Attr |= AttrOverline
 		case p == 55:
@@ -565,7 +569,7 @@ func (s *Screen) handleDCS(cmd ansi.Cmd, ps ansi.Params, data []byte) {
 		var v string
 		switch string(data) {
 		case "m":
-			v = string(appendSGRParams(nil, s.pen)) + "m"
+			v = string(s.appendSGRParams(nil, s.pen)) + "m"
 		case " q":
 			v = strconv.Itoa(s.modes.CursorShape) + " q"
 		case "r":

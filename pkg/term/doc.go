@@ -22,7 +22,9 @@
 //     attaching terminal's theme still applies. Grapheme clusters (a base
 //     plus combining marks) live in a per-screen interned table referenced
 //     from the rune field, so ordinary cells carry no pointers and the GC
-//     never scans the grid.
+//     never scans the grid. The rare underline colour (SGR 58) is likewise
+//     a 16-bit index into a per-screen table, in bits the cell had spare;
+//     scrollback style runs carry it only when it is set.
 //   - The visible screen is a ring of rows: a full-screen scroll advances
 //     the ring's origin and recycles the departing row, so scrolling never
 //     moves cell data. Scroll regions rotate row headers only.

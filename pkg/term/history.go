@@ -21,31 +21,57 @@ type histLine struct {
 }
 
 // A serialised style run: n uint16, attr uint16, fg uint32, bg uint32,
-// little-endian.
+// little-endian, then the underline colour index (uint16) only when attr
+// has runHasUL, so lines without underline colours pay nothing for them.
 const runLen = 12
 
+// runHasUL is an Attr bit that cells never use.
+const runHasUL Attr = 1 << 15
+
 type styleRun struct {
-	n    uint16
+	runPen
+	n uint16
+}
+
+// runPen is the pen of a style run; attr and ul share a word, so runs
+// compare as three words.
+type runPen struct {
 	attr Attr
+	ul   uint16
 	fg   Color
 	bg   Color
 }
 
-func (h *histLine) run(i int) styleRun {
-	b := h.data[int(h.textLen)+i*runLen:]
+// run decodes the style run at byte offset off of h.data and returns the
+// offset of the next one.
+func (h *histLine) run(off int) (styleRun, int) {
+	b := h.data[off:]
 	_ = b[runLen-1]
-	return styleRun{
-		n:    uint16(b[0]) | uint16(b[1])<<8,
+	r := styleRun{n: uint16(b[0]) | uint16(b[1])<<8, runPen: runPen{
 		attr: Attr(b[2]) | Attr(b[3])<<8,
 		fg:   Color(b[4]) | Color(b[5])<<8 | Color(b[6])<<16 | Color(b[7])<<24,
 		bg:   Color(b[8]) | Color(b[9])<<8 | Color(b[10])<<16 | Color(b[11])<<24,
+	}}
+	if r.attr&runHasUL == 0 {
+		return r, off + runLen
 	}
+	r.attr &^= runHasUL
+	r.ul = uint16(b[runLen]) | uint16(b[runLen+1])<<8
+	return r, off + runLen + 2
 }
 
+// appendRun serialises a run without an underline colour (see
+// appendRunUL); it is small enough to be inlined.
 func appendRun(b []byte, r styleRun) []byte {
 	return append(b, byte(r.n), byte(r.n>>8), byte(r.attr), byte(r.attr>>8),
 		byte(r.fg), byte(r.fg>>8), byte(r.fg>>16), byte(r.fg>>24),
 		byte(r.bg), byte(r.bg>>8), byte(r.bg>>16), byte(r.bg>>24))
+}
+
+func appendRunUL(b []byte, r styleRun) []byte {
+	ul := r.ul
+	r.attr |= runHasUL
+	return append(appendRun(b, r), byte(ul), byte(ul>>8))
 }
 
 // encodeLine builds a histLine from screen cells. It is on the scrolling
@@ -62,10 +88,12 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	}
 	buf := s.scratch[:end]
 	// Leading run of default-pen ASCII: the common case, kept tight.
+	// The second word of a cell is Bg, Attr and the underline colour.
+	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&cells[0])), end)
 	i := 0
 	for ; i < end; i++ {
 		c := &cells[i]
-		if c.R >= 0x80 || c.Attr != 0 || c.Fg != 0 || c.Bg != 0 {
+		if c.R >= 0x80 || c.Fg != 0 || words[i][1] != 0 {
 			break
 		}
 		r := byte(c.R)
@@ -84,24 +112,24 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	runs := s.scratchRuns[:0]
 	var cur styleRun
 	cur.n = uint16(i)
-	addRun := func(n uint16, attr Attr, fg, bg Color) {
-		if cur.attr == attr && cur.fg == fg && cur.bg == bg {
+	addRun := func(n uint16, pen runPen) {
+		if cur.runPen == pen {
 			cur.n += n
 			return
 		}
 		if cur.n > 0 {
 			runs = append(runs, cur)
 		}
-		cur = styleRun{n: n, attr: attr, fg: fg, bg: bg}
+		cur = styleRun{n: n, runPen: pen}
 	}
 	for i < end {
 		c := &cells[i]
-		fg, bg, attr := c.Fg, c.Bg, c.Attr
+		fg, bg, attr, ul := c.Fg, c.Bg, c.Attr, c.ul
 		if attr&(AttrWide|AttrWideCont) == 0 && c.R < 0x80 {
 			// A run of ASCII cells sharing one pen.
 			j := i + asciiRun(cells[i:end], out[k:])
 			k += j - i
-			addRun(uint16(j-i), attr, fg, bg)
+			addRun(uint16(j-i), runPen{attr, ul, fg, bg})
 			i = j
 			continue
 		}
@@ -137,7 +165,7 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 			}
 			k += utf8.EncodeRune(out[k:], r)
 		}
-		addRun(n, attr&styleMask, fg, bg)
+		addRun(n, runPen{attr & styleMask, ul, fg, bg})
 		i++
 	}
 	buf = out[:k]
@@ -145,6 +173,10 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	h.textLen = int32(len(buf))
 	if len(runs) > 1 || runs[0] != (styleRun{n: runs[0].n}) {
 		for _, r := range runs {
+			if r.ul != 0 {
+				buf = appendRunUL(buf, r)
+				continue
+			}
 			buf = appendRun(buf, r)
 		}
 	}
@@ -179,10 +211,11 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 	if h.raw != nil {
 		return append(dst, *h.raw...)
 	}
-	run, left := 0, 0
+	left := 0
 	var st styleRun
 	text := h.data[:h.textLen]
-	nruns := (len(h.data) - len(text)) / runLen
+	off := len(text) // of the next style run
+	styled := off < len(h.data)
 	for i := 0; i < len(text); {
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
@@ -193,21 +226,20 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 		if r >= 0x300 {
 			w = runeWidth(r)
 		}
-		if nruns > 0 {
-			for left <= 0 && run < nruns {
-				st = h.run(run)
+		if styled {
+			for left <= 0 && off < len(h.data) {
+				st, off = h.run(off)
 				left = int(st.n)
-				run++
 			}
 			left -= w
 		}
 		if w == 2 {
 			dst = append(dst,
-				Cell{R: r, Fg: st.fg, Bg: st.bg, Attr: st.attr | AttrWide},
-				Cell{Fg: st.fg, Bg: st.bg, Attr: st.attr | AttrWideCont})
+				Cell{R: r, Fg: st.fg, Bg: st.bg, Attr: st.attr | AttrWide, ul: st.ul},
+				Cell{Fg: st.fg, Bg: st.bg, Attr: st.attr | AttrWideCont, ul: st.ul})
 			continue
 		}
-		dst = append(dst, Cell{R: r, Fg: st.fg, Bg: st.bg, Attr: st.attr})
+		dst = append(dst, Cell{R: r, Fg: st.fg, Bg: st.bg, Attr: st.attr, ul: st.ul})
 	}
 	return dst
 }
@@ -281,7 +313,7 @@ func asciiRun(c []Cell, out []byte) int {
 	fgMask := (*[2]uint64)(unsafe.Pointer(&mask))[0]
 	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&c[0])), len(c))
 	pen0 := words[0][0] & fgMask
-	pen1 := words[0][1] // Bg, Attr and the always-zero padding
+	pen1 := words[0][1] // Bg, Attr and the underline colour
 	out = out[:len(words)]
 	for j := range words {
 		w := &words[j]

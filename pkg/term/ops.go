@@ -26,7 +26,7 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		s.printASCII(p[i:j])
 		return j
 	}
-	fg, bg, attr := s.pen.Fg, s.pen.Bg, s.pen.Attr&styleMask
+	fg, bg, attrUL := s.pen.Fg, s.pen.Bg, s.pen.attrUL()
 	for {
 		if s.wrapNext {
 			s.wrap()
@@ -52,7 +52,7 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 			d.R = rune(c)
 			d.Fg = fg
 			d.Bg = bg
-			d.Attr = attr
+			d.setAttrUL(attrUL)
 			n++
 		}
 		end := x + n
@@ -83,7 +83,7 @@ func (s *Screen) printASCII(b []byte) {
 		return
 	}
 	s.lastRune = rune(b[len(b)-1])
-	tpl := Cell{Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: s.pen.Attr & styleMask}
+	tpl := Cell{Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: s.pen.Attr & styleMask, ul: s.pen.ul}
 	for len(b) > 0 {
 		if s.wrapNext {
 			s.wrap()
@@ -126,20 +126,20 @@ func (s *Screen) writeASCII(cells []Cell, x int, b []byte, tpl Cell) {
 	// on the stack stalls store forwarding and is several times slower.
 	dst := cells[x:end]
 	b = b[:len(dst)]
-	fg, bg, attr := tpl.Fg, tpl.Bg, tpl.Attr
+	fg, bg, attrUL := tpl.Fg, tpl.Bg, tpl.attrUL()
 	for i := range dst {
 		d := &dst[i]
 		d.R = rune(b[i])
 		d.Fg = fg
 		d.Bg = bg
-		d.Attr = attr
+		d.setAttrUL(attrUL)
 	}
 }
 
 // blankKeep turns half of a split wide character into a space with the
 // same colours, as tmux does.
 func (s *Screen) blankKeep(c Cell) Cell {
-	return Cell{R: ' ', Fg: c.Fg, Bg: c.Bg, Attr: c.Attr & styleMask}
+	return Cell{R: ' ', Fg: c.Fg, Bg: c.Bg, Attr: c.Attr & styleMask, ul: c.ul}
 }
 
 // wrap performs the deferred autowrap: mark the row as soft-wrapped and
@@ -191,10 +191,10 @@ func (s *Screen) printRune(r rune) {
 	}
 	attr := s.pen.Attr & styleMask
 	if w == 2 {
-		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWide}
-		cells[x+1] = Cell{Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWideCont}
+		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWide, ul: s.pen.ul}
+		cells[x+1] = Cell{Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWideCont, ul: s.pen.ul}
 	} else {
-		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr}
+		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr, ul: s.pen.ul}
 	}
 	if end >= s.cols {
 		s.x = s.cols - 1

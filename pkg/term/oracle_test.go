@@ -184,9 +184,9 @@ func styleDiffsOpt(s *Screen, ansi string, textOnly bool) []string {
 			if textOnly && (a.R == 0 || a.R == ' ') {
 				continue
 			}
-			if !sameStyle(a, b) && len(errs) < 10 {
-				errs = append(errs, fmt.Sprintf("style at %d,%d (%q): ours fg=%08x bg=%08x attr=%04x, tmux fg=%08x bg=%08x attr=%04x",
-					y, x, s.CellText(a), a.Fg, a.Bg, a.Attr&styleMask, b.Fg, b.Bg, b.Attr&styleMask))
+			if !sameStyleAcross(s, a, o, b) && len(errs) < 10 {
+				errs = append(errs, fmt.Sprintf("style at %d,%d (%q): ours fg=%08x bg=%08x attr=%04x ul=%08x, tmux fg=%08x bg=%08x attr=%04x ul=%08x",
+					y, x, s.CellText(a), a.Fg, a.Bg, a.Attr&styleMask, s.UnderlineColor(a), b.Fg, b.Bg, b.Attr&styleMask, o.UnderlineColor(b)))
 			}
 		}
 	}
@@ -306,6 +306,8 @@ func TestOracle(t *testing.T) {
 		{"crlf-in-csi", 5, 20, []byte("ab\x1b[\r2Cx\x1b[1;\n5Hy"), false},
 		{"big-params", 5, 20, []byte("ab\x1b[99999999999999999999Cx\x1b[99999;99999Hy\x1b[0;0Hz\x1b[9999L\x1b[1;1Hq"), false},
 		{"pending-wrap-wide", 5, 10, []byte("\r\n01234567中"), false},
+		{"underline-colour", 6, 60, []byte("\x1b[4;58;5;196mpalette\x1b[m \x1b[4:3;58:2::255:0:0mcurly red\x1b[m \x1b[58;5;2;4mgreen\x1b[59m plain\x1b[m\r\n" +
+			"\x1b[58;2;1;2;3;4;31mrgb\x1b[24m not\x1b[4m again\x1b[0m reset \x1b[4;58:5:9mcolon\x1b[m"), false},
 		{"hangul-jamo", 5, 20, []byte("\u1112\u1161\u11ab\x1b[10G#\r\n\u1100\ud7b0\ud7fb|\u1160x\r\n\u1112\u1161\u11ab\u1112\u1161\u11abab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab\u1112\u1161\u11ab"), false},
 		{"ri-top", 6, 20, []byte("one\r\ntwo\r\nthree\x1b[H\x1bM\x1bMnew"), false},
 	}

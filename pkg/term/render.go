@@ -105,7 +105,7 @@ func (s *Screen) LastLines(n int) []string {
 
 // appendSGRParams appends the parameters (without CSI and final m) that
 // select c's rendition from a reset state, starting with 0.
-func appendSGRParams(b []byte, c Cell) []byte {
+func (s *Screen) appendSGRParams(b []byte, c Cell) []byte {
 	b = append(b, '0')
 	a := c.Attr
 	for _, f := range [...]struct {
@@ -128,8 +128,30 @@ func appendSGRParams(b []byte, c Cell) []byte {
 		b = append(b, ";4:"...)
 		b = strconv.AppendInt(b, int64(u), 10)
 	}
+	if c.ul != 0 {
+		b = appendULColor(b, s.UnderlineColor(c))
+	}
 	b = appendColor(b, c.Fg, false)
 	b = appendColor(b, c.Bg, true)
+	return b
+}
+
+// appendULColor appends SGR 58 in the semicolon form tmux's capture-pane
+// -e uses; a palette colour is always 58;5;N (there is no short form).
+func appendULColor(b []byte, c Color) []byte {
+	switch c.Kind() {
+	case ColorKindBasic, ColorKindIndexed:
+		b = append(b, ";58;5;"...)
+		return strconv.AppendInt(b, int64(c.Index()), 10)
+	case ColorKindRGB:
+		b = append(b, ";58;2;"...)
+		r, g, bl := c.RGB()
+		b = strconv.AppendInt(b, int64(r), 10)
+		b = append(b, ';')
+		b = strconv.AppendInt(b, int64(g), 10)
+		b = append(b, ';')
+		return strconv.AppendInt(b, int64(bl), 10)
+	}
 	return b
 }
 
@@ -169,12 +191,12 @@ func appendColor(b []byte, c Color, bg bool) []byte {
 	return b
 }
 
-func appendSGR(b []byte, c Cell) []byte {
-	if c.Fg == 0 && c.Bg == 0 && c.Attr&styleMask == 0 {
+func (s *Screen) appendSGR(b []byte, c Cell) []byte {
+	if c.Fg == 0 && c.Bg == 0 && c.Attr&styleMask == 0 && c.ul == 0 {
 		return append(b, "\x1b[0m"...)
 	}
 	b = append(b, "\x1b["...)
-	b = appendSGRParams(b, c)
+	b = s.appendSGRParams(b, c)
 	return append(b, 'm')
 }
 
@@ -205,7 +227,7 @@ func (s *Screen) appendANSILine(b []byte, cells []Cell) []byte {
 			continue
 		}
 		if !sameStyle(c, cur) {
-			b = appendSGR(b, c)
+			b = s.appendSGR(b, c)
 			cur = c
 		}
 		b = s.appendCellText(b, c)
@@ -250,7 +272,7 @@ func (s *Screen) Redraw() []byte {
 		}
 		sc := s.saved[0]
 		b = appendCUP(b, sc.y, sc.x)
-		b = appendSGR(b, sc.pen)
+		b = s.appendSGR(b, sc.pen)
 		b = appendCharsets(b, sc.charsets, sc.gl)
 		if st := s.kitty[0]; len(st) > 0 && st[len(st)-1] != 0 {
 			b = append(b, "\x1b[>"...)
@@ -322,7 +344,7 @@ func (s *Screen) Redraw() []byte {
 		// No margins are set yet, so origin-relative is absolute.
 		flag(sc.origin, "\x1b[?6h")
 		b = appendCUP(b, sc.y, sc.x)
-		b = appendSGR(b, sc.pen)
+		b = s.appendSGR(b, sc.pen)
 		b = appendCharsets(b, sc.charsets, sc.gl)
 		b = append(b, "\x1b7"...)
 		flag(sc.origin, "\x1b[?6l")
@@ -354,7 +376,7 @@ func (s *Screen) Redraw() []byte {
 		}
 		b = appendCUP(b, cy, x)
 		c := cells[x]
-		b = appendSGR(b, c)
+		b = s.appendSGR(b, c)
 		b = s.appendCellText(b, c)
 	} else {
 		b = appendCUP(b, cy, s.x)
@@ -369,7 +391,7 @@ func (s *Screen) Redraw() []byte {
 	b = append(b, "\x1b["...)
 	b = strconv.AppendInt(b, int64(m.CursorShape), 10)
 	b = append(b, " q"...)
-	b = appendSGR(b, s.pen)
+	b = s.appendSGR(b, s.pen)
 	b = appendCharsets(b, s.charsets, s.gl)
 	flag(m.SyncOutput, "\x1b[?2026h")
 	return b
@@ -412,7 +434,7 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 	}
 	b = appendCUP(b, y, 0)
 	var cur Cell
-	b = appendSGR(b, cur)
+	b = s.appendSGR(b, cur)
 	for x := 0; x < end; {
 		c := cells[x]
 		if c.R == 0 && c.Attr&AttrWideCont == 0 {
@@ -422,7 +444,7 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 			}
 			if c != (Cell{}) {
 				if !sameStyle(c, cur) {
-					b = appendSGR(b, c)
+					b = s.appendSGR(b, c)
 					cur = c
 				}
 				b = append(b, "\x1b["...)
@@ -442,7 +464,7 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 			continue
 		}
 		if !sameStyle(c, cur) {
-			b = appendSGR(b, c)
+			b = s.appendSGR(b, c)
 			cur = c
 		}
 		b = s.appendCellText(b, c)

@@ -137,6 +137,8 @@ type Screen struct {
 	lastRune   rune
 	clusters   []string
 	clusterIDs map[string]rune
+	ulColors   []Color // underline colours; [0] is the default
+	ulIDs      map[Color]uint16
 
 	p      *ansi.Parser
 	utf8   [utf8.UTFMax]byte
@@ -235,6 +237,37 @@ func (s *Screen) Cell(row, col int) Cell {
 		return Cell{}
 	}
 	return s.g.row(row).cells[col]
+}
+
+// UnderlineColor returns the underline colour of a cell (SGR 58),
+// ColorDefault when it has none and the underline takes the text colour.
+func (s *Screen) UnderlineColor(c Cell) Color {
+	if int(c.ul) >= len(s.ulColors) {
+		return ColorDefault
+	}
+	return s.ulColors[c.ul]
+}
+
+// ulIndex interns an underline colour. The table only grows (cells in the
+// scrollback refer to it) and is bounded by maxULColors.
+func (s *Screen) ulIndex(c Color) uint16 {
+	if c == ColorDefault {
+		return 0
+	}
+	if id, ok := s.ulIDs[c]; ok {
+		return id
+	}
+	if len(s.ulColors) == 0 {
+		s.ulColors = append(s.ulColors, ColorDefault)
+		s.ulIDs = make(map[Color]uint16)
+	}
+	if len(s.ulColors) > maxULColors {
+		return 0
+	}
+	id := uint16(len(s.ulColors))
+	s.ulColors = append(s.ulColors, c)
+	s.ulIDs[c] = id
+	return id
 }
 
 // CellText returns the text of a cell: "" for a continuation cell, " " for

@@ -179,7 +179,7 @@ func TestSGR(t *testing.T) {
 		{"\x1b[1;31m\x1b[0m", 0, 0, 0},
 		{"\x1b[3m\x1b[23m\x1b[5m\x1b[25m\x1b[7m\x1b[27m\x1b[8m\x1b[28m\x1b[9m\x1b[29m", 0, 0, 0},
 		{"\x1b[53m", 0, 0, AttrOverline},
-		{"\x1b[58:2::1:2:3;1m", 0, 0, AttrBold}, // underline colour is ignored
+		{"\x1b[58:2::1:2:3;1m", 0, 0, AttrBold}, // the underline colour is separate
 		{"\x1b[38;5;300m\x1b[1m", 0, 0, AttrBold},
 		{"\x1b[38;2;999;2;3m", RGBColor(255, 2, 3), 0, 0},
 		{"\x1b[38;5m\x1b[1m", 0, 0, AttrBold},
@@ -191,6 +191,74 @@ func TestSGR(t *testing.T) {
 			t.Errorf("%q: got %q fg=%08x bg=%08x attr=%04x, want fg=%08x bg=%08x attr=%04x",
 				tc.in, c.R, c.Fg, c.Bg, c.Attr, tc.fg, tc.bg, tc.attr)
 		}
+	}
+}
+
+func TestUnderlineColour(t *testing.T) {
+	red := RGBColor(255, 0, 0)
+	cases := []struct {
+		in   string
+		ul   Color
+		attr Attr
+		sgr  string // the DECRQSS answer for the pen, as ANSI and Redraw write it
+	}{
+		{"\x1b[4;58;5;196m", IndexedColor(196), Attr(0).withUnderline(UnderlineSingle), "0;4;58;5;196"},
+		{"\x1b[58;2;255;0;0;4:3m", red, Attr(0).withUnderline(UnderlineCurly), "0;4:3;58;2;255;0;0"},
+		{"\x1b[58:5:2;1m", IndexedColor(2), AttrBold, "0;1;58;5;2"},
+		{"\x1b[58:2::255:0:0m", red, 0, "0;58;2;255;0;0"},
+		{"\x1b[58:2:255:0:0m", red, 0, "0;58;2;255;0;0"},
+		{"\x1b[58;5;2m\x1b[59m", 0, 0, "0"},
+		{"\x1b[58;5;2m\x1b[0m", 0, 0, "0"},
+		{"\x1b[4;58;5;2m\x1b[24m", IndexedColor(2), 0, "0;58;5;2"},
+		{"\x1b[58;5;300;1m", 0, AttrBold, "0;1"},
+		{"\x1b[58;5m", 0, 0, "0"},
+	}
+	for _, tc := range cases {
+		var reply []byte
+		s := New(1, 10, Options{Reply: func(b []byte) { reply = append(reply, b...) }})
+		s.Write([]byte(tc.in + "x\x1bP$qm\x1b\\"))
+		c := s.Cell(0, 0)
+		if c.R != 'x' || s.UnderlineColor(c) != tc.ul || c.Attr != tc.attr || c.Fg != 0 || c.Bg != 0 {
+			t.Errorf("%q: got %q ul=%08x attr=%04x, want ul=%08x attr=%04x", tc.in, c.R, s.UnderlineColor(c), c.Attr, tc.ul, tc.attr)
+		}
+		if want := "\x1bP1$r" + tc.sgr + "m\x1b\\"; string(reply) != want {
+			t.Errorf("%q: DECRQSS m = %q, want %q", tc.in, reply, want)
+		}
+	}
+	// The colour is interned: the same colour is the same index, and it
+	// survives the scrollback, ANSI and Redraw.
+	s := newScreen(2, 20, "\x1b[4;58;5;1ma\x1b[58;2;1;2;3mb\x1b[58;5;1mc\x1b[m d\r\n")
+	if a, c := s.Cell(0, 0), s.Cell(0, 2); a.ul != c.ul || len(s.ulColors) != 3 {
+		t.Errorf("indices %d %d, table %v", a.ul, c.ul, s.ulColors)
+	}
+	want := "\x1b[0;4;58;5;1ma\x1b[0;4;58;2;1;2;3mb\x1b[0;4;58;5;1mc\x1b[0m d\n"
+	if got := string(s.ANSI(false)); !strings.HasPrefix(got, want) {
+		t.Errorf("ANSI = %q, want prefix %q", got, want)
+	}
+	s.Write([]byte("\n"))
+	if s.ScrollbackLen() != 1 {
+		t.Fatalf("scrollback %d lines", s.ScrollbackLen())
+	}
+	if got := string(s.ANSI(true)); !strings.HasPrefix(got, want) {
+		t.Errorf("ANSI from the scrollback = %q, want prefix %q", got, want)
+	}
+	s.Resize(3, 20) // pulls the line back from the scrollback
+	b := redrawInto(s)
+	assertSameScreen(t, s, b)
+	if c := b.Cell(0, 1); b.UnderlineColor(c) != RGBColor(1, 2, 3) {
+		t.Errorf("after a round trip through the scrollback and Redraw: ul=%08x", b.UnderlineColor(c))
+	}
+}
+
+func TestUnderlineColourTableBounded(t *testing.T) {
+	s := New(2, 10, Options{Scrollback: -1})
+	var b bytes.Buffer
+	for i := range maxULColors + 10 {
+		fmt.Fprintf(&b, "\x1b[58;2;%d;%d;%dmx", i>>16, i>>8&255, i&255)
+	}
+	s.Write(b.Bytes())
+	if len(s.ulColors) != maxULColors+1 {
+		t.Errorf("table has %d entries", len(s.ulColors))
 	}
 }
 
@@ -402,6 +470,21 @@ func TestSplitWrites(t *testing.T) {
 	}
 }
 
+// sameCellAcross compares cells of two screens: the underline colour
+// index of a cell is private to its screen, so the colours are compared.
+func sameCellAcross(sa *Screen, a Cell, sb *Screen, b Cell) bool {
+	ua, ub := sa.UnderlineColor(a), sb.UnderlineColor(b)
+	a.ul, b.ul = 0, 0
+	return a == b && ua == ub
+}
+
+// sameStyleAcross is sameStyle for cells of two screens.
+func sameStyleAcross(sa *Screen, a Cell, sb *Screen, b Cell) bool {
+	ua, ub := sa.UnderlineColor(a), sb.UnderlineColor(b)
+	a.ul, b.ul = 0, 0
+	return sameStyle(a, b) && ua == ub
+}
+
 func assertSameScreen(t *testing.T, a, b *Screen) {
 	t.Helper()
 	ar, ac := a.Size()
@@ -416,7 +499,7 @@ func assertSameScreen(t *testing.T, a, b *Screen) {
 			if ca.R == ' ' && cb.R == 0 || ca.R == 0 && cb.R == ' ' {
 				ca.R, cb.R = 0, 0
 			}
-			if ca != cb || a.CellText(ca) != b.CellText(cb) {
+			if !sameCellAcross(a, ca, b, cb) || a.CellText(ca) != b.CellText(cb) {
 				if errs++; errs < 10 {
 					t.Errorf("cell %d,%d: %+v %q vs %+v %q", y, x, ca, a.CellText(ca), cb, b.CellText(cb))
 				}
@@ -477,20 +560,21 @@ func TestScrollback(t *testing.T) {
 func TestScrollbackStyles(t *testing.T) {
 	// Styled, wide and combined characters survive the trip through the
 	// compact scrollback encoding.
-	in := "\x1b[1;31mred\x1b[0m plain \x1b[48;2;1;2;3m中文\x1b[0m e\u0301 \x1b[4:3m😀\x1b[0m\r\n" +
+	in := "\x1b[1;31mred\x1b[0m plain \x1b[48;2;1;2;3m中文\x1b[0m e\u0301 \x1b[4:3;58;5;9m😀\x1b[0m\r\n" +
+		"\x1b[4;58;2;9;8;7mul\x1b[58;5;3m中\x1b[59mx\x1b[0m\r\n" +
 		"plain line\r\n\x1b[44m     \x1b[0mbg\r\n"
-	s := newScreen(4, 30, in)
+	s := newScreen(5, 30, in)
 	before := s.ANSI(false)
-	s.Write([]byte("\x1b[4;1H\n\n\n\n"))
+	s.Write([]byte("\x1b[5;1H\n\n\n\n\n"))
 	if got := s.ANSI(true); !bytes.HasPrefix(got, before[:bytes.LastIndex(before[:len(before)-1], []byte("\n"))]) {
 		t.Errorf("ANSI after scrolling:\n%q\nwant prefix\n%q", got, before)
 	}
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 4; i++ {
 		var dst [30]Cell
 		s.hist.at(i).decode(dst[:])
 		for x := range dst {
 			// compare with a fresh rendering of the input
-			ref := newScreen(4, 30, in)
+			ref := newScreen(5, 30, in)
 			if c := ref.Cell(i, x); c != dst[x] && !(c.R == 0 && dst[x].R == ' ' && sameStyle(c, dst[x])) {
 				t.Errorf("line %d cell %d: %+v, want %+v", i, x, dst[x], c)
 				break
