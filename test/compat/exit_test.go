@@ -1,6 +1,8 @@
 package compat
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +110,41 @@ func TestFollowUntilExit(t *testing.T) {
 		// docs/compat.md), so only our daemon is held to the last line.
 		if c.id == "go4" && !strings.Contains(out, "bye") {
 			t.Errorf("%s: output %q, want the program's last line before the exit", c.what, out)
+		}
+	}
+}
+
+// TestRestartAcross: each side starts again a session the other side's
+// daemon ran, from the record that daemon left (0.10.0's "run -a" on a
+// dead id reuses its cwd and tags).
+func TestRestartAcross(t *testing.T) {
+	up := needUpstream(t)
+	t.Parallel()
+	root := testutil.Root(t)
+	prog := []string{"sh", "-c", `echo "up $PTY_SESSION"; exec cat`}
+	up.start(t, root, "r1", append([]string{"--tag", "keep=true", "--"}, prog...)...)
+	oursMust(t, root, append([]string{"run", "-d", "--id", "r2", "--tag", "keep=true", "--"}, prog...)...)
+	for _, id := range []string{"r1", "r2"} {
+		waitScreen(t, func() testutil.Result { return ours(t, root, "peek", "--plain", id) }, []string{"up " + id}, id)
+		oursMust(t, root, "send", id, "\x04")
+		// Exited, and its daemon gone: both daemons record the exit and
+		// then linger (500 ms) for their clients, and neither side starts
+		// an id again while its old daemon still runs.
+		testutil.WaitFor(t, 10*time.Second, id+" to exit and its daemon to end", func() bool {
+			_, err := os.Stat(layout.PathsFor(root, id).Pid())
+			return os.IsNotExist(err) && parseList(t, "our", oursMust(t, root, "list", "--json").Stdout)[id].Status == "exited"
+		})
+	}
+	oursMust(t, root, "restart", "-y", "r1")
+	up.start(t, root, "r2", append([]string{"-a", "--"}, prog...)...)
+	for id, daemon := range map[string]string{"r1": "pty-daemon", "r2": "node"} {
+		waitScreen(t, func() testutil.Result { return up.run(t, root, "peek", "--plain", id) }, []string{"up " + id}, id+" restarted")
+		l := parseList(t, "upstream", up.mustRun(t, root, "list", "--json").Stdout)[id]
+		if l.Status != "running" || l.Tags["keep"] != "true" || l.Cwd != root {
+			t.Errorf("%s after its restart across: %+v", id, l)
+		}
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(layout.ReadPid(root, id)) + "/comm"); err == nil && strings.TrimSpace(string(b)) != daemon {
+			t.Errorf("%s restarted under %q, want %s", id, strings.TrimSpace(string(b)), daemon)
 		}
 	}
 }
