@@ -6,9 +6,10 @@ import (
 )
 
 // histLine is a line that scrolled off the top of the main screen, stored
-// compactly: trailing blank cells are dropped, the characters are kept as
-// UTF-8 (one rune per cell, wide continuation cells implied by the rune's
-// width) and the styling as run lengths serialised after the text in the
+// compactly: trailing never-written cells are dropped, the characters are
+// kept as UTF-8 (one rune per cell, wide continuation cells implied by the
+// rune's width, NUL for an empty cell so that reflow can tell it from a
+// written space) and the styling as run lengths serialised after the text in the
 // same string, absent when the whole line uses the default pen. One
 // allocation per line; a plain 80-column line costs its text plus a
 // 32-byte header. Lines the compact form cannot represent exactly (grapheme
@@ -96,11 +97,7 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 		if c.R >= 0x80 || c.Fg != 0 || words[i][1] != 0 {
 			break
 		}
-		r := byte(c.R)
-		if r == 0 {
-			r = ' '
-		}
-		buf[i] = r
+		buf[i] = byte(c.R)
 	}
 	if i == end {
 		h.data = string(buf)
@@ -145,9 +142,6 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 		}
 		n := uint16(1)
 		switch {
-		case r == 0:
-			out[k] = ' '
-			k++
 		case r < 0x80:
 			out[k] = byte(r)
 			k++
@@ -321,17 +315,16 @@ func asciiRun(c []Cell, out []byte) int {
 		if r >= 0x80 || w[0]&fgMask != pen0 || w[1] != pen1 {
 			return j
 		}
-		if r == 0 {
-			r = ' '
-		}
 		out[j] = byte(r)
 	}
 	return len(words)
 }
 
-// trimmedLen is the length of cells without trailing default blanks. Rows
-// are mostly shorter than the screen, so the never-written (all-zero) tail
-// is skipped two words at a time.
+// trimmedLen is the length of cells without the trailing cells that were
+// never written (or erased with the default background): all-zero cells,
+// skipped two words at a time. Written spaces are kept so that reflow
+// (usedWidth) still sees them: a soft-wrapped row ending in a space must
+// not lose it when it is joined again.
 func trimmedLen(cells []Cell) int {
 	end := len(cells)
 	if end == 0 {
@@ -339,9 +332,6 @@ func trimmedLen(cells []Cell) int {
 	}
 	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&cells[0])), len(cells))
 	for end > 0 && words[end-1] == [2]uint64{} {
-		end--
-	}
-	for end > 0 && isDefaultBlank(cells[end-1]) {
 		end--
 	}
 	return end

@@ -695,19 +695,35 @@ func (s *Screen) softReset() {
 	s.wrapNext = false
 }
 
-// Resize changes the screen size. Content is not reflowed. When rows
-// shrink, blank rows below the cursor are dropped first and then top rows
-// go to the scrollback (main screen); growing pulls lines back from the
-// scrollback, as tmux does.
+// Resize changes the screen size, in tmux's order. When rows shrink, blank
+// rows below the cursor are dropped first and then top rows go to the
+// scrollback (main screen); growing pulls lines back from the scrollback.
+// Then, when the width changes, the main screen and its scrollback are
+// reflowed (see reflow.go); the alternate screen is cut or extended, as
+// tmux and xterm do, since its program repaints it.
 func (s *Screen) Resize(rows, cols int) {
 	rows, cols = max(rows, 1), max(cols, 1)
 	if rows == s.rows && cols == s.cols {
 		return
 	}
+	if rows != s.rows {
+		s.resizeRows(rows)
+	}
 	if cols != s.cols {
-		s.resizeCols(&s.main, cols)
-		if len(s.alt.lines) > 0 {
+		if s.altActive {
+			// As for the height, the main screen is reflowed around
+			// the cursor saved on entering the alternate screen.
+			s.reflowMain(cols, &s.saved[0].x, &s.saved[0].y)
 			s.resizeCols(&s.alt, cols)
+			s.wrapNext = false
+		} else {
+			// A pending wrap is the column past the margin, here
+			// as in tmux, and may be one again afterwards.
+			if s.wrapNext {
+				s.x = s.cols
+			}
+			s.reflowMain(cols, &s.x, &s.y)
+			s.wrapNext = s.x >= cols
 		}
 		s.cols = cols
 		old := s.tabs
@@ -718,13 +734,9 @@ func (s *Screen) Resize(rows, cols int) {
 			s.tabs[i] = i%8 == 0
 		}
 	}
-	if rows != s.rows {
-		s.resizeRows(rows)
-	}
 	s.top, s.bottom = 0, s.rows-1
 	s.x = clamp(s.x, 0, s.cols-1)
 	s.y = clamp(s.y, 0, s.rows-1)
-	s.wrapNext = false
 	for i := range s.saved {
 		s.saved[i].x = clamp(s.saved[i].x, 0, s.cols-1)
 		s.saved[i].y = clamp(s.saved[i].y, 0, s.rows-1)

@@ -612,14 +612,20 @@ func TestResize(t *testing.T) {
 	if got := text(s); got != "top" || s.ScrollbackLen() != 0 {
 		t.Errorf("shrink with cursor at top: %q (%d in scrollback)", got, s.ScrollbackLen())
 	}
-	// Narrowing cuts wide characters cleanly and keeps the cursor in range.
+	// Narrowing re-wraps: a wide character that does not fit moves to
+	// the next row whole, the top row goes to the scrollback, and the
+	// cursor past the end of its (empty) row goes to its end, as in tmux.
 	s = newScreen(2, 10, "abcd中文\x1b[2;10H")
 	s.Resize(2, 5)
-	if got := text(s); got != "abcd" {
+	if got := s.PlainText(true); got != "abcd\n中文\n\n" {
 		t.Errorf("narrowed: %q", got)
 	}
-	if _, col, _ := s.Cursor(); col != 4 {
-		t.Errorf("cursor col %d", col)
+	if row, col, _ := s.Cursor(); row != 1 || col != 0 {
+		t.Errorf("cursor %d,%d", row, col)
+	}
+	s.Resize(2, 10)
+	if got := s.PlainText(true); got != "abcd中文\n\n" {
+		t.Errorf("widened again: %q", got)
 	}
 	s.Resize(0, 0)
 	if r, c := s.Size(); r != 1 || c != 1 {
