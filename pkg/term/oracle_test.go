@@ -345,6 +345,25 @@ func TestOracleResize(t *testing.T) {
 		{"shrink-alt-exit", 10, 30, append(lines(12, "$ "), "\x1b[?1049h\x1b[Halt\x1b[10;1Hbottom"...), 6, 30, []byte("\x1b[?1049lback")},
 		{"grow-alt-exit", 6, 30, append(lines(12, "$ "), "\x1b[?1049h\x1b[Halt\x1b[6;1Hbottom"...), 10, 30, []byte("\x1b[?1049lback")},
 		{"shrink-then-output", 10, 30, lines(20, "$ "), 6, 30, []byte("more\r\noutput")},
+		// Reflow: logical lines re-wrapped at the new width.
+		{"narrow-wrapped", 10, 40, append(lines(3, ""), "\x1b[32m"+strings.Repeat("a", 120)+"\x1b[m\r\nx"...), 10, 20, []byte("y")},
+		{"widen-wrapped", 10, 20, append(lines(12, ""), "\x1b[1m"+strings.Repeat("0123456789", 9)+"\x1b[m\r\n$ "...), 10, 45, []byte("typed")},
+		{"widen-unwrapped", 5, 20, append(lines(12, ""), "$ "...), 5, 40, []byte("typed")},
+		{"narrow-wide-chars", 6, 40, []byte("a" + strings.Repeat("中", 25) + "\r\n" + strings.Repeat("文", 20) + "b\r\n$ "), 6, 21, []byte("z")},
+		{"widen-wide-chars", 6, 21, []byte("a" + strings.Repeat("中", 25) + "\r\n$ "), 8, 30, []byte("z")},
+		{"cursor-inside-line", 10, 40, []byte("top\r\n" + strings.Repeat("0123456789", 9) + "\x1b[3;5H"), 10, 30, []byte("X")},
+		{"cursor-inside-line-wider", 10, 30, []byte("top\r\n" + strings.Repeat("0123456789", 9) + "\x1b[3;5H"), 10, 47, []byte("X")},
+		{"pending-wrap-narrow", 6, 40, []byte("top\r\n" + strings.Repeat("p", 40)), 6, 20, []byte("X")},
+		{"pending-wrap-wider", 6, 20, []byte("top\r\n" + strings.Repeat("p", 40)), 6, 25, []byte("X")},
+		{"pending-wrap-exact", 6, 20, []byte("top\r\n" + strings.Repeat("p", 40)), 6, 40, []byte("X")},
+		{"words-wrap-at-space", 8, 20, []byte("the quick brown fox jumps over the lazy dog and keeps running away\r\n$ "), 8, 33, []byte("z")},
+		{"both-dims-smaller", 10, 40, append(lines(15, ""), strings.Repeat("x", 70)+"\r\n$ "...), 6, 25, []byte("z")},
+		{"both-dims-larger", 6, 25, append(lines(15, ""), strings.Repeat("x", 70)+"\r\n$ "...), 12, 60, []byte("z")},
+		{"background-lines", 6, 30, []byte("\x1b[44mblue\x1b[K\x1b[m\r\n\x1b[41m\x1b[2K\x1b[mred row\r\nplain\r\n$ "), 6, 12, []byte("z")},
+		{"cursor-right-of-text", 6, 30, []byte("abc\r\n" + strings.Repeat("w", 45) + "\x1b[1;10H"), 6, 20, []byte("X")},
+		{"alt-narrow-exit", 8, 40, append(lines(10, strings.Repeat("m", 60)), "\x1b[?1049h\x1b[Halt\x1b[8;1Hbottom"...), 8, 25, []byte("\x1b[?1049lback")},
+		{"alt-widen-exit", 8, 25, append(lines(10, strings.Repeat("m", 60)), "\x1b[?1049h\x1b[Halt\x1b[8;1Hbottom"...), 8, 50, []byte("\x1b[?1049lback")},
+		{"history-reflow-only", 4, 30, append(lines(2, ""), strings.Repeat("h", 75)+"\r\n"+strings.Repeat("i", 40)+"\r\nj\r\nk\r\nl\r\n$ "...), 4, 16, []byte("z")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -369,6 +388,9 @@ func TestOracleResize(t *testing.T) {
 			}
 			if x != want.cx || y != want.cy {
 				t.Errorf("cursor = %d,%d, tmux %d,%d", y, x, want.cy, want.cx)
+			}
+			for _, e := range styleDiffs(s, want.ansi) {
+				t.Error(e)
 			}
 		})
 	}
