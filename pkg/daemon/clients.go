@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
@@ -86,7 +87,9 @@ func (d *Daemon) screenFor(c *client) []byte {
 	}
 	full := c.flags&proto.PeekFull != 0
 	if c.flags&proto.PeekPlain != 0 {
-		return []byte(d.screen.PlainText(full))
+		// No trailing blank lines, as the original daemon sends it: its
+		// clients (peek --plain, peek --wait) print the payload as is.
+		return []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
 	}
 	return d.screen.ANSI(full)
 }
