@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,5 +174,19 @@ func TestSendToStoppedSession(t *testing.T) {
 	r := testutil.Run(t, root, "send", "gone", "hi")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "not running") {
 		t.Errorf("send to an exited session: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+}
+
+// A program that exits as soon as it has read its input makes the daemon
+// send EXIT and close while send is still confirming delivery; that is a
+// success, not a broken pipe.
+func TestSendToProgramThatExitsOnInput(t *testing.T) {
+	root := testutil.Root(t)
+	for i := 0; i < 10; i++ {
+		id := fmt.Sprintf("once%d", i)
+		testutil.MustRun(t, root, "run", "-d", "--id", id, "--tag", "keep=true", "--", "sh", "-c", "read x; exit 0")
+		if r := testutil.Run(t, root, "send", id, "--seq", "hi", "--seq", "key:return"); r.Code != 0 {
+			t.Fatalf("round %d: send exit %d: %s", i, r.Code, r.Stderr)
+		}
 	}
 }

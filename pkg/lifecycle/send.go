@@ -48,15 +48,19 @@ func Send(root, id string, items [][]byte, delay time.Duration) error {
 		}
 	}
 	c.SetDeadline(time.Now().Add(SendTimeout))
-	if err := proto.WriteFrame(c, proto.Status, nil); err != nil {
-		return fmt.Errorf("send to %s: %w", id, err)
-	}
-	if uc != nil {
+	// If the program exits right after reading our input, the daemon
+	// sends EXIT and closes, and this write can fail with a broken pipe
+	// although the data went through; the EXIT frame, read below, tells.
+	statusErr := proto.WriteFrame(c, proto.Status, nil)
+	if uc != nil && statusErr == nil {
 		uc.CloseWrite()
 	}
 	r := proto.NewReader(c)
 	for {
 		f, err := r.Next()
+		if err != nil && statusErr != nil {
+			return fmt.Errorf("send to %s: %w", id, statusErr)
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil // the daemon read to our EOF, so it read the data
