@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -146,5 +148,35 @@ func TestRestartAsksOnATerminal(t *testing.T) {
 	}
 	if s, err := layout.Load(root, "ask"); err != nil || s.Status != layout.Running || s.Pid == old {
 		t.Errorf("after restart: %+v %v", s, err)
+	}
+}
+
+// Restarting a session whose exit is recorded while its daemon is still
+// shutting down (the original pty's daemon lingers after recording the
+// exit) waits for that daemon instead of failing with "already running".
+// The lingering daemon is a process named pty-daemon that ends after a
+// second.
+func TestRestartWaitsForLingeringDaemon(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "quick", "--tag", "keep=true", "--", "sh", "-c", "exit 4")
+	testutil.WaitFor(t, 10*time.Second, "the session to finish", func() bool {
+		s, err := layout.Load(root, "quick")
+		return err == nil && s.Status == layout.Exited && layout.ReadPid(root, "quick") == 0
+	})
+	link := filepath.Join(t.TempDir(), "pty-daemon")
+	if err := os.Symlink("/bin/sleep", link); err != nil {
+		t.Fatal(err)
+	}
+	lingering := exec.Command(link, "1")
+	if err := lingering.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go lingering.Wait()
+	os.WriteFile(layout.PathsFor(root, "quick").Pid(), []byte(strconv.Itoa(lingering.Process.Pid)), 0o600)
+	if r := testutil.Run(t, root, "restart", "-y", "quick"); r.Code != 0 {
+		t.Fatalf("restart exit %d: %s", r.Code, r.Stderr)
+	}
+	if s, err := layout.Load(root, "quick"); err != nil || s.Status == layout.Vanished {
+		t.Fatalf("after restart: %v %v", s.Status, err)
 	}
 }

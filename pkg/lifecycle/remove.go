@@ -33,15 +33,8 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 	if wait <= 0 {
 		wait = DaemonWait
 	}
-	// An exited session's daemon lingers briefly to flush and clean up;
-	// its cleanup must not run after our removal and a new daemon's start.
-	if pid := layout.ReadPid(root, s.ID); pid > 0 {
-		// A foreign process under a reused pid is not ours to wait for.
-		if p, ok := procs.Lookup(pid); ok && !p.Zombie && isDaemon(pid) {
-			if !WaitGone(p, wait) {
-				return fmt.Errorf("Session %q: daemon did not exit within %v; not removed.", s.ID, wait)
-			}
-		}
+	if err := waitDaemonGone(root, s.ID, wait); err != nil {
+		return fmt.Errorf("%w; not removed.", err)
 	}
 	return layout.Locked(root, s.ID, layout.MetaLockWait, func() error {
 		m, err := layout.ReadMetadata(root, s.ID)
@@ -88,4 +81,19 @@ func sameRecord(old, cur *layout.Metadata) bool {
 func isDaemon(pid int) bool {
 	c := procs.Comm(pid)
 	return c == "" || c == DaemonComm || layout.IsUpstreamDaemon(pid)
+}
+
+// waitDaemonGone waits for an exited session's daemon to finish: it
+// lingers briefly to flush and clean up, and that cleanup must not run
+// after a removal or a new daemon's start on the same id.
+func waitDaemonGone(root, id string, wait time.Duration) error {
+	if pid := layout.ReadPid(root, id); pid > 0 {
+		// A foreign process under a reused pid is not ours to wait for.
+		if p, ok := procs.Lookup(pid); ok && !p.Zombie && isDaemon(pid) {
+			if !WaitGone(p, wait) {
+				return fmt.Errorf("Session %q: daemon did not exit within %v", id, wait)
+			}
+		}
+	}
+	return nil
 }

@@ -41,6 +41,11 @@ func Restart(ctx context.Context, root string, s layout.Session, env []string) e
 			return fmt.Errorf("Session %q: processes %s survived the kill; not restarted.", s.ID, FormatPids(res.Survivors))
 		}
 	}
+	// An exited session's daemon may still be in its short shutdown; a
+	// start now would find the id "already running".
+	if err := waitDaemonGone(root, s.ID, DaemonWait); err != nil {
+		return fmt.Errorf("%w; not restarted.", err)
+	}
 	// Re-read: the daemon recorded the exit and tags may have changed
 	// while it ran. An ephemeral session's record is gone; the one we
 	// were given has its settings.
