@@ -45,6 +45,11 @@ For a session that has ended, prints its last saved lines.`
 	if *follow && len(waits) > 0 {
 		cli.Fatalf("-f and --wait cannot be combined: use one")
 	}
+	if *follow && *plain {
+		// Following replays the session's own output, escape sequences
+		// and all, onto this terminal; there is no plain form of it.
+		cli.Fatalf("-f and --plain cannot be combined: -f replays the terminal output as is; for text, use --plain without -f (or --wait TEXT)")
+	}
 	for _, w := range waits {
 		if w == "" {
 			cli.Fatalf("--wait needs non-empty text")

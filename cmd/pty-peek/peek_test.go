@@ -124,3 +124,14 @@ func TestPeekFollowEndsWithExitCode(t *testing.T) {
 	}
 	_ = os.Stdout
 }
+
+// -f replays the terminal's output as is, so asking for it plain is a
+// mistake to report, not a flag to ignore.
+func TestPeekFollowPlainRefused(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "fp", "--", "sleep", "30")
+	r := testutil.Run(t, root, "peek", "-f", "--plain", "fp")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "-f and --plain cannot be combined") || r.Stdout != "" {
+		t.Errorf("code %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+}
