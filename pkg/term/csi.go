@@ -85,7 +85,11 @@ func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 		}
 	case 'X':
 		n := count(ps, 0)
-		s.eraseCells(s.y, s.x, s.x+n)
+		if s.x == 0 && n >= s.cols {
+			s.clearRow(s.y)
+		} else {
+			s.eraseCells(s.y, s.x, s.x+n)
+		}
 		s.wrapNext = false
 	case 'Z':
 		s.backTab(count(ps, 0))

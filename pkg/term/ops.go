@@ -450,7 +450,21 @@ func (s *Screen) eraseCells(y, from, to int) {
 	if to < s.cols && cells[to].Attr&AttrWideCont != 0 {
 		cells[to] = s.blankKeep(cells[to])
 	}
-	fill(cells[from:to], s.blank())
+	s.fillKeepUsed(cells, from, to, usedWidth(cells))
+}
+
+// fillKeepUsed erases cells[from:to]. Erased cells inside the row's
+// written extent (used, its usedWidth before the edit) become spaces
+// rather than empty cells, so the extent does not shrink: as in tmux
+// (whose cellused a partial erase does not reduce), reflow keeps the gap
+// instead of joining what followed it to what preceded it.
+func (s *Screen) fillKeepUsed(cells []Cell, from, to, used int) {
+	b := s.blank()
+	fill(cells[from:to], b)
+	if used > from {
+		b.R = ' '
+		fill(cells[from:min(to, used)], b)
+	}
 }
 
 func (s *Screen) eraseDisplay(mode int) {
@@ -461,7 +475,12 @@ func (s *Screen) eraseDisplay(mode int) {
 	}
 	switch mode {
 	case 0:
-		s.eraseCells(s.y, s.x, s.cols)
+		if s.x == 0 {
+			s.eraseRow(s.y)
+			s.unwrapAbove(s.y)
+		} else {
+			s.eraseCells(s.y, s.x, s.cols)
+		}
 		s.g.row(s.y).wrapped = false
 		for y := s.y + 1; y < s.rows; y++ {
 			s.eraseRow(y)
@@ -470,7 +489,14 @@ func (s *Screen) eraseDisplay(mode int) {
 		for y := 0; y < s.y; y++ {
 			s.eraseRow(y)
 		}
-		s.eraseCells(s.y, 0, s.x+1)
+		if s.y > 0 {
+			s.unwrapAbove(0)
+		}
+		if s.x >= s.cols-1 {
+			s.eraseRow(s.y)
+		} else {
+			s.eraseCells(s.y, 0, s.x+1)
+		}
 	case 2:
 		if !s.altActive && s.hist.max > 0 {
 			// Like tmux's scroll-on-clear: the cleared content stays
@@ -490,6 +516,7 @@ func (s *Screen) eraseDisplay(mode int) {
 		for y := 0; y < s.rows; y++ {
 			s.eraseRow(y)
 		}
+		s.unwrapAbove(0)
 	case 3:
 		s.hist.clear()
 	}
@@ -514,15 +541,50 @@ func (s *Screen) eraseRow(y int) {
 	ln.wrapped = false
 }
 
+// unwrapAbove ends the line that continued into row y, which was cleared
+// or had lines inserted or deleted at it: the row above (for the top row
+// of the main screen, the newest scrollback line) no longer wraps. tmux
+// does the same, and reflow joins rows by these flags.
+func (s *Screen) unwrapAbove(y int) {
+	if y > 0 {
+		s.g.row(y - 1).wrapped = false
+	} else if !s.altActive && s.hist.n > 0 {
+		s.hist.at(s.hist.n - 1).wrapped = false
+	}
+}
+
+// clearRow is an erase that covers the whole row (EL 2, EL 0 from the
+// first column, EL 1 from the last, ECH of the whole row). Like tmux, it
+// leaves a row that was never written to alone, unless it gets a colour.
+func (s *Screen) clearRow(y int) {
+	ln := s.g.row(y)
+	if s.pen.Bg == 0 && rowZero(ln.cells) {
+		return
+	}
+	s.eraseRow(y)
+	s.unwrapAbove(y)
+}
+
+// rowZero reports whether a row holds only never-written cells.
+func rowZero(cells []Cell) bool {
+	for i := range cells {
+		if cells[i] != (Cell{}) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s *Screen) eraseLine(mode int) {
-	switch mode {
-	case 0:
+	// Only erases of the whole row end the line it belongs to; erasing
+	// its tail keeps it wrapping into the next row, as in tmux.
+	switch {
+	case mode == 2, mode == 0 && s.x == 0, mode == 1 && s.x >= s.cols-1:
+		s.clearRow(s.y)
+	case mode == 0:
 		s.eraseCells(s.y, s.x, s.cols)
-		s.g.row(s.y).wrapped = false
-	case 1:
+	case mode == 1:
 		s.eraseCells(s.y, 0, s.x+1)
-	case 2:
-		s.eraseRow(s.y)
 	}
 	s.wrapNext = false
 }
@@ -558,8 +620,10 @@ func (s *Screen) deleteCells(n int) {
 	if x+n < s.cols && cells[x+n].Attr&AttrWideCont != 0 {
 		s.breakWide(cells, x+n)
 	}
+	used := usedWidth(cells)
 	copy(cells[x:], cells[x+n:])
-	fill(cells[s.cols-n:], s.blank())
+	// The written extent stays.
+	s.fillKeepUsed(cells, s.cols-n, s.cols, used)
 	s.wrapNext = false
 }
 
@@ -567,6 +631,7 @@ func (s *Screen) insertLines(n int) {
 	if s.y < s.top || s.y > s.bottom {
 		return
 	}
+	s.unwrapAbove(s.y)
 	s.scrollDown(s.y, s.bottom, n)
 	s.x = 0
 	s.wrapNext = false
@@ -578,6 +643,7 @@ func (s *Screen) deleteLines(n int) {
 	}
 	// Deleted lines are discarded, never pushed to the scrollback.
 	n = min(n, s.bottom-s.y+1)
+	s.unwrapAbove(s.y)
 	blank := s.blank()
 	g := s.g
 	for range n {
