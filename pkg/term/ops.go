@@ -450,21 +450,34 @@ func (s *Screen) eraseCells(y, from, to int) {
 	if to < s.cols && cells[to].Attr&AttrWideCont != 0 {
 		cells[to] = s.blankKeep(cells[to])
 	}
-	s.fillKeepUsed(cells, from, to, usedWidth(cells))
+	s.fillKeepUsed(cells, from, to)
 }
 
 // fillKeepUsed erases cells[from:to]. Erased cells inside the row's
-// written extent (used, its usedWidth before the edit) become spaces
-// rather than empty cells, so the extent does not shrink: as in tmux
-// (whose cellused a partial erase does not reduce), reflow keeps the gap
-// instead of joining what followed it to what preceded it.
-func (s *Screen) fillKeepUsed(cells []Cell, from, to, used int) {
+// written extent become spaces rather than empty cells, so the extent
+// (usedWidth) does not shrink: as in tmux (whose cellused a partial erase
+// does not reduce), reflow keeps the gap instead of joining what followed
+// it to what preceded it. TUIs erase line tails all the time, so this is
+// one pass from the end.
+func (s *Screen) fillKeepUsed(cells []Cell, from, to int) {
 	b := s.blank()
-	fill(cells[from:to], b)
-	if used > from {
-		b.R = ' '
-		fill(cells[from:min(to, used)], b)
+	end := from // cells[from:end] are inside the extent
+	if to < len(cells) && usedWidth(cells[to:]) > 0 {
+		end = to
+	} else {
+		// Scanning while erasing costs next to nothing; a separate
+		// scan doubled the cost of EL.
+		for i := to - 1; i >= from; i-- {
+			c := &cells[i]
+			if c.R != 0 || c.Attr&(AttrWide|AttrWideCont) != 0 {
+				end = i + 1
+				break
+			}
+			*c = b
+		}
 	}
+	b.R = ' '
+	fill(cells[from:end], b)
 }
 
 func (s *Screen) eraseDisplay(mode int) {
@@ -622,8 +635,13 @@ func (s *Screen) deleteCells(n int) {
 	}
 	used := usedWidth(cells)
 	copy(cells[x:], cells[x+n:])
-	// The written extent stays.
-	s.fillKeepUsed(cells, s.cols-n, s.cols, used)
+	fill(cells[s.cols-n:], s.blank())
+	if used > s.cols-n {
+		// The written extent stays, as in fillKeepUsed.
+		b := s.blank()
+		b.R = ' '
+		fill(cells[s.cols-n:used], b)
+	}
 	s.wrapNext = false
 }
 
