@@ -29,10 +29,17 @@
 //     the ring's origin and recycles the departing row, so scrolling never
 //     moves cell data. Scroll regions rotate row headers only.
 //   - Lines leaving the top of the main screen are encoded into a ring of
-//     compact scrollback lines: trailing blanks dropped, text kept as a
-//     UTF-8 string and styling as run lengths (absent for default-styled
-//     lines), in one allocation per line. 10,000 lines of 80-column text
-//     cost about 1.1 MB.
+//     compact scrollback lines: trailing never-written cells dropped, text
+//     kept as a UTF-8 string and styling as run lengths (absent for
+//     default-styled lines), in one allocation per line. 10,000 lines of
+//     80-column text cost about 1.1 MB. Lines keep their soft-wrap flag.
+//   - When the width changes, the main screen and its scrollback are
+//     reflowed as in tmux (reflow.go): rows joined by soft wraps are one
+//     logical line, split again at the new width, and the cursor stays on
+//     its character. The alternate screen is cut or extended; its program
+//     repaints it. Which rows are joined follows tmux too: a row's written
+//     extent survives erasing its tail (the erased cells become spaces)
+//     and erasing a whole row ends the line that wrapped into it.
 //   - Write has a fast path: runs of printable ASCII are stored straight
 //     into the current row with the current pen, and complete plain CSI
 //     sequences (the SGRs of coloured output) are decoded in place. Only
@@ -45,8 +52,13 @@
 // ED 0 from the home position) moves the screen into the scrollback like
 // tmux's scroll-on-clear; lines scrolled out of any scroll region on the
 // main screen are kept; a pending wrap survives LF; REP only repeats the
-// character immediately before it. The tests compare against tmux byte for
-// byte. Where tmux departs from xterm we follow xterm, because the bytes
+// character immediately before it; conjoining Hangul vowels and final
+// consonants have width 0 (glibc's wcwidth); a resize reflows. The tests
+// compare against tmux byte for byte, resizes included. Where tmux loses
+// text we do not follow it: it deletes rows below the cursor when the
+// screen gets shorter even if they hold text (we keep those and push rows
+// into the scrollback instead), and its reflow sometimes breaks a logical
+// line before a wide character. Where tmux departs from xterm we follow xterm, because the bytes
 // also reach the client's own (xterm-like) terminal and a later Redraw
 // must agree with what it showed: DEC line-drawing characters are stored
 // as their Unicode equivalents (tmux captures the raw letters); CHT is
