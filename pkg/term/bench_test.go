@@ -157,3 +157,19 @@ func BenchmarkFullScreenApp(b *testing.B) {
 	}
 	benchWrite(b, buf.Bytes())
 }
+
+// BenchmarkResizeReflow is one width change of a 50x200 session with a
+// full scrollback of coloured 200-column log lines (10,000 lines), which
+// are re-wrapped. Resizes are rare, but a window being dragged sends many.
+func BenchmarkResizeReflow(b *testing.B) {
+	s := New(50, 200, Options{})
+	s.Write(colouredLog(3 << 20))
+	if s.ScrollbackLen() < DefaultScrollback {
+		b.Fatalf("scrollback %d lines", s.ScrollbackLen())
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		s.Resize(50, 150+i%2*50)
+	}
+}

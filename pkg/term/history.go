@@ -1,6 +1,7 @@
 package term
 
 import (
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -205,28 +206,44 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 	if h.raw != nil {
 		return append(dst, *h.raw...)
 	}
-	left := 0
 	var st styleRun
 	text := h.data[:h.textLen]
 	off := len(text) // of the next style run
-	styled := off < len(h.data)
+	left := 1 << 30  // cells left in the current run
+	if off < len(h.data) {
+		left = 0
+	}
+	dst = slices.Grow(dst, len(text))
 	for i := 0; i < len(text); {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
+		for left <= 0 && off < len(h.data) {
+			st, off = h.run(off)
+			left = int(st.n)
 		}
+		// ASCII within the run, the bulk of any line, with field-wise
+		// stores (see writeASCII).
+		attrUL := (&Cell{Attr: st.attr, ul: st.ul}).attrUL()
+		n := len(dst)
+		for i < len(text) && left > 0 && text[i] < utf8.RuneSelf {
+			dst = append(dst, Cell{})
+			d := &dst[n]
+			d.R = rune(text[i])
+			d.Fg = st.fg
+			d.Bg = st.bg
+			d.setAttrUL(attrUL)
+			n++
+			i++
+			left--
+		}
+		if i >= len(text) || text[i] < utf8.RuneSelf || left <= 0 && off < len(h.data) {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 		w := 1
 		if r >= 0x300 {
 			w = runeWidth(r)
 		}
-		if styled {
-			for left <= 0 && off < len(h.data) {
-				st, off = h.run(off)
-				left = int(st.n)
-			}
-			left -= w
-		}
+		left -= w
 		if w == 2 {
 			dst = append(dst,
 				Cell{R: r, Fg: st.fg, Bg: st.bg, Attr: st.attr | AttrWide, ul: st.ul},

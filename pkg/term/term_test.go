@@ -3,6 +3,7 @@ package term
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -682,5 +683,50 @@ func TestClusterTableBounded(t *testing.T) {
 	s.Write([]byte(b.String()))
 	if len(s.clusters) > maxClusters {
 		t.Errorf("cluster table grew to %d", len(s.clusters))
+	}
+}
+
+// TestHistoryRoundTrip: a row encoded into the scrollback decodes to the
+// same cells, empty cells, written spaces, wide characters, pens and
+// underline colours included (reflow relies on it).
+func TestHistoryRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	s := New(1, 40, Options{})
+	pens := []Cell{{}, {Fg: BasicColor(1)}, {Bg: IndexedColor(200), Attr: AttrBold},
+		{Attr: Attr(0).withUnderline(UnderlineCurly), ul: s.ulIndex(RGBColor(1, 2, 3))}, {Fg: RGBColor(9, 9, 9), ul: s.ulIndex(IndexedColor(4))}}
+	for n := range 2000 {
+		cells := make([]Cell, 40)
+		for x := 0; x < len(cells); x++ {
+			pen := pens[rng.Intn(len(pens))]
+			switch k := rng.Intn(10); {
+			case k < 5:
+				pen.R = rune('a' + rng.Intn(26))
+			case k < 6:
+				pen.R = ' '
+			case k < 7:
+				pen.R = 'é'
+			case k < 8 && x+1 < len(cells):
+				pen.R = '中'
+				cells[x+1] = pen
+				cells[x+1].R = 0
+				cells[x+1].Attr |= AttrWideCont
+				pen.Attr |= AttrWide
+			default:
+				pen.R = 0
+			}
+			cells[x] = pen
+			if pen.Attr&AttrWide != 0 {
+				x++
+			}
+		}
+		h := s.encodeLine(cells, n%2 == 0)
+		got := h.appendCells(nil)
+		want := cells[:trimmedLen(cells)]
+		if h.raw != nil || h.wrapped != (n%2 == 0) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("row %d: raw %v\n got %+v\nwant %+v", n, h.raw != nil, got, want)
+		}
+		if used, all := h.widths(); used != usedWidth(want) || all != len(want) {
+			t.Fatalf("row %d: widths %d,%d, want %d,%d", n, used, all, usedWidth(want), len(want))
+		}
 	}
 }
