@@ -730,3 +730,53 @@ func TestHistoryRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// logicalLines is the text of the main screen and its scrollback as
+// logical lines (rows joined by soft wraps), without trailing blanks.
+func logicalLines(s *Screen) string {
+	var out []string
+	var cur strings.Builder
+	add := func(cells []Cell, wrapped bool) {
+		for _, c := range cells[:usedWidth(cells)] {
+			cur.WriteString(s.CellText(c))
+		}
+		if !wrapped {
+			out = append(out, strings.TrimRight(cur.String(), " "))
+			cur.Reset()
+		}
+	}
+	for i := 0; i < s.hist.n; i++ {
+		h := s.hist.at(i)
+		add(h.appendCells(nil), h.wrapped)
+	}
+	for y := 0; y < s.rows; y++ {
+		ln := s.main.row(y)
+		add(ln.cells, ln.wrapped && y < s.rows-1)
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
+}
+
+// TestReflowKeepsText: a resize only moves wrap points and the boundary
+// with the scrollback; the logical lines stay the same, however often it
+// happens.
+func TestReflowKeepsText(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for n := range 300 {
+		rows, cols := 2+rng.Intn(10), 2+rng.Intn(40)
+		s := New(rows, cols, Options{Scrollback: 100000})
+		s.Write(randomText(rng, 10+rng.Intn(150)))
+		want := logicalLines(s)
+		for range 4 {
+			r, c := s.Size()
+			if rng.Intn(2) == 0 {
+				s.Resize(r, 2+rng.Intn(40))
+			} else {
+				s.Resize(1+rng.Intn(12), 2+rng.Intn(40))
+			}
+			check(t, s)
+			if got := logicalLines(s); got != want {
+				t.Fatalf("case %d: %dx%d -> %dx%d changed the text:\n got %q\nwant %q", n, r, c, s.rows, s.cols, got, want)
+			}
+		}
+	}
+}
