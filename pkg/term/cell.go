@@ -112,11 +112,21 @@ const clusterBase = 0x110000
 // without limit; past it, combining marks are dropped.
 const maxClusters = 1 << 16
 
-// attrUL returns the cell's Attr (wide flags cleared) and underline colour
-// as one word, for setAttrUL: the printing loops store them with one write.
-func (c *Cell) attrUL() uint32 {
-	t := Cell{Attr: c.Attr & styleMask, ul: c.ul}
-	return *(*uint32)(unsafe.Pointer(&t.Attr))
+// littleEndian is fixed at init; packAttrUL follows the memory layout.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// packAttrUL returns an Attr and an underline colour index laid out as
+// Cell.Attr and Cell.ul are, for setAttrUL: the printing loops store both
+// with one write. It is computed in registers; going through memory
+// stalled store forwarding.
+func packAttrUL(a Attr, ul uint16) uint32 {
+	if littleEndian {
+		return uint32(a) | uint32(ul)<<16
+	}
+	return uint32(a)<<16 | uint32(ul)
 }
 
 func (c *Cell) setAttrUL(v uint32) { *(*uint32)(unsafe.Pointer(&c.Attr)) = v }

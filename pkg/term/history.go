@@ -221,7 +221,7 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 		}
 		// ASCII within the run, the bulk of any line, with field-wise
 		// stores (see writeASCII).
-		attrUL := (&Cell{Attr: st.attr, ul: st.ul}).attrUL()
+		attrUL := packAttrUL(st.attr, st.ul)
 		n := len(dst)
 		for i < len(text) && left > 0 && text[i] < utf8.RuneSelf {
 			dst = append(dst, Cell{})

@@ -26,7 +26,7 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		s.printASCII(p[i:j])
 		return j
 	}
-	fg, bg, attrUL := s.pen.Fg, s.pen.Bg, s.pen.attrUL()
+	fg, bg, attrUL := s.pen.Fg, s.pen.Bg, packAttrUL(s.pen.Attr&styleMask, s.pen.ul)
 	for {
 		if s.wrapNext {
 			s.wrap()
@@ -126,7 +126,7 @@ func (s *Screen) writeASCII(cells []Cell, x int, b []byte, tpl Cell) {
 	// on the stack stalls store forwarding and is several times slower.
 	dst := cells[x:end]
 	b = b[:len(dst)]
-	fg, bg, attrUL := tpl.Fg, tpl.Bg, tpl.attrUL()
+	fg, bg, attrUL := tpl.Fg, tpl.Bg, packAttrUL(tpl.Attr&styleMask, tpl.ul)
 	for i := range dst {
 		d := &dst[i]
 		d.R = rune(b[i])
@@ -189,12 +189,16 @@ func (s *Screen) printRune(r rune) {
 	if end < s.cols && cells[end].Attr&AttrWideCont != 0 {
 		cells[end] = s.blankKeep(cells[end])
 	}
-	attr := s.pen.Attr & styleMask
+	// Field-wise stores, as in writeASCII.
+	fg, bg, attr, ul := s.pen.Fg, s.pen.Bg, s.pen.Attr&styleMask, s.pen.ul
+	d := &cells[x]
+	d.R, d.Fg, d.Bg, d.ul = r, fg, bg, ul
 	if w == 2 {
-		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWide, ul: s.pen.ul}
-		cells[x+1] = Cell{Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr | AttrWideCont, ul: s.pen.ul}
+		d.Attr = attr | AttrWide
+		d = &cells[x+1]
+		d.R, d.Fg, d.Bg, d.Attr, d.ul = 0, fg, bg, attr|AttrWideCont, ul
 	} else {
-		cells[x] = Cell{R: r, Fg: s.pen.Fg, Bg: s.pen.Bg, Attr: attr, ul: s.pen.ul}
+		d.Attr = attr
 	}
 	if end >= s.cols {
 		s.x = s.cols - 1
