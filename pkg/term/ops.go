@@ -462,18 +462,25 @@ func (s *Screen) eraseCells(y, from, to int) {
 // (usedWidth) does not shrink: as in tmux (whose cellused a partial erase
 // does not reduce), reflow keeps the gap instead of joining what followed
 // it to what preceded it. TUIs erase line tails all the time, so this is
-// one pass from the end.
+// one pass from the end, and none on the alternate screen, which is never
+// reflowed.
 func (s *Screen) fillKeepUsed(cells []Cell, from, to int) {
 	b := s.blank()
+	if s.altActive {
+		fill(cells[from:to], b)
+		return
+	}
 	end := from // cells[from:end] are inside the extent
 	if to < len(cells) && usedWidth(cells[to:]) > 0 {
 		end = to
 	} else {
-		// Scanning while erasing costs next to nothing; a separate
-		// scan doubled the cost of EL.
+		// Scanning while erasing is cheap; a separate scan doubled
+		// the cost of EL. (A wide character's right half, R 0, is
+		// erased before its left half ends the scan; the extent is
+		// then one cell shorter, which does not matter.)
 		for i := to - 1; i >= from; i-- {
 			c := &cells[i]
-			if c.R != 0 || c.Attr&(AttrWide|AttrWideCont) != 0 {
+			if c.R != 0 {
 				end = i + 1
 				break
 			}
@@ -637,7 +644,10 @@ func (s *Screen) deleteCells(n int) {
 	if x+n < s.cols && cells[x+n].Attr&AttrWideCont != 0 {
 		s.breakWide(cells, x+n)
 	}
-	used := usedWidth(cells)
+	used := 0
+	if !s.altActive {
+		used = usedWidth(cells)
+	}
 	copy(cells[x:], cells[x+n:])
 	fill(cells[s.cols-n:], s.blank())
 	if used > s.cols-n {
