@@ -474,13 +474,11 @@ func (s *Screen) fillKeepUsed(cells []Cell, from, to int) {
 	if to < len(cells) && usedWidth(cells[to:]) > 0 {
 		end = to
 	} else {
-		// Scanning while erasing is cheap; a separate scan doubled
-		// the cost of EL. (A wide character's right half, R 0, is
-		// erased before its left half ends the scan; the extent is
-		// then one cell shorter, which does not matter.)
+		// Scanning while erasing costs little; a separate scan
+		// doubled the cost of EL.
 		for i := to - 1; i >= from; i-- {
 			c := &cells[i]
-			if c.R != 0 {
+			if c.R != 0 || c.Attr&AttrWideCont != 0 {
 				end = i + 1
 				break
 			}
