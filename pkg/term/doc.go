@@ -58,7 +58,9 @@
 // text we do not follow it: it deletes rows below the cursor when the
 // screen gets shorter even if they hold text (we keep those and push rows
 // into the scrollback instead), and its reflow sometimes breaks a logical
-// line before a wide character. Where tmux departs from xterm we follow xterm, because the bytes
+// line before a wide character. Nor do we copy how ICH and DCH stretch a
+// row's written extent to (nearly) the whole width in tmux, which makes a
+// narrower reflow add rows of blanks. Where tmux departs from xterm we follow xterm, because the bytes
 // also reach the client's own (xterm-like) terminal and a later Redraw
 // must agree with what it showed: DEC line-drawing characters are stored
 // as their Unicode equivalents (tmux captures the raw letters); CHT is
