@@ -23,9 +23,8 @@ func main() {
 (it never changes the session's size) until Ctrl+\ or the session ends.
 --wait TEXT (repeatable) waits until any TEXT is on the screen, then prints it.
 
---plain prints one line per row like "tmux capture-pane -p", except that
-blank rows at the bottom of the screen are left out; the coloured output
-prints every row, so it can be replayed onto a terminal as is.
+One line per row, like "tmux capture-pane -p" (-e without --plain), except
+that blank rows at the bottom of the screen are left out.
 
 For a session that has ended, prints its last saved lines.`
 	fs := c.Flags

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -86,12 +87,13 @@ func (d *Daemon) screenFor(c *client) []byte {
 		return d.screen.Redraw()
 	}
 	full := c.flags&proto.PeekFull != 0
+	// No trailing blank lines, as the original daemon sends it: its
+	// clients (peek, peek --wait) print the payload as is, and a screen
+	// with three lines of output should not print twenty blank ones.
 	if c.flags&proto.PeekPlain != 0 {
-		// No trailing blank lines, as the original daemon sends it: its
-		// clients (peek --plain, peek --wait) print the payload as is.
 		return []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
 	}
-	return d.screen.ANSI(full)
+	return bytes.TrimRight(d.screen.ANSI(full), "\n")
 }
 
 // writeLoop sends c's queue. It swaps the queue for a spare buffer under
@@ -323,10 +325,12 @@ type StatusConn struct {
 }
 
 type StatusModes struct {
-	SGRMouse           bool `json:"sgrMouse"`
-	CursorHidden       bool `json:"cursorHidden"`
-	KittyKeyboard      bool `json:"kittyKeyboard"`
-	KittyKeyboardFlags int  `json:"kittyKeyboardFlags"`
+	SGRMouse      bool `json:"sgrMouse"`
+	CursorHidden  bool `json:"cursorHidden"`
+	KittyKeyboard bool `json:"kittyKeyboard"`
+	// KittyKeyboardFlags is a stack, as the original sends it (its stats
+	// joins it); ours holds the flags in effect, or nothing.
+	KittyKeyboardFlags []int `json:"kittyKeyboardFlags"`
 }
 
 func (d *Daemon) status() []byte {
@@ -339,10 +343,15 @@ func (d *Daemon) status() []byte {
 	rows, cols := d.screen.Size()
 	y, x, _ := d.screen.Cursor()
 	s.Terminal = StatusTerminal{Cols: cols, Rows: rows, CursorX: x, CursorY: y,
-		ScrollbackUsed: d.screen.ScrollbackLen(), ScrollbackCapacity: rows + scrollback}
+		// Used counts the viewport's rows too, as the original does, so it
+		// reaches the capacity (rows + scrollback) when history is full.
+		ScrollbackUsed: d.screen.ScrollbackLen() + rows, ScrollbackCapacity: rows + scrollback}
 	md := d.screen.Modes()
 	s.Modes = StatusModes{SGRMouse: md.MouseSGR1006, CursorHidden: md.CursorHidden,
-		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: md.KittyKeyboardFlags}
+		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: []int{}}
+	if md.KittyKeyboardFlags != 0 {
+		s.Modes.KittyKeyboardFlags = []int{md.KittyKeyboardFlags}
+	}
 	s.Clients.Connections = []StatusConn{}
 	for c := range d.clients {
 		switch c.role {
@@ -365,7 +374,7 @@ func (d *Daemon) status() []byte {
 		s.Process.Resources = resourcesOf(d.child.Pid)
 	}
 	s.Daemon = StatusDaemon{Pid: os.Getpid(), Resources: resourcesOf(os.Getpid())}
-	s.Uptime = time.Since(d.started).Seconds()
+	s.Uptime = float64(int64(time.Since(d.started).Seconds())) // whole seconds, as the original
 	s.Created = d.created
 	b, _ := json.Marshal(s)
 	return b

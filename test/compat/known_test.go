@@ -9,10 +9,8 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 )
 
-// TestKnownDifferences checks the differences docs/compat.md lists as ours
-// to fix. Each subtest skips, naming the difference, while it is still
-// there, and passes once it is gone; then move its entry in docs/compat.md
-// to the verified list.
+// TestKnownDifferences pins differences the compatibility tests found and
+// we fixed (docs/compat.md): each subtest fails if one comes back.
 func TestKnownDifferences(t *testing.T) {
 	up := needUpstream(t)
 	t.Parallel()
@@ -31,7 +29,7 @@ func TestKnownDifferences(t *testing.T) {
 		// payload as is, followed by its terminal reset.
 		out, _, _ := strings.Cut(up.mustRun(t, root, "peek", "go5").Stdout, "\x1b[?1049l")
 		if n := len(out) - len(strings.TrimRight(out, "\n")); n > 0 {
-			t.Skipf("known difference: upstream peek of our daemon prints %d newlines after the screen, of its own none (docs/compat.md)", n)
+			t.Errorf("regression (docs/compat.md): upstream peek of our daemon prints %d newlines after the screen, of its own none (docs/compat.md)", n)
 		}
 	})
 
@@ -53,7 +51,7 @@ func TestKnownDifferences(t *testing.T) {
 
 	t.Run("stats-kitty-keyboard-flags", func(t *testing.T) {
 		if r := up.run(t, root, "stats", "go5"); r.Code != 0 {
-			t.Skipf("known difference: kittyKeyboardFlags is %v here, %v upstream; upstream stats of our daemon fails: %s",
+			t.Errorf("regression (docs/compat.md): kittyKeyboardFlags is %v here, %v upstream; upstream stats of our daemon fails: %s",
 				field(our, "modes", "kittyKeyboardFlags"), field(their, "modes", "kittyKeyboardFlags"), strings.TrimSpace(r.Stderr))
 		}
 	})
@@ -61,13 +59,13 @@ func TestKnownDifferences(t *testing.T) {
 	t.Run("stats-scrollback-used", func(t *testing.T) {
 		a, b := field(our, "terminal", "scrollbackUsed"), field(their, "terminal", "scrollbackUsed")
 		if a != b {
-			t.Skipf("known difference: scrollbackUsed is %v here, %v upstream for the same screen (upstream counts the viewport's rows too)", a, b)
+			t.Errorf("regression (docs/compat.md): scrollbackUsed is %v here, %v upstream for the same screen (upstream counts the viewport's rows too)", a, b)
 		}
 	})
 
 	t.Run("stats-uptime-whole-seconds", func(t *testing.T) {
 		if u, _ := field(our, "uptimeSeconds").(float64); u != math.Trunc(u) {
-			t.Skipf("known difference: uptimeSeconds is %v here, whole seconds upstream (its stats prints the fraction)", u)
+			t.Errorf("regression (docs/compat.md): uptimeSeconds is %v here, whole seconds upstream (its stats prints the fraction)", u)
 		}
 	})
 }
