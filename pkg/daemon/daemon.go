@@ -157,6 +157,9 @@ func Main(id string) int {
 	}
 	fmt.Fprintln(status, "ok")
 	status.Close()
+	// Durable now that the caller is not waiting: a permanent session's
+	// record must survive a power loss for gc to bring it back.
+	go layout.SyncFile(layout.PathsFor(d.root, d.id).Meta())
 	return d.Serve()
 }
 
@@ -283,13 +286,16 @@ func (d *Daemon) claim() error {
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
 		}
-		if err := layout.WriteFileAtomic(p.Pid(), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+		// No fsync for the pid file: after a crash it names nobody. The
+		// metadata's is deferred to just after readiness (Main), since
+		// fsyncs here would be most of a session's start-up time.
+		if err := layout.WriteFileAtomicNoSync(p.Pid(), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 			undo()
 			return err
 		}
 		d.created = layout.Now()
 		meta := d.initialMetadata()
-		if err := layout.WriteMetadata(d.root, d.id, meta); err != nil {
+		if err := layout.WriteMetadataNoSync(d.root, d.id, meta); err != nil {
 			undo()
 			return err
 		}
