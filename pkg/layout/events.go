@@ -55,7 +55,11 @@ const (
 )
 
 // EventLockWait is how long an event writer waits for a busy event lock.
-const EventLockWait = 5 * time.Second
+// Each holder keeps it for a write or two (with fsyncs, tens of
+// milliseconds on a busy disk), so a long queue of writers (20 scripts
+// tagging one session at once) can take seconds to drain; giving up
+// early would turn a slow update into a lost one.
+const EventLockWait = 30 * time.Second
 
 // Event is one line of the event log: {"session","type","ts",...payload}.
 type Event struct {

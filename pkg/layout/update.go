@@ -9,7 +9,7 @@ import (
 // MetaLockWait is how long a metadata change waits for a busy lock. Changes
 // hold it for a read, a small edit and a write, so a long wait means a
 // stuck or very slow writer.
-const MetaLockWait = 10 * time.Second
+const MetaLockWait = 30 * time.Second
 
 // ErrNoChange, returned by an Update callback, means nothing changed: no
 // write happens and no event is appended.
