@@ -1,10 +1,6 @@
 package term
 
-import (
-	"unsafe"
-
-	"github.com/mattn/go-runewidth"
-)
+import "unsafe"
 
 // Color is a cell colour. The top byte is the kind so that a colour set by
 // SGR 31 is re-emitted as 31 (and themed by the outer terminal) rather than
@@ -148,10 +144,6 @@ func isDefaultBlank(c Cell) bool {
 	return c.R|' ' == ' ' && c.Fg|c.Bg == 0 && c.Attr == 0 && c.ul == 0
 }
 
-// widthCond is read-only after package init. StrictEmojiNeutral selects the
-// precomputed lookup table and matches wcwidth(3) for ambiguous runes.
-var widthCond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
-
 func runeWidth(r rune) int {
 	if r < 0x300 {
 		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
@@ -168,7 +160,23 @@ func runeWidth(r rune) int {
 		// (glibc wcwidth, xterm.js, tmux); go-runewidth counts them 2.
 		return 0
 	}
-	return widthCond.RuneWidth(r)
+	return tableWidth(r)
+}
+
+//go:generate go run gen_width.go
+
+// tableWidth is go-runewidth's width of r (StrictEmojiNeutral, which
+// matches wcwidth(3) for ambiguous runes), from the 14 KB table
+// gen_width.go builds. go-runewidth itself fills a 2.2 MB table over all
+// of Unicode on its first lookup past U+02FF, which every session daemon
+// would pay the first time its child prints a box-drawing character.
+func tableWidth(r rune) int {
+	if r < 0 || r > 0x10ffff {
+		return 0
+	}
+	b := &widthBlocks[widthIndex[r>>widthBlockBits]]
+	i := r & (1<<widthBlockBits - 1)
+	return int(b[i>>2]>>(uint(i&3)*2)) & 3
 }
 
 // decGraphics maps 0x5f..0x7e to the DEC special graphics (line drawing)
