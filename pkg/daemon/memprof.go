@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"syscall"
@@ -34,6 +35,7 @@ func init() {
 			// compressor bigger than the daemon's own heap.
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
+			classes := memClasses()
 			if f, err := os.Create(path); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
 				f.Close()
@@ -46,9 +48,10 @@ func init() {
 				Goroutines                                            int
 				Mallocs, Frees                                        uint64
 				BySize                                                []string
+				Classes                                               map[string]uint64
 			}{ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.HeapSys,
 				ms.StackInuse, ms.StackSys, ms.MSpanInuse, ms.MSpanSys, ms.MCacheSys,
-				ms.BuckHashSys, ms.GCSys, ms.OtherSys, ms.Sys, ms.NumGC, runtime.NumGoroutine(), ms.Mallocs, ms.Frees, bySize(&ms)}, "", " ")
+				ms.BuckHashSys, ms.GCSys, ms.OtherSys, ms.Sys, ms.NumGC, runtime.NumGoroutine(), ms.Mallocs, ms.Frees, bySize(&ms), classes}, "", " ")
 			os.WriteFile(path+".stats.json", b, 0o600)
 		}
 	}()
@@ -60,6 +63,26 @@ func bySize(ms *runtime.MemStats) []string {
 	for _, b := range ms.BySize {
 		if n := b.Mallocs - b.Frees; n*uint64(b.Size) > 8<<10 {
 			out = append(out, strconv.Itoa(int(b.Size))+" x "+strconv.Itoa(int(n)))
+		}
+	}
+	return out
+}
+
+// memClasses is the runtime's own split of the memory it mapped
+// (/memory/classes/...), which names what MemStats lumps into GCSys and
+// OtherSys.
+func memClasses() map[string]uint64 {
+	var samples []metrics.Sample
+	for _, d := range metrics.All() {
+		if len(d.Name) > 16 && d.Name[:16] == "/memory/classes/" {
+			samples = append(samples, metrics.Sample{Name: d.Name})
+		}
+	}
+	metrics.Read(samples)
+	out := map[string]uint64{}
+	for _, s := range samples {
+		if s.Value.Kind() == metrics.KindUint64 {
+			out[s.Name[16:]] = s.Value.Uint64()
 		}
 	}
 	return out
