@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -293,5 +294,24 @@ func TestDetachMessageBelowScreen(t *testing.T) {
 	}
 	if one < 0 || two < 0 || det <= two {
 		t.Fatalf("after detach the terminal shows line-one at %d, line-two at %d, [detached] at %d:\n%s", one, two, det, scr.PlainText(true))
+	}
+}
+
+// Ctrl+\ becomes SIGQUIT whenever the terminal is not in raw mode (before
+// attach sets it, or between the picker and an attach); it must not kill
+// the client with a core dump. The session's own processes keep the
+// default disposition.
+func TestQuitSignalDoesNotKillAttach(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "q", "--", "sh", "-c", "echo ready; cat")
+	u := onTerminal(t, root, 24, 80, nil, "attach", "q")
+	u.waitFor(t, "ready")
+	u.cmd.Process.Signal(syscall.SIGQUIT)
+	u.write(t, "still-here\r")
+	u.waitFor(t, "still-here\r\nstill-here")
+	u.write(t, "\x1c")
+	u.waitFor(t, "[detached]")
+	if code := u.exit(t); code != 0 {
+		t.Fatalf("exit code %d after SIGQUIT and detach", code)
 	}
 }

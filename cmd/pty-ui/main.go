@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/ptyorg/pty/pkg/client"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -50,6 +51,9 @@ it. The picker refuses to run inside a session (PTY_SESSION is set) unless
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		cli.Fatalf("the picker needs a terminal: in scripts use 'pty list' and 'pty attach ID'")
 	}
+	// Ctrl+\ is the detach key: one pressed while the terminal is between
+	// the picker and an attach must not kill the picker with SIGQUIT.
+	client.IgnoreQuitKey()
 	root := cli.EnsureRoot()
 	cwd, err := os.Getwd()
 	if err != nil {

@@ -74,6 +74,7 @@ type frameOrErr struct {
 // baseline, live output, keyboard input, resize forwarding and the detach
 // key. It prints [detached] or [NAME exited with code N] itself.
 func Attach(c *Conn, o AttachOptions) (Result, error) {
+	IgnoreQuitKey()
 	in := o.In
 	isTTY := in != nil && term.IsTerminal(int(in.Fd()))
 	rows, cols := TermSize(o.OutFile, in)
@@ -237,3 +238,14 @@ func detachKeyLen(b []byte) int {
 
 // IsNotRunning reports whether err means the session's socket is gone.
 func IsNotRunning(err error) bool { return errors.Is(err, ErrNotRunning) }
+
+// IgnoreQuitKey keeps a stray Ctrl+\ from killing this process while its
+// terminal is not in raw mode (before raw mode is set, or while the picker
+// hands the terminal to an attach and back): the terminal turns the key
+// into SIGQUIT, whose default action is a core dump. The signal is caught
+// and dropped rather than ignored, so programs this process starts (a
+// session's daemon, and through it the user's shell) get the default
+// disposition back at exec.
+func IgnoreQuitKey() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGQUIT)
+}
