@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/ptyorg/pty/internal/textdist"
 	"io"
 	"os"
 	"path/filepath"
@@ -256,31 +257,11 @@ func suggest(sub string) []string {
 		if len(n) < 3 {
 			continue // short aliases match everything loosely
 		}
-		if levenshtein(sub, n) <= max(1, len(sub)/3) || (len(sub) >= 2 && strings.HasPrefix(n, sub)) {
+		if textdist.Levenshtein(sub, n) <= max(1, len(sub)/3) || (len(sub) >= 2 && strings.HasPrefix(n, sub)) {
 			out = append(out, n)
 		}
 	}
 	return out
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func fail(format string, args ...any) {

@@ -28,6 +28,7 @@ package ptyfile
 import (
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/internal/textdist"
 	"os"
 	"path/filepath"
 	"sort"
@@ -676,31 +677,11 @@ func tomlType(x any) string {
 func closest(s string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD {
+		if d := textdist.Levenshtein(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func copyMap(m map[string]string) map[string]string {
