@@ -356,6 +356,21 @@ func (e *env) rssWorkload() {
 	}
 	stopD()
 	fmt.Printf("  %-36s pty %6d KB   tmux %6d KB   dtach %6d KB   pty/tmux %.2f\n", "RSS", res["pty"], res["tmux"], res["dtach"], ratio(float64(res["pty"]), float64(res["tmux"])))
+
+	// Like for like: pty keeps 10,000 lines of history, tmux 2,000 by
+	// default. A fresh tmux server whose panes keep 10,000 lines too.
+	e.tmux("kill-server").Run()
+	e.tmux("new-session", "-d", "-s", "keeper", "sleep 1000").Run()
+	e.tmux("set-option", "-g", "history-limit", "10000").Run()
+	stopT = e.startSession("tmux", "rss2", script)
+	time.Sleep(2 * time.Second)
+	if out, err := e.tmux("display-message", "-p", "#{pid}").Output(); err == nil {
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+		res["tmux10k"] = rssKB(pid)
+	}
+	stopT()
+	e.tmux("kill-server").Run()
+	fmt.Printf("  %-36s pty %6d KB   tmux %6d KB                      pty/tmux %.2f\n", "RSS, both keeping 10,000 lines", res["pty"], res["tmux10k"], ratio(float64(res["pty"]), float64(res["tmux10k"])))
 }
 
 func rssKB(pid int) int {
