@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
@@ -20,81 +13,13 @@ import (
 	"github.com/ptyorg/pty/pkg/term"
 )
 
-// userTerm is a pty standing in for the user's terminal, with a pty
-// command running on it.
-type userTerm struct {
-	f    *os.File
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan struct{}
-	code int
-}
-
-func onTerminal(t *testing.T, root string, rows, cols int, env []string, args ...string) *userTerm {
+// onTerminal runs "pty args..." against root on a rows x cols terminal
+// standing in for the user's.
+func onTerminal(t *testing.T, root string, rows, cols int, env []string, args ...string) *testutil.Terminal {
 	t.Helper()
 	cmd := testutil.Command(t, root, "", args...)
 	cmd.Env = append(cmd.Env, env...)
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &userTerm{f: f, cmd: cmd, done: make(chan struct{})}
-	go func() {
-		b := make([]byte, 32<<10)
-		for {
-			n, err := f.Read(b)
-			u.mu.Lock()
-			u.out.Write(b[:n])
-			u.mu.Unlock()
-			if err != nil {
-				break
-			}
-		}
-	}()
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			u.code = ee.ExitCode()
-		}
-		close(u.done)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-u.done
-		f.Close()
-	})
-	return u
-}
-
-func (u *userTerm) output() string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.out.String()
-}
-
-func (u *userTerm) waitFor(t *testing.T, s string) {
-	t.Helper()
-	testutil.WaitFor(t, 10*time.Second, "terminal to show "+strings.TrimSpace(s), func() bool { return strings.Contains(u.output(), s) })
-}
-
-func (u *userTerm) write(t *testing.T, s string) {
-	t.Helper()
-	if _, err := u.f.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (u *userTerm) exit(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-u.done:
-		return u.code
-	case <-time.After(10 * time.Second):
-		t.Fatalf("command did not exit; output so far: %q", u.output())
-		return -1
-	}
+	return testutil.StartTerminal(t, cmd, rows, cols)
 }
 
 func status(t *testing.T, root, id string) map[string]any {
@@ -117,12 +42,12 @@ func TestAttachTypeEchoDetach(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "cat", "--", "sh", "-c", "echo ready; cat")
 	u := onTerminal(t, root, 24, 80, nil, "attach", "cat")
-	u.waitFor(t, "ready")
-	u.write(t, "ping-123\r")
-	u.waitFor(t, "ping-123\r\nping-123")
-	u.write(t, "\x1c")
-	u.waitFor(t, "[detached]")
-	if code := u.exit(t); code != 0 {
+	u.WaitOutput(t, "ready")
+	u.Write(t, "ping-123\r")
+	u.WaitOutput(t, "ping-123\r\nping-123")
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	if code := u.Exit(t); code != 0 {
 		t.Fatalf("detach exit code %d", code)
 	}
 	// The session is still there.
@@ -140,12 +65,12 @@ func TestDoubleCtrlBackslashIsSentThrough(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "raw", "--", "sh", "-c", "stty raw -echo; echo ready; cat -v")
 	u := onTerminal(t, root, 24, 80, nil, "attach", "raw")
-	u.waitFor(t, "ready")
-	u.write(t, "a\x1c\x1cb")
-	u.waitFor(t, `a^\b`)
-	u.write(t, "\x1c")
-	u.waitFor(t, "[detached]")
-	if code := u.exit(t); code != 0 {
+	u.WaitOutput(t, "ready")
+	u.Write(t, "a\x1c\x1cb")
+	u.WaitOutput(t, `a^\b`)
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	if code := u.Exit(t); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
 }
@@ -154,10 +79,10 @@ func TestAttachSeesExit(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "ex", "--", "sh", "-c", "echo ready; read x; exit 5")
 	u := onTerminal(t, root, 24, 80, nil, "a", "ex")
-	u.waitFor(t, "ready")
-	u.write(t, "\r")
-	u.waitFor(t, "[ex exited with code 5]")
-	if code := u.exit(t); code != 5 {
+	u.WaitOutput(t, "ready")
+	u.Write(t, "\r")
+	u.WaitOutput(t, "[ex exited with code 5]")
+	if code := u.Exit(t); code != 5 {
 		t.Fatalf("exit code %d, want 5", code)
 	}
 }
@@ -165,10 +90,10 @@ func TestAttachSeesExit(t *testing.T) {
 func TestRunAttachedThroughDispatcher(t *testing.T) {
 	root := testutil.Root(t)
 	u := onTerminal(t, root, 24, 80, nil, "run", "--id", "fg", "--", "sh", "-c", "echo in-session-$PTY_SESSION; read x; exit 3")
-	u.waitFor(t, "in-session-fg")
-	u.write(t, "\r")
-	u.waitFor(t, "[fg exited with code 3]")
-	if code := u.exit(t); code != 3 {
+	u.WaitOutput(t, "in-session-fg")
+	u.Write(t, "\r")
+	u.WaitOutput(t, "[fg exited with code 3]")
+	if code := u.Exit(t); code != 3 {
 		t.Fatalf("exit code %d, want 3", code)
 	}
 }
@@ -177,16 +102,16 @@ func TestSizeIsMinimumOfWriters(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "sz", "--", "sh", "-c", "echo ready; sleep 60")
 	a := onTerminal(t, root, 30, 100, nil, "attach", "sz")
-	a.waitFor(t, "ready")
+	a.WaitOutput(t, "ready")
 	b := onTerminal(t, root, 40, 90, nil, "attach", "sz")
-	b.waitFor(t, "ready")
+	b.WaitOutput(t, "ready")
 	testutil.WaitFor(t, 5*time.Second, "size 30x90", func() bool {
 		r, c := size(status(t, root, "sz"))
 		return r == 30 && c == 90
 	})
 	// A read-only follower never constrains the size.
 	f := onTerminal(t, root, 10, 20, nil, "peek", "-f", "sz")
-	f.waitFor(t, "ready")
+	f.WaitOutput(t, "ready")
 	st := status(t, root, "sz")
 	if r, c := size(st); r != 30 || c != 90 {
 		t.Errorf("with a 10x20 follower the size is %dx%d, want 30x90", r, c)
@@ -196,22 +121,20 @@ func TestSizeIsMinimumOfWriters(t *testing.T) {
 		t.Errorf("clients = %v", cl)
 	}
 	// When the smaller writer leaves, the size grows to the other's.
-	a.write(t, "\x1c")
-	a.waitFor(t, "[detached]")
+	a.Write(t, "\x1c")
+	a.WaitOutput(t, "[detached]")
 	testutil.WaitFor(t, 5*time.Second, "size 40x90", func() bool {
 		r, c := size(status(t, root, "sz"))
 		return r == 40 && c == 90
 	})
 	// The user resizes their terminal: attach forwards it.
-	if err := pty.Setsize(b.f, &pty.Winsize{Rows: 35, Cols: 85}); err != nil {
-		t.Fatal(err)
-	}
+	b.Resize(t, 35, 85)
 	testutil.WaitFor(t, 5*time.Second, "size 35x85 after SIGWINCH", func() bool {
 		r, c := size(status(t, root, "sz"))
 		return r == 35 && c == 85
 	})
-	f.write(t, "\x1c")
-	f.waitFor(t, "[detached]")
+	f.Write(t, "\x1c")
+	f.WaitOutput(t, "[detached]")
 }
 
 func TestDeadSessionPromptAndRestart(t *testing.T) {
@@ -244,14 +167,14 @@ func TestDeadSessionPromptAndRestart(t *testing.T) {
 		t.Errorf("prompt: %+v", r)
 	}
 	u := onTerminal(t, root, 24, 80, keep, "attach", "-r", "dead")
-	u.waitFor(t, "started-once")
+	u.WaitOutput(t, "started-once")
 	m, _ := layout.ReadMetadata(root, "dead")
 	if m.Exited() {
 		t.Errorf("restarted record still has an exit: %+v", m)
 	}
-	u.write(t, "\r")
-	u.waitFor(t, "[dead exited with code 2]")
-	if code := u.exit(t); code != 2 {
+	u.Write(t, "\r")
+	u.WaitOutput(t, "[dead exited with code 2]")
+	if code := u.Exit(t); code != 2 {
 		t.Errorf("exit code %d", code)
 	}
 }
@@ -274,12 +197,12 @@ func TestDetachMessageBelowScreen(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "w", "--", "sh", "-c", "echo line-one; echo line-two; cat")
 	u := onTerminal(t, root, 24, 80, nil, "attach", "w")
-	u.waitFor(t, "line-two")
-	u.write(t, "\x1c")
-	u.waitFor(t, "[detached]")
-	u.exit(t)
+	u.WaitOutput(t, "line-two")
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	u.Exit(t)
 	scr := term.New(24, 80, term.Options{})
-	scr.Write([]byte(u.output()))
+	scr.Write([]byte(u.Output()))
 	lines := strings.Split(scr.PlainText(true), "\n")
 	var one, two, det = -1, -1, -1
 	for i, l := range lines {
@@ -305,13 +228,13 @@ func TestQuitSignalDoesNotKillAttach(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "q", "--", "sh", "-c", "echo ready; cat")
 	u := onTerminal(t, root, 24, 80, nil, "attach", "q")
-	u.waitFor(t, "ready")
-	u.cmd.Process.Signal(syscall.SIGQUIT)
-	u.write(t, "still-here\r")
-	u.waitFor(t, "still-here\r\nstill-here")
-	u.write(t, "\x1c")
-	u.waitFor(t, "[detached]")
-	if code := u.exit(t); code != 0 {
+	u.WaitOutput(t, "ready")
+	u.Cmd.Process.Signal(syscall.SIGQUIT)
+	u.Write(t, "still-here\r")
+	u.WaitOutput(t, "still-here\r\nstill-here")
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	if code := u.Exit(t); code != 0 {
 		t.Fatalf("exit code %d after SIGQUIT and detach", code)
 	}
 }

@@ -10,17 +10,14 @@ package compat
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -148,14 +145,6 @@ var catProgram = []string{"sh", "-c", `printf '\033[1;31mREADY\033[0m plain\n'; 
 
 // plainLines is the screen text without trailing blank lines. The two
 // daemons differ there (see docs/compat.md), and nothing else may.
-func plainLines(s string) []string {
-	s = strings.TrimRight(s, "\n")
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return lines
-}
 
 // waitScreen polls peek (through the given runner) until its plain screen
 // is want.
@@ -164,129 +153,13 @@ func waitScreen(t *testing.T, peek func() testutil.Result, want []string, what s
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		r := peek()
-		if r.Code == 0 && strings.Join(plainLines(r.Stdout), "\n") == strings.Join(want, "\n") {
+		if r.Code == 0 && strings.Join(testutil.PlainLines(r.Stdout), "\n") == strings.Join(want, "\n") {
 			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: the screen is %q (exit %d, %s), want %q", what, r.Stdout, r.Code, strings.TrimSpace(r.Stderr), want)
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// userTerm is a creack/pty terminal standing in for the user's, running a
-// client (ours or upstream's) on it. Everything the client writes is fed
-// to an emulator, so the test sees the screen the user would.
-type userTerm struct {
-	f          *os.File
-	cmd        *exec.Cmd
-	rows, cols int
-	mu         sync.Mutex
-	raw        bytes.Buffer
-	screen     *term.Screen
-	done       chan struct{}
-	code       int
-}
-
-func startTerm(t *testing.T, cmd *exec.Cmd, rows, cols int) *userTerm {
-	t.Helper()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
-	if err != nil {
-		t.Fatalf("start %v on a terminal: %v", cmd.Args, err)
-	}
-	u := &userTerm{f: f, cmd: cmd, rows: rows, cols: cols,
-		screen: term.New(rows, cols, term.Options{}), done: make(chan struct{})}
-	go func() {
-		b := make([]byte, 32<<10)
-		for {
-			n, err := f.Read(b)
-			u.mu.Lock()
-			u.raw.Write(b[:n])
-			u.screen.Write(b[:n])
-			u.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	go func() {
-		err := cmd.Wait()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			u.code = ee.ExitCode()
-		}
-		close(u.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-u.done:
-		default:
-			cmd.Process.Kill()
-			<-u.done
-		}
-		f.Close()
-	})
-	return u
-}
-
-func (u *userTerm) output() string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.raw.String()
-}
-
-// lines is the emulated screen's text, trailing blanks dropped like
-// plainLines.
-func (u *userTerm) lines() []string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return plainLines(strings.Join(u.screen.Lines(false), "\n"))
-}
-
-// cell is one cell of the emulated screen.
-func (u *userTerm) cell(row, col int) term.Cell {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.screen.Cell(row, col)
-}
-
-func (u *userTerm) waitLines(t *testing.T, want []string, what string) {
-	t.Helper()
-	var got []string
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got = u.lines()
-		if strings.Join(got, "\n") == strings.Join(want, "\n") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the terminal shows\n%q\nwant\n%q\nraw output: %q", what, got, want, u.output())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (u *userTerm) waitOutput(t *testing.T, sub, what string) {
-	t.Helper()
-	testutil.WaitFor(t, 10*time.Second, what, func() bool { return strings.Contains(u.output(), sub) })
-}
-
-func (u *userTerm) write(t *testing.T, s string) {
-	t.Helper()
-	if _, err := u.f.Write([]byte(s)); err != nil {
-		t.Fatalf("type %q: %v", s, err)
-	}
-}
-
-// exit waits for the client to end and returns its exit code.
-func (u *userTerm) exit(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-u.done:
-		return u.code
-	case <-time.After(10 * time.Second):
-		t.Fatalf("%v did not exit; output: %q", u.cmd.Args, u.output())
-		return -1
 	}
 }
 

@@ -29,26 +29,26 @@ func TestExitWhileAttached(t *testing.T) {
 	up.start(t, root, "up3", append([]string{"--"}, exitProgram...)...)
 	for _, c := range []struct {
 		what, id string
-		client   func() *userTerm
+		client   func() *testutil.Terminal
 	}{
-		{"upstream attach on our daemon", "go3", func() *userTerm {
-			return startTerm(t, up.command(t, root, "attach", "go3"), 24, 80)
+		{"upstream attach on our daemon", "go3", func() *testutil.Terminal {
+			return testutil.StartTerminal(t, up.command(t, root, "attach", "go3"), 24, 80)
 		}},
-		{"our attach on upstream's daemon", "up3", func() *userTerm {
-			return startTerm(t, testutil.Command(t, root, "", "attach", "up3"), 24, 80)
+		{"our attach on upstream's daemon", "up3", func() *testutil.Terminal {
+			return testutil.StartTerminal(t, testutil.Command(t, root, "", "attach", "up3"), 24, 80)
 		}},
 	} {
 		u := c.client()
-		u.waitLines(t, []string{"READY"}, c.what)
-		u.write(t, "\r")
-		u.waitOutput(t, "["+c.id+" exited with code 3]", c.what+" to report the exit")
-		if code := u.exit(t); code != 3 {
+		u.WaitLines(t, []string{"READY"}, c.what)
+		u.Write(t, "\r")
+		u.WaitOutput(t, "["+c.id+" exited with code 3]")
+		if code := u.Exit(t); code != 3 {
 			t.Errorf("%s exited %d, want the session's 3", c.what, code)
 		}
 		// Upstream's daemon may send EXIT before the last output (see
 		// TestFollowUntilExit); ours must not.
-		if c.id == "go3" && !strings.Contains(u.output(), "bye") {
-			t.Errorf("%s missed the last output: %q", c.what, u.output())
+		if c.id == "go3" && !strings.Contains(u.Output(), "bye") {
+			t.Errorf("%s missed the last output: %q", c.what, u.Output())
 		}
 		our, their := sides(t, up, root)
 		for _, s := range []side{our, their} {
@@ -82,26 +82,26 @@ func TestFollowUntilExit(t *testing.T) {
 	for _, c := range []struct {
 		what, id       string
 		follower, send side
-		cmd            func() *userTerm
+		cmd            func() *testutil.Terminal
 	}{
-		{"upstream peek -f on our daemon", "go4", their, our, func() *userTerm {
-			return startTerm(t, up.command(t, root, "peek", "-f", "go4"), 24, 80)
+		{"upstream peek -f on our daemon", "go4", their, our, func() *testutil.Terminal {
+			return testutil.StartTerminal(t, up.command(t, root, "peek", "-f", "go4"), 24, 80)
 		}},
-		{"our peek -f on upstream's daemon", "up4", our, their, func() *userTerm {
-			return startTerm(t, testutil.Command(t, root, "", "peek", "-f", "up4"), 24, 80)
+		{"our peek -f on upstream's daemon", "up4", our, their, func() *testutil.Terminal {
+			return testutil.StartTerminal(t, testutil.Command(t, root, "", "peek", "-f", "up4"), 24, 80)
 		}},
 	} {
 		u := c.cmd()
-		u.waitOutput(t, "READY", c.what+" to print the baseline")
-		u.write(t, "ignored\r") // read-only: must not reach the program
+		u.WaitOutput(t, "READY")
+		u.Write(t, "ignored\r") // read-only: must not reach the program
 		if r := c.send.run(t, "send", c.id, "typed\r"); r.Code != 0 {
-			t.Fatalf("send: %+v; follower output %q; peek %+v; list %s", r, u.output(), ours(t, root, "peek", "--plain", c.id), ours(t, root, "list").Stdout)
+			t.Fatalf("send: %+v; follower output %q; peek %+v; list %s", r, u.Output(), ours(t, root, "peek", "--plain", c.id), ours(t, root, "list").Stdout)
 		}
-		u.waitOutput(t, "["+c.id+" exited with code 3]", c.what+" to report the exit")
-		if code := u.exit(t); code != 3 {
+		u.WaitOutput(t, "["+c.id+" exited with code 3]")
+		if code := u.Exit(t); code != 3 {
 			t.Errorf("%s exited %d, want the session's 3", c.what, code)
 		}
-		out := u.output()
+		out := u.Output()
 		if strings.Contains(out, "ignored") {
 			t.Errorf("%s: output %q: the follower's typing reached the program", c.what, out)
 		}

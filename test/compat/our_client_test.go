@@ -62,7 +62,7 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 			t.Errorf("our peek: plain starts with %q attr %v fg %v, want no attributes", c.R, c.Attr, c.Fg)
 		}
 		r = oursMust(t, root, "peek", "--plain", "--wait", "READY", "-t", "5", id)
-		if strings.Join(plainLines(r.Stdout), "\n") != "READY plain" {
+		if strings.Join(testutil.PlainLines(r.Stdout), "\n") != "READY plain" {
 			t.Errorf("our peek --wait: %q", r.Stdout)
 		}
 	})
@@ -156,19 +156,19 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 	})
 
 	t.Run("attach", func(t *testing.T) {
-		u := startTerm(t, testutil.Command(t, root, "", "attach", id), 20, 70)
-		u.waitLines(t, typed, "our attach redraws upstream's session")
-		if c := u.cell(0, 0); c.Attr&term.AttrBold == 0 || c.Fg != term.BasicColor(1) {
+		u := testutil.StartTerminal(t, testutil.Command(t, root, "", "attach", id), 20, 70)
+		u.WaitLines(t, typed, "our attach redraws upstream's session")
+		if c := u.Cell(0, 0); c.Attr&term.AttrBold == 0 || c.Fg != term.BasicColor(1) {
 			t.Errorf("our attach: cell 0,0 attr %v fg %v, want bold red", c.Attr, c.Fg)
 		}
 		testutil.WaitFor(t, 5*time.Second, "upstream's session to take our size", func() bool {
 			return strings.Contains(up.run(t, root, "stats", id).Stdout, "70x20")
 		})
-		u.write(t, "typed\r")
-		u.waitLines(t, append(append([]string{}, typed...), "typed", "typed"), "typing through our attach")
-		u.write(t, "\x1c")
-		u.waitOutput(t, "[detached]", "our attach to print [detached]")
-		if code := u.exit(t); code != 0 {
+		u.Write(t, "typed\r")
+		u.WaitLines(t, append(append([]string{}, typed...), "typed", "typed"), "typing through our attach")
+		u.Write(t, "\x1c")
+		u.WaitOutput(t, "[detached]")
+		if code := u.Exit(t); code != 0 {
 			t.Errorf("our attach exited %d after Ctrl+\\, want 0", code)
 		}
 		if l := parseList(t, "upstream", up.mustRun(t, root, "list", "--json").Stdout); l[id].Status != "running" {

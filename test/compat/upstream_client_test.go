@@ -164,19 +164,19 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 	t.Run("attach", func(t *testing.T) {
 		// A smaller terminal than the session's: the session must follow
 		// the client's ATTACH size while it is attached.
-		u := startTerm(t, up.command(t, root, "attach", id), 20, 70)
-		u.waitLines(t, typed, "upstream attach redraws our session")
-		if c := u.cell(0, 0); c.Attr&term.AttrBold == 0 || c.Fg != term.BasicColor(1) {
+		u := testutil.StartTerminal(t, up.command(t, root, "attach", id), 20, 70)
+		u.WaitLines(t, typed, "upstream attach redraws our session")
+		if c := u.Cell(0, 0); c.Attr&term.AttrBold == 0 || c.Fg != term.BasicColor(1) {
 			t.Errorf("upstream attach: cell 0,0 attr %v fg %v, want bold red", c.Attr, c.Fg)
 		}
 		testutil.WaitFor(t, 5*time.Second, "the session to take the client's size", func() bool {
 			return strings.Contains(ours(t, root, "stats", id).Stdout, "70x20")
 		})
-		u.write(t, "typed\r")
-		u.waitLines(t, append(append([]string{}, typed...), "typed", "typed"), "typing through upstream attach")
-		u.write(t, "\x1c")
-		u.waitOutput(t, "[detached]", "upstream attach to print [detached]")
-		if code := u.exit(t); code != 0 {
+		u.Write(t, "typed\r")
+		u.WaitLines(t, append(append([]string{}, typed...), "typed", "typed"), "typing through upstream attach")
+		u.Write(t, "\x1c")
+		u.WaitOutput(t, "[detached]")
+		if code := u.Exit(t); code != 0 {
 			t.Errorf("upstream attach exited %d after Ctrl+\\, want 0", code)
 		}
 		l := parseList(t, "our", oursMust(t, root, "list", "--json").Stdout)
