@@ -1,13 +1,9 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
@@ -89,40 +85,17 @@ func TestPeekFullAndDead(t *testing.T) {
 func TestPeekFollowEndsWithExitCode(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "fo", "--", "sh", "-c", "echo begin; read x; echo later-line; exit 6")
-	cmd := testutil.Command(t, root, "", "peek", "-f", "fo")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out strings.Builder
-	got := make(chan struct{})
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := f.Read(b)
-			out.Write(b[:n])
-			if err != nil {
-				close(got)
-				return
-			}
-		}
-	}()
+	u := testutil.StartTerminal(t, testutil.Command(t, root, "", "peek", "-f", "fo"), 24, 80)
 	testutil.WaitFor(t, 5*time.Second, "the follower", func() bool {
 		st, err := client.Status(root, "fo", time.Second)
 		return err == nil && strings.Contains(string(st), `"readOnly":1`)
 	})
 	client.Send(root, "fo", []byte("\r"))
-	werr := cmd.Wait()
-	<-got
-	code := 0
-	if ee, ok := werr.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+	code := u.Exit(t)
+	u.WaitOutput(t, "[fo exited with code 6]")
+	if code != 6 || !strings.Contains(u.Output(), "later-line") {
+		t.Fatalf("code %d output %q", code, u.Output())
 	}
-	if code != 6 || !strings.Contains(out.String(), "later-line") || !strings.Contains(out.String(), "[fo exited with code 6]") {
-		t.Fatalf("code %d output %q", code, out.String())
-	}
-	_ = os.Stdout
 }
 
 // -f replays the terminal's output as is, so asking for it plain is a
