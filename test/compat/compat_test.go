@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/term"
