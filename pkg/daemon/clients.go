@@ -11,9 +11,16 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
+
+// directMax bounds the queue flush may write from the caller's
+// goroutine: bigger ones (output bursts) go through the writer goroutine
+// so that the pump is back at the pty sooner.
+const directMax = 64 << 10
 
 func (d *Daemon) acceptLoop() {
 	for {
@@ -31,6 +38,7 @@ func (d *Daemon) acceptLoop() {
 			continue
 		}
 		c := &client{conn: conn, wake: make(chan struct{}, 1)}
+		c.raw, _ = conn.SyscallConn()
 		d.mu.Lock()
 		if d.clients == nil {
 			d.mu.Unlock()
@@ -52,10 +60,17 @@ func (d *Daemon) acceptLoop() {
 // directory's or the socket's mode is loosened by mistake.
 func PeerAllowed(peer, self int) bool { return peer == self }
 
-// enqueue appends a frame to c's queue. Called under d.mu; never blocks.
+// enqueue queues a frame for c and sends what it can at once (see
+// flush). Called under d.mu; never blocks.
+func (d *Daemon) enqueue(c *client, t proto.Type, payload []byte) {
+	d.queue(c, t, payload)
+	d.flush(c)
+}
+
+// queue appends a frame to c's queue. Called under d.mu; never blocks.
 // A queue that would pass MaxQueue is dropped and the client marked for a
 // fresh baseline, which its writer takes when it is ready for more.
-func (d *Daemon) enqueue(c *client, t proto.Type, payload []byte) {
+func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 	if c.closed || c.overflow {
 		return
 	}
@@ -70,6 +85,33 @@ func (d *Daemon) enqueue(c *client, t proto.Type, payload []byte) {
 	} else {
 		c.pending = proto.AppendFrame(c.pending, t, payload)
 	}
+}
+
+// flush hands c's queue to its writer goroutine, except that when the
+// writer holds nothing and the queue is small, it first makes one
+// non-blocking attempt to write the queue itself: a keystroke's echo or a
+// peek's screen then skips the writer's wake-up. The frames queued since
+// the last flush go out in one write, so a client that reads a baseline
+// also has the EXIT queued with it. Called under d.mu.
+func (d *Daemon) flush(c *client) {
+	if c.closed || (len(c.pending) == 0 && !c.overflow) {
+		return
+	}
+	if !c.busy && !c.overflow && len(c.pending) <= directMax && c.raw != nil {
+		n := 0
+		c.raw.Write(func(fd uintptr) bool {
+			var err error
+			n, err = unix.Write(int(fd), c.pending)
+			if err != nil || n < 0 {
+				n = 0 // EAGAIN, or a failure the writer will meet too
+			}
+			return true // never wait: the caller holds d.mu
+		})
+		c.pending = c.pending[:copy(c.pending, c.pending[n:])]
+		if len(c.pending) == 0 {
+			return
+		}
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -78,8 +120,8 @@ func (d *Daemon) enqueue(c *client, t proto.Type, payload []byte) {
 
 // baseline appends GEOMETRY and SCREEN for c's role. Called under d.mu.
 func (d *Daemon) baseline(c *client) {
-	d.enqueue(c, proto.Geometry, proto.Size(d.rows, d.cols))
-	d.enqueue(c, proto.Screen, d.screenFor(c))
+	d.queue(c, proto.Geometry, proto.Size(d.rows, d.cols))
+	d.queue(c, proto.Screen, d.screenFor(c))
 }
 
 func (d *Daemon) screenFor(c *client) []byte {
@@ -237,8 +279,9 @@ func (d *Daemon) sync(c *client) {
 	d.baseline(c)
 	c.live = true
 	if d.exited {
-		d.enqueue(c, proto.Exit, proto.ExitCode(d.exitCode))
+		d.queue(c, proto.Exit, proto.ExitCode(d.exitCode))
 	}
+	d.flush(c)
 }
 
 // renegotiate applies the geometry rule: rows and cols are each the
@@ -380,25 +423,46 @@ func (d *Daemon) status() []byte {
 	return b
 }
 
-// frameReader decodes client frames straight from the socket. Clients send
-// few, small frames, so it buffers nothing: an idle connection costs no
-// read buffer (proto.Reader keeps 64 KiB per connection).
+// frameReader decodes client frames from the socket. Clients send few,
+// small frames, so it keeps only a small buffer (proto.Reader keeps 64 KiB
+// per connection): enough that a keystroke's frame, header and payload,
+// takes one read.
 type frameReader struct {
-	r   io.Reader
-	hdr [proto.HeaderLen]byte
+	r        io.Reader
+	buf      [64]byte
+	off, end int
 }
 
 func (fr *frameReader) next() (proto.Frame, error) {
-	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
-		return proto.Frame{}, err
+	for fr.end-fr.off < proto.HeaderLen {
+		if fr.off > 0 {
+			fr.end = copy(fr.buf[:], fr.buf[fr.off:fr.end])
+			fr.off = 0
+		}
+		n, err := fr.r.Read(fr.buf[fr.end:])
+		fr.end += n
+		if err != nil && fr.end-fr.off < proto.HeaderLen {
+			if fr.end > 0 && err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return proto.Frame{}, err
+		}
 	}
-	n := binary.BigEndian.Uint32(fr.hdr[1:])
+	hdr := fr.buf[fr.off : fr.off+proto.HeaderLen]
+	fr.off += proto.HeaderLen
+	n := binary.BigEndian.Uint32(hdr[1:])
 	if n > proto.MaxPayload {
 		return proto.Frame{}, proto.ErrTooLarge
 	}
+	t := proto.Type(hdr[0])
 	p := make([]byte, n)
-	if _, err := io.ReadFull(fr.r, p); err != nil {
+	k := copy(p, fr.buf[fr.off:fr.end])
+	fr.off += k
+	if fr.off == fr.end {
+		fr.off, fr.end = 0, 0
+	}
+	if _, err := io.ReadFull(fr.r, p[k:]); err != nil {
 		return proto.Frame{}, io.ErrUnexpectedEOF
 	}
-	return proto.Frame{Type: proto.Type(fr.hdr[0]), Payload: p}, nil
+	return proto.Frame{Type: t, Payload: p}, nil
 }

@@ -44,6 +44,7 @@ const (
 	readBuf          = 16 << 10 // a pty read rarely returns more than 4 KiB
 	maxBacklog       = 4 << 20
 	emulateSlice     = 256 << 10
+	inlineMax        = 1 << 10 // see pump
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
 	killGrace        = 1500 * time.Millisecond
@@ -110,6 +111,7 @@ type Daemon struct {
 
 type client struct {
 	conn     *net.UnixConn
+	raw      syscall.RawConn
 	role     int
 	rows     int
 	cols     int
@@ -533,18 +535,26 @@ func (d *Daemon) reap() {
 	}
 }
 
-// pump is the hot path: pty → backlog → emulator → every live client's
-// queue. Reading and emulating run in two goroutines joined by a bounded
-// byte backlog, so the child's output drains from the pty while the
-// emulator works on the previous chunk (on two cores the two overlap
-// instead of adding up); a child that outruns the emulator by more than
-// maxBacklog waits, as it would on a real terminal.
+// pump is the hot path: pty → emulator → every live client's queue.
+//
+// Two goroutines share it. The reader drains the pty; when the emulator
+// is idle and the chunk is small (a keystroke's echo, a prompt), the
+// reader emulates and fans it out itself, which saves a goroutine
+// hand-off on the latency path. Otherwise it appends the chunk to a
+// bounded byte backlog for the emulating goroutine, so that under heavy
+// output the child's bytes keep draining from the pty while the previous
+// chunk is emulated (on two cores the two overlap instead of adding up);
+// a child that outruns the emulator by more than maxBacklog waits, as it
+// would on a real terminal. Bytes reach the emulator in order either way:
+// the reader only emulates itself when the backlog is empty and the
+// emulating goroutine holds nothing.
 func (d *Daemon) pump() {
 	var (
 		mu    sync.Mutex
 		cond  = sync.NewCond(&mu)
 		back  []byte
 		spare []byte
+		busy  bool // the emulating goroutine holds a batch
 		eof   bool
 	)
 	// On the heap: as a local the buffer would live on the goroutine's
@@ -557,12 +567,17 @@ func (d *Daemon) pump() {
 			if n > 0 {
 				d.noteOutput(n)
 				mu.Lock()
-				for len(back) >= maxBacklog {
-					cond.Wait()
+				if n <= inlineMax && len(back) == 0 && !busy {
+					mu.Unlock()
+					d.emulate(buf[:n])
+				} else {
+					for len(back) >= maxBacklog {
+						cond.Wait()
+					}
+					back = append(back, buf[:n]...)
+					mu.Unlock()
+					cond.Broadcast()
 				}
-				back = append(back, buf[:n]...)
-				mu.Unlock()
-				cond.Broadcast()
 			}
 			if err != nil {
 				mu.Lock()
@@ -586,27 +601,35 @@ func (d *Daemon) pump() {
 		b := back
 		back = spare[:0]
 		spare = nil
+		busy = true
 		mu.Unlock()
 		cond.Broadcast()
 		// Slices keep d.mu free for attaches between them.
-		for len(b) > 0 {
-			n := min(len(b), emulateSlice)
-			d.mu.Lock()
-			d.screen.Write(b[:n])
-			for c := range d.clients {
-				if c.live {
-					d.enqueue(c, proto.Data, b[:n])
-				}
-			}
-			d.mu.Unlock()
-			b = b[n:]
+		for rest := b; len(rest) > 0; {
+			n := min(len(rest), emulateSlice)
+			d.emulate(rest[:n])
+			rest = rest[n:]
 		}
 		mu.Lock()
+		busy = false
 		if cap(b) <= 64<<10 {
 			spare = b[:0] // bursts' big buffers go back to the GC
 		}
 		mu.Unlock()
 	}
+}
+
+// emulate feeds one chunk of output to the screen and to every live
+// client, under d.mu so that no attach falls between the two.
+func (d *Daemon) emulate(b []byte) {
+	d.mu.Lock()
+	d.screen.Write(b)
+	for c := range d.clients {
+		if c.live {
+			d.enqueue(c, proto.Data, b)
+		}
+	}
+	d.mu.Unlock()
 }
 
 // onReply sends the emulator's answer to a terminal query to the child,
