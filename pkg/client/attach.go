@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -98,27 +99,60 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		return Result{}, fmt.Errorf("attach: %w", err)
 	}
 
-	frames := make(chan frameOrErr, 16)
+	// The session's output is written to Out by the goroutine that reads
+	// it, and keys are sent by the goroutine that reads them: no hand-off
+	// through this loop on the way, which a keystroke's echo would pay
+	// twice. This loop only ends the attach. out guards Out, so nothing is
+	// written after finish.
+	var out struct {
+		sync.Mutex
+		done bool
+	}
+	write := func(b []byte) {
+		out.Lock()
+		if !out.done {
+			o.Out.Write(b)
+		}
+		out.Unlock()
+	}
+	ended := make(chan frameOrErr, 1)
 	go func() {
 		for {
 			f, err := c.Next()
-			frames <- frameOrErr{f, err}
 			if err != nil {
+				ended <- frameOrErr{err: err}
+				return
+			}
+			switch f.Type {
+			case proto.Data:
+				write(f.Payload)
+			case proto.Screen:
+				// A baseline may also be a resync after falling behind,
+				// when our terminal holds modes the session has since
+				// turned off: reset everything, then let the redraw set
+				// them.
+				write(append([]byte(ResetModes+"\x1b[H\x1b[2J"), f.Payload...))
+			case proto.Exit:
+				ended <- frameOrErr{f: f}
 				return
 			}
 		}
 	}()
-	keys := make(chan []byte, 16)
+	detach := make(chan struct{}, 1)
+	sendErr := make(chan error, 1)
 	if in != nil {
 		go func() {
+			k := keyReader{c: c, readOnly: o.ReadOnly, detach: detach}
+			b := make([]byte, 4096)
 			for {
-				b := make([]byte, 4096)
 				n, err := in.Read(b)
 				if n > 0 {
-					keys <- b[:n]
+					if werr := k.feed(b[:n]); werr != nil {
+						sendErr <- werr
+						return
+					}
 				}
 				if err != nil {
-					close(keys)
 					return
 				}
 			}
@@ -130,10 +164,9 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		defer signal.Stop(winch)
 	}
 
-	var detachTimer *time.Timer
-	pending := false
-	var detachC <-chan time.Time
 	finish := func(msg string) {
+		out.Lock()
+		out.done = true
 		// Resetting the scroll region and leaving the alternate screen
 		// move the cursor (to the top, or to where it was saved), so go
 		// to the bottom row before printing, as dtach does: the message
@@ -143,75 +176,22 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			term.Restore(int(in.Fd()), st)
 		}
 		io.WriteString(o.Out, "\r\n"+msg+"\r\n")
+		out.Unlock()
 	}
 	for {
 		select {
-		case fe := <-frames:
+		case fe := <-ended:
 			if fe.err != nil {
 				finish(fmt.Sprintf("[lost connection to %s]", o.Name))
 				return Result{}, fmt.Errorf("session %s: connection lost: %w", o.Name, fe.err)
 			}
-			switch fe.f.Type {
-			case proto.Data:
-				o.Out.Write(fe.f.Payload)
-			case proto.Screen:
-				var b bytes.Buffer
-				// A baseline may also be a resync after falling behind, when
-				// our terminal holds modes the session has since turned
-				// off: reset everything, then let the redraw set them.
-				b.WriteString(ResetModes + "\x1b[H\x1b[2J")
-				b.Write(fe.f.Payload)
-				o.Out.Write(b.Bytes())
-			case proto.Exit:
-				code := proto.ParseExitCode(fe.f.Payload)
-				finish(fmt.Sprintf("[%s exited with code %d]", o.Name, code))
-				return Result{Exited: true, Code: code}, nil
-			}
-		case b, ok := <-keys:
-			if !ok {
-				keys = nil
-				continue
-			}
-			// Walk the keys in order so a doubled Ctrl+\ lands between
-			// the bytes typed around it.
-			fwd := make([]byte, 0, len(b))
-			for i := 0; i < len(b); {
-				k := detachKeyLen(b[i:])
-				if k == 0 {
-					fwd = append(fwd, b[i])
-					i++
-					continue
-				}
-				i += k
-				if o.ReadOnly {
-					// Following read-only there is nothing to pass a
-					// second press to: stop at once.
-					c.Detach()
-					finish("[detached]")
-					return Result{Detached: true}, nil
-				}
-				if pending {
-					pending = false
-					fwd = append(fwd, DetachKey)
-				} else {
-					pending = true
-				}
-			}
-			if len(fwd) > 0 && !o.ReadOnly {
-				if err := c.WriteFrame(proto.Data, fwd); err != nil {
-					finish(fmt.Sprintf("[lost connection to %s]", o.Name))
-					return Result{}, err
-				}
-			}
-			switch {
-			case pending && detachTimer == nil:
-				detachTimer = time.NewTimer(DetachWindow)
-				detachC = detachTimer.C
-			case !pending && detachTimer != nil:
-				detachTimer.Stop()
-				detachTimer, detachC = nil, nil
-			}
-		case <-detachC:
+			code := proto.ParseExitCode(fe.f.Payload)
+			finish(fmt.Sprintf("[%s exited with code %d]", o.Name, code))
+			return Result{Exited: true, Code: code}, nil
+		case err := <-sendErr:
+			finish(fmt.Sprintf("[lost connection to %s]", o.Name))
+			return Result{}, err
+		case <-detach:
 			c.Detach()
 			finish("[detached]")
 			return Result{Detached: true}, nil
@@ -222,6 +202,78 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 				c.WriteFrame(proto.Resize, proto.Size(rows, cols))
 			}
 		}
+	}
+}
+
+// keyReader turns what the user types into DATA frames, minus the detach
+// key: a first Ctrl+\ arms a DetachWindow timer that detaches, a second
+// one within the window is sent through as a literal Ctrl+\. Read-only, a
+// single press detaches at once, since there is nothing to pass it to.
+type keyReader struct {
+	c        *Conn
+	readOnly bool
+	detach   chan<- struct{}
+
+	mu      sync.Mutex
+	pending bool
+	armed   uint64 // which press the running timer belongs to
+}
+
+func (k *keyReader) feed(b []byte) error {
+	// Walk the keys in order so a doubled Ctrl+\ lands between the bytes
+	// typed around it.
+	fwd := b[:0:0]
+	plain := true
+	for i := 0; i < len(b); {
+		n := detachKeyLen(b[i:])
+		if n == 0 {
+			if !plain {
+				fwd = append(fwd, b[i])
+			}
+			i++
+			continue
+		}
+		if plain {
+			fwd = append(fwd, b[:i]...)
+			plain = false
+		}
+		i += n
+		if k.readOnly {
+			k.fire()
+			return nil
+		}
+		k.mu.Lock()
+		if k.pending {
+			k.pending = false
+			fwd = append(fwd, DetachKey)
+		} else {
+			k.pending = true
+			k.armed++
+			armed := k.armed
+			time.AfterFunc(DetachWindow, func() {
+				k.mu.Lock()
+				fire := k.pending && k.armed == armed
+				k.mu.Unlock()
+				if fire {
+					k.fire()
+				}
+			})
+		}
+		k.mu.Unlock()
+	}
+	if plain {
+		fwd = b
+	}
+	if len(fwd) == 0 || k.readOnly {
+		return nil
+	}
+	return k.c.WriteFrame(proto.Data, fwd)
+}
+
+func (k *keyReader) fire() {
+	select {
+	case k.detach <- struct{}{}:
+	default:
 	}
 }
 
