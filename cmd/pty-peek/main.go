@@ -55,7 +55,6 @@ For a session that has ended, prints its last saved lines.`
 		}
 	}
 	root := cli.Root()
-	s := cli.Resolve(root, args[0])
 	var flags byte
 	if *plain {
 		flags |= proto.PeekPlain
@@ -63,6 +62,13 @@ For a session that has ended, prints its last saved lines.`
 	if *full {
 		flags |= proto.PeekFull
 	}
+	if len(waits) == 0 && !*follow {
+		if b, err := client.QuickPeek(root, args[0], flags, 10*time.Second); err == nil {
+			client.PrintScreen(os.Stdout, b, *plain)
+			return
+		}
+	}
+	s := cli.Resolve(root, args[0])
 
 	switch {
 	case len(waits) > 0:
@@ -91,7 +97,7 @@ For a session that has ended, prints its last saved lines.`
 		if err != nil {
 			os.Exit(printDead(reload(root, s)))
 		}
-		printScreen(snap.Screen, *plain)
+		client.PrintScreen(os.Stdout, snap.Screen, *plain)
 	}
 }
 
@@ -100,17 +106,6 @@ func reload(root string, s layout.Session) layout.Session {
 		return n
 	}
 	return s
-}
-
-func printScreen(b []byte, plain bool) {
-	out := string(b)
-	if plain {
-		out = strings.TrimRight(out, "\n")
-	}
-	if !strings.HasSuffix(out, "\n") {
-		out += "\n"
-	}
-	os.Stdout.WriteString(out)
 }
 
 // printDead prints what an ended session left behind.
@@ -192,7 +187,7 @@ func wait(root string, s layout.Session, waits []string, timeout time.Duration, 
 					snap = again
 				}
 			}
-			printScreen(snap.Screen, flags&proto.PeekPlain != 0)
+			client.PrintScreen(os.Stdout, snap.Screen, flags&proto.PeekPlain != 0)
 			return true, nil
 		}
 		return false, nil

@@ -108,3 +108,25 @@ func TestPeekFollowPlainRefused(t *testing.T) {
 		t.Errorf("code %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
+
+// The dispatcher answers "pty peek [--plain] [--full] ID" itself; every
+// other form goes to pty-peek, which resolves the reference. Both must
+// print the same screen.
+func TestPeekQuickAndResolvedAgree(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "qa", "--name", "label", "--rows", "6", "--cols", "30", "--",
+		"sh", "-c", `seq 1 12; printf '\033[31mred\033[0m plain'; sleep 60`)
+	testutil.WaitFor(t, 10*time.Second, "output", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "qa").Stdout, "red plain")
+	})
+	for _, flags := range [][]string{nil, {"--plain"}, {"--full"}, {"--plain", "--full"}} {
+		byID := testutil.MustRun(t, root, append(append([]string{"peek"}, flags...), "qa")...).Stdout
+		byName := testutil.MustRun(t, root, append(append([]string{"peek"}, flags...), "label")...).Stdout
+		if byID != byName || !strings.Contains(byID, "red") {
+			t.Errorf("peek %v: by id %q, by name %q", flags, byID, byName)
+		}
+	}
+	if r := testutil.Run(t, root, "peek", "--plain", "nosuch"); r.Code != 1 || !strings.Contains(r.Stderr, "nosuch") {
+		t.Errorf("unknown session: %+v", r)
+	}
+}

@@ -16,7 +16,11 @@ import (
 	"strings"
 	"syscall"
 
+	"time"
+
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // builtins lists the subcommands shipped with pty and their one-line
@@ -102,6 +106,9 @@ func dispatch(sub string, args []string) {
 	}
 	if strings.HasPrefix(sub, "-") {
 		fail("unknown flag %q: global flags are --root DIR, --help and --version (see 'pty help')", sub)
+	}
+	if sub == "peek" {
+		quickPeek(args)
 	}
 	path, err := find(sub)
 	if err != nil {
@@ -267,4 +274,40 @@ func suggest(sub string) []string {
 func fail(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "pty: "+format+"\n", args...)
 	os.Exit(1)
+}
+
+// quickPeek answers the plainest "pty peek [--plain] [--full] ID" of a
+// running session in this process and exits. It is the one exception to
+// exec'ing the subcommand: scripts and status bars run peek in loops, and
+// a second Go process start is most of its cost (about 1.2 ms of 3.5 ms
+// here, when tmux capture-pane takes 1.8 ms). Anything else, including
+// any failure, returns so that pty-peek runs as usual and gives the
+// answer or the error.
+func quickPeek(args []string) {
+	var flags byte
+	ref := ""
+	for _, a := range args {
+		switch {
+		case a == "--plain":
+			flags |= proto.PeekPlain
+		case a == "--full":
+			flags |= proto.PeekFull
+		case ref == "" && !strings.HasPrefix(a, "-"):
+			ref = a
+		default:
+			return
+		}
+	}
+	r, err := layout.ResolveRoot(os.Getenv)
+	if err != nil || len(r.Warnings) > 0 || ref == "" {
+		return
+	}
+	b, err := client.QuickPeek(r.Dir, ref, flags, 10*time.Second)
+	if err != nil {
+		return
+	}
+	if client.PrintScreen(os.Stdout, b, flags&proto.PeekPlain != 0) != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
