@@ -2,7 +2,9 @@
 // beside this executable first and then on $PATH, the way git finds its
 // commands; third-party pty-* plugins work the same way. It replaces itself
 // with that program (execve), so stdio, inherited descriptors, signals and
-// the exit status belong to the subcommand with nothing in between.
+// the exit status belong to the subcommand with nothing in between. The
+// one exception is the plainest peek of a running session, answered here
+// to save a process start (see quickPeek).
 package main
 
 import (
