@@ -118,14 +118,12 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	ended := make(chan frameOrErr, 1)
 	go func() {
 		for {
-			f, err := c.Next()
+			f, err := c.NextStreaming(write)
 			if err != nil {
 				ended <- frameOrErr{err: err}
 				return
 			}
 			switch f.Type {
-			case proto.Data:
-				write(f.Payload)
 			case proto.Screen:
 				// A baseline may also be a resync after falling behind,
 				// when our terminal holds modes the session has since

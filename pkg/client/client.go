@@ -51,6 +51,12 @@ func (c *Conn) WriteFrame(t proto.Type, p []byte) error {
 // Next reads the next frame.
 func (c *Conn) Next() (proto.Frame, error) { return c.r.Next() }
 
+// NextStreaming reads the next frame, handing a DATA payload to data in
+// pieces (see proto.Reader.NextStreaming).
+func (c *Conn) NextStreaming(data func([]byte)) (proto.Frame, error) {
+	return c.r.NextStreaming(data)
+}
+
 // Send types data into the session, in frames of at most 1 MiB.
 func (c *Conn) Send(data []byte) error {
 	for len(data) > 0 {

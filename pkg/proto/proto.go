@@ -120,6 +120,41 @@ func (r *Reader) Next() (Frame, error) {
 	return Frame{Type: Type(h[0]), Payload: p}, nil
 }
 
+// NextStreaming is Next, except that a DATA payload is not gathered into
+// one allocation: it is handed to data in pieces as they arrive, straight
+// from the read buffer (valid only during the call), and the frame
+// returned for it has no payload. An attached client copies a burst of
+// output to its terminal this way without allocating per frame.
+func (r *Reader) NextStreaming(data func([]byte)) (Frame, error) {
+	h, err := r.r.Peek(HeaderLen)
+	if err != nil {
+		if err == io.EOF && len(h) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return Frame{}, err
+	}
+	if Type(h[0]) != Data {
+		return r.Next()
+	}
+	n := int(binary.BigEndian.Uint32(h[1:]))
+	if n > MaxPayload {
+		return Frame{}, ErrTooLarge
+	}
+	r.r.Discard(HeaderLen)
+	for n > 0 {
+		if r.r.Buffered() == 0 {
+			if _, err := r.r.Peek(1); err != nil {
+				return Frame{}, io.ErrUnexpectedEOF
+			}
+		}
+		b, _ := r.r.Peek(min(n, r.r.Buffered()))
+		data(b)
+		r.r.Discard(len(b))
+		n -= len(b)
+	}
+	return Frame{Type: Data}, nil
+}
+
 // Size encodes rows and cols for ATTACH, RESIZE and GEOMETRY.
 func Size(rows, cols int) []byte {
 	var b [4]byte
