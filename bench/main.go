@@ -220,26 +220,23 @@ func (e *env) attachCmd(tool, id string) *exec.Cmd {
 
 func (e *env) startWorkload() {
 	fmt.Printf("\n== start a detached session until it is ready (median of %d) ==\n", e.n)
-	res := map[string]time.Duration{}
-	res["pty"] = median(e.n, func(i int) time.Duration {
+	// Taking turns, as in the keystroke workload.
+	samples := map[string][]time.Duration{}
+	for i := 0; i < e.n; i++ {
 		id := fmt.Sprintf("st%d", i)
-		t := timeCmd(e.ptyCmd("run", "-d", "--id", id, "--", "sleep", "1000"))
+		samples["pty"] = append(samples["pty"], timeCmd(e.ptyCmd("run", "-d", "--id", id, "--", "sleep", "1000")))
 		e.ptyCmd("kill", id).Run()
 		e.ptyCmd("rm", id).Run()
-		return t
-	})
-	res["tmux"] = median(e.n, func(i int) time.Duration {
-		id := fmt.Sprintf("st%d", i)
-		t := timeCmd(e.tmux("new-session", "-d", "-s", id, "sleep", "1000"))
+		samples["tmux"] = append(samples["tmux"], timeCmd(e.tmux("new-session", "-d", "-s", id, "sleep", "1000")))
 		e.tmux("kill-session", "-t", id).Run()
-		return t
-	})
-	res["dtach"] = median(e.n, func(i int) time.Duration {
-		sock := filepath.Join(e.work, fmt.Sprintf("st%d.dtach", i))
-		t := timeCmd(exec.Command("dtach", "-n", sock, "sleep", "1000"))
+		sock := filepath.Join(e.work, id+".dtach")
+		samples["dtach"] = append(samples["dtach"], timeCmd(exec.Command("dtach", "-n", sock, "sleep", "1000")))
 		exec.Command("pkill", "-f", sock).Run()
-		return t
-	})
+	}
+	res := map[string]time.Duration{}
+	for tool, ds := range samples {
+		res[tool] = medianOf(ds)
+	}
 	report("run -d / new-session -d / dtach -n", res)
 }
 
@@ -253,80 +250,116 @@ func (e *env) peekWorkload() {
 	stopT := e.startSession("tmux", "peek1", script)
 	defer stopT()
 	time.Sleep(300 * time.Millisecond)
-	res := map[string]time.Duration{}
-	res["pty"] = median(e.n, func(int) time.Duration { return timeCmd(e.ptyCmd("peek", "--plain", "peek1")) })
-	res["tmux"] = median(e.n, func(int) time.Duration { return timeCmd(e.tmux("capture-pane", "-p", "-t", "peek1")) })
+	// Taking turns, as in the keystroke workload.
+	var p, t []time.Duration
+	for i := 0; i < e.n; i++ {
+		p = append(p, timeCmd(e.ptyCmd("peek", "--plain", "peek1")))
+		t = append(t, timeCmd(e.tmux("capture-pane", "-p", "-t", "peek1")))
+	}
+	res := map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)}
 	report("peek --plain / capture-pane -p", res)
 }
 
 // --- key: a keystroke's round trip through an attached client ---
 
+// The tools take turns, one keystroke each, so a change in the machine's
+// load during the run weighs on all of them alike.
 func (e *env) keyWorkload() {
 	fmt.Printf("\n== keystroke round trip through an attached client (median of %d) ==\n", e.n)
-	res := map[string]time.Duration{}
-	for _, tool := range []string{"pty", "tmux", "dtach"} {
+	tools := []string{"pty", "tmux", "dtach"}
+	typers := map[string]*typer{}
+	for _, tool := range tools {
 		id := "key" + tool
 		stop := e.startSession(tool, id, "stty raw -echo; exec cat")
-		res[tool] = e.keyOnce(tool, id)
-		stop()
+		defer stop()
+		t, err := e.newTyper(tool, id)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: attach %s: %v\n", tool, err)
+			continue
+		}
+		defer t.close()
+		typers[tool] = t
+	}
+	samples := map[string][]time.Duration{}
+	for i := 0; i < e.n; i++ {
+		for _, tool := range tools {
+			if t := typers[tool]; t != nil {
+				samples[tool] = append(samples[tool], t.roundTrip(byte('a'+i%26)))
+			}
+		}
+	}
+	res := map[string]time.Duration{}
+	for tool, ds := range samples {
+		res[tool] = medianOf(ds)
 	}
 	report("type a key, see it echoed", res)
 }
 
-func (e *env) keyOnce(tool, id string) time.Duration {
+// typer is an attached client in a terminal of its own, whose echoes are
+// read back byte by byte.
+type typer struct {
+	c   *exec.Cmd
+	f   *os.File
+	got chan byte
+}
+
+func (e *env) newTyper(tool, id string) (*typer, error) {
 	c := e.attachCmd(tool, id)
 	f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 50, Cols: 200})
 	if err != nil {
-		return 0
+		return nil, err
 	}
-	defer func() { c.Process.Kill(); c.Wait(); f.Close() }()
-	got := make(chan byte, 4096)
+	t := &typer{c: c, f: f, got: make(chan byte, 4096)}
 	go func() {
 		buf := make([]byte, 4096)
 		for {
 			n, err := f.Read(buf)
 			for _, b := range buf[:n] {
-				got <- b
+				t.got <- b
 			}
 			if err != nil {
-				close(got)
+				close(t.got)
 				return
 			}
 		}
 	}()
-	drain := func(d time.Duration) {
-		t := time.After(d)
-		for {
-			select {
-			case <-got:
-			case <-t:
-				return
-			}
+	t.drain(500 * time.Millisecond)
+	return t, nil
+}
+
+func (t *typer) drain(d time.Duration) {
+	timeout := time.After(d)
+	for {
+		select {
+		case <-t.got:
+		case <-timeout:
+			return
 		}
 	}
-	drain(500 * time.Millisecond)
-	return median(e.n, func(i int) time.Duration {
-		k := byte('a' + i%26)
-		start := time.Now()
-		f.Write([]byte{k})
-		timeout := time.After(5 * time.Second)
-		for {
-			select {
-			case b, ok := <-got:
-				if !ok {
-					return 0
-				}
-				if b == k {
-					d := time.Since(start)
-					drain(20 * time.Millisecond)
-					return d
-				}
-			case <-timeout:
+}
+
+func (t *typer) roundTrip(k byte) time.Duration {
+	start := time.Now()
+	t.f.Write([]byte{k})
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case b, ok := <-t.got:
+			if !ok {
 				return 0
 			}
+			if b == k {
+				d := time.Since(start)
+				t.drain(20 * time.Millisecond)
+				return d
+			}
+		case <-timeout:
+			return 0
 		}
-	})
+	}
 }
+
+func (t *typer) close() { t.c.Process.Kill(); t.c.Wait(); t.f.Close() }
 
 // --- rss: memory of the terminal holder after 20,000 lines ---
 
@@ -397,11 +430,11 @@ func timeCmd(c *exec.Cmd) time.Duration {
 	return time.Since(start)
 }
 
-func median(n int, f func(i int) time.Duration) time.Duration {
-	ds := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		ds = append(ds, f(i))
+func medianOf(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
 	}
+	ds = append([]time.Duration(nil), ds...)
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	return ds[len(ds)/2]
 }
