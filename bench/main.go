@@ -29,16 +29,18 @@ import (
 
 type env struct {
 	bin, root, work, tmuxSock string
-	n                         int
+	n, rounds                 int
 }
 
 func main() {
 	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss")
 	n := flag.Int("n", 20, "repetitions for the latency workloads")
 	size := flag.Int("mib", 32, "MiB of output for the cat workload")
+	rounds := flag.Int("rounds", 3, "rounds of the cat workload")
 	flag.Parse()
 
 	e := setup(*n)
+	e.rounds = max(*rounds, 1)
 	defer e.cleanup()
 	run := func(name string, f func()) {
 		if *only == "" || *only == name {
@@ -122,11 +124,18 @@ func (e *env) catWorkload(mib int) {
 		if attached {
 			label = "one attached client"
 		}
-		res := map[string]time.Duration{}
-		for _, tool := range []string{"pty", "tmux", "dtach"} {
-			res[tool] = e.catOnce(tool, file, attached)
+		// Rounds in which the tools take turns; the median of each.
+		samples := map[string][]time.Duration{}
+		for r := 0; r < e.rounds; r++ {
+			for _, tool := range []string{"pty", "tmux", "dtach"} {
+				samples[tool] = append(samples[tool], e.catOnce(tool, file, attached))
+			}
 		}
-		report(label, res)
+		res := map[string]time.Duration{}
+		for tool, ds := range samples {
+			res[tool] = medianOf(ds)
+		}
+		report(fmt.Sprintf("%s (median of %d)", label, e.rounds), res)
 	}
 }
 
