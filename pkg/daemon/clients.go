@@ -11,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -101,8 +100,8 @@ func (d *Daemon) flush(c *client) {
 		n := 0
 		c.raw.Write(func(fd uintptr) bool {
 			var err error
-			n, err = unix.Write(int(fd), c.pending)
-			if err != nil || n < 0 {
+			n, err = rawio.Write(int(fd), c.pending)
+			if err != nil {
 				n = 0 // EAGAIN, or a failure the writer will meet too
 			}
 			return true // never wait: the caller holds d.mu
@@ -200,7 +199,12 @@ func (d *Daemon) drop(c *client) {
 
 func (d *Daemon) readLoop(c *client) {
 	defer d.drop(c)
-	r := frameReader{r: c.conn}
+	var r frameReader
+	if c.raw != nil {
+		r.r = rawio.Conn{RC: c.raw} // see rawio
+	} else {
+		r.r = c.conn
+	}
 	for {
 		f, err := r.next()
 		if err != nil {

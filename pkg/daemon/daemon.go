@@ -31,6 +31,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/spawn"
@@ -581,7 +582,7 @@ func (d *Daemon) pump() {
 			done := false
 			rerr := rc.Read(func(fd uintptr) bool {
 				for {
-					n, err := unix.Read(int(fd), buf)
+					n, err := rawio.Read(int(fd), buf)
 					if n > 0 {
 						d.noteOutput(n)
 						mu.Lock()
@@ -708,8 +709,31 @@ func (d *Daemon) replyLoop() {
 func (d *Daemon) writeInput(b []byte) error {
 	d.inputMu.Lock()
 	defer d.inputMu.Unlock()
-	_, err := d.ptmx.Write(b)
-	return err
+	rc, err := d.ptmx.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			n, err := rawio.Write(int(fd), b)
+			switch err {
+			case nil:
+				b = b[n:]
+			case unix.EINTR:
+			case unix.EAGAIN:
+				return false // the child is not reading: wait for room
+			default:
+				werr = err
+				return true
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return werr
 }
 
 // onEvent turns emulator events into event-log entries. Called under d.mu.

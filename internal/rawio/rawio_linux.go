@@ -1,0 +1,43 @@
+//go:build linux
+
+package rawio
+
+import (
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Read reads from a non-blocking descriptor.
+func Read(fd int, b []byte) (int, error) { return rw(unix.SYS_READ, fd, b) }
+
+// Write writes to a non-blocking descriptor.
+func Write(fd int, b []byte) (int, error) { return rw(unix.SYS_WRITE, fd, b) }
+
+func rw(trap uintptr, fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, e := syscall.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+// SendNow writes to a socket, blocking or not, without waiting: what the
+// socket cannot take at once is left (EAGAIN, or a short count).
+func SendNow(fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, e := syscall.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(p), uintptr(len(b)),
+		uintptr(unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}

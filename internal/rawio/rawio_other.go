@@ -1,0 +1,19 @@
+//go:build !linux
+
+package rawio
+
+import "golang.org/x/sys/unix"
+
+// Elsewhere these are ordinary system calls: the point of the package is
+// Linux's scheduling cost (see the package doc).
+
+// Read reads from a non-blocking descriptor.
+func Read(fd int, b []byte) (int, error) { return unix.Read(fd, b) }
+
+// Write writes to a non-blocking descriptor.
+func Write(fd int, b []byte) (int, error) { return unix.Write(fd, b) }
+
+// SendNow writes to a socket without waiting.
+func SendNow(fd int, b []byte) (int, error) {
+	return unix.SendmsgN(fd, b, nil, nil, unix.MSG_DONTWAIT)
+}
