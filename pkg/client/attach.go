@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/proto"
 )
 
@@ -89,6 +90,27 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		defer term.Restore(int(in.Fd()), st)
 	}
 
+	c.direct()
+	// The keyboard and the screen, as non-blocking descriptors of the
+	// same terminal on the runtime's poller, read and written with
+	// rawio: what a keystroke's echo costs is then a poller wake-up and
+	// two system calls, as in dtach. (A blocking read of stdin also woke
+	// the runtime's monitor thread on every keystroke.) Closing keysIn
+	// on return also ends the goroutine reading it.
+	var keysIn io.Reader = in
+	if isTTY {
+		if f, rc := reopenNonblock(in, os.O_RDONLY); f != nil {
+			defer f.Close()
+			keysIn = rawio.Conn{RC: rc}
+		}
+	}
+	screen := o.Out
+	if f, ok := o.Out.(*os.File); ok && o.OutFile == f && term.IsTerminal(int(f.Fd())) {
+		if g, rc := reopenNonblock(f, os.O_WRONLY); g != nil {
+			defer g.Close()
+			screen = rawio.Conn{RC: rc}
+		}
+	}
 	var err error
 	if o.ReadOnly {
 		err = c.WriteFrame(proto.Peek, []byte{o.PeekFlags})
@@ -111,7 +133,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	write := func(b []byte) {
 		out.Lock()
 		if !out.done {
-			o.Out.Write(b)
+			screen.Write(b)
 		}
 		out.Unlock()
 	}
@@ -143,7 +165,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			k := keyReader{c: c, readOnly: o.ReadOnly, detach: detach}
 			b := make([]byte, 4096)
 			for {
-				n, err := in.Read(b)
+				n, err := keysIn.Read(b)
 				if n > 0 {
 					if werr := k.feed(b[:n]); werr != nil {
 						sendErr <- werr

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
 
+	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -17,6 +19,7 @@ import (
 // Conn is one connection to a session's daemon.
 type Conn struct {
 	c   *net.UnixConn
+	w   io.Writer // c, or c through rawio after direct
 	r   *proto.Reader
 	wmu sync.Mutex
 }
@@ -32,7 +35,7 @@ func Dial(root, id string) (*Conn, error) {
 		return nil, fmt.Errorf("connect to session %s: %w: %v", id, ErrNotRunning, err)
 	}
 	uc := c.(*net.UnixConn)
-	return &Conn{c: uc, r: proto.NewReader(uc)}, nil
+	return &Conn{c: uc, w: uc, r: proto.NewReader(uc)}, nil
 }
 
 // Close closes the connection.
@@ -41,11 +44,27 @@ func (c *Conn) Close() error { return c.c.Close() }
 // Raw exposes the socket, for deadlines.
 func (c *Conn) Raw() *net.UnixConn { return c.c }
 
+// direct makes the connection read and write with rawio, for the
+// interactive attach, where every keystroke and its echo is a small
+// write and read on an otherwise idle process (see rawio for what that
+// spares). Nothing may be buffered yet; otherwise it does nothing.
+func (c *Conn) direct() {
+	if c.r.Buffered() > 0 {
+		return
+	}
+	sc, err := c.c.SyscallConn()
+	if err != nil {
+		return
+	}
+	c.w = rawio.Conn{RC: sc}
+	c.r = proto.NewReader(rawio.Conn{RC: sc})
+}
+
 // WriteFrame sends one frame; safe from several goroutines.
 func (c *Conn) WriteFrame(t proto.Type, p []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	return proto.WriteFrame(c.c, t, p)
+	return proto.WriteFrame(c.w, t, p)
 }
 
 // Next reads the next frame.

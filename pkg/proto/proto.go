@@ -99,6 +99,10 @@ type Reader struct {
 // NewReader wraps r.
 func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64<<10)} }
 
+// Buffered is how many bytes have been read from the stream but not yet
+// returned as frames.
+func (r *Reader) Buffered() int { return r.r.Buffered() }
+
 // Next reads the next frame. The payload is freshly allocated and owned by
 // the caller. io.EOF at a frame boundary; io.ErrUnexpectedEOF inside one.
 func (r *Reader) Next() (Frame, error) {
