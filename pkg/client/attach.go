@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -91,6 +92,11 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	}
 
 	c.direct()
+	// One P: attach is an I/O loop, and with a second, idle P the
+	// scheduler wakes a spare thread (a futex wake-up, an interrupt on
+	// another CPU) whenever a goroutine becomes runnable, several times
+	// per keystroke.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	// The keyboard and the screen, as non-blocking descriptors of the
 	// same terminal on the runtime's poller, read and written with
 	// rawio: what a keystroke's echo costs is then a poller wake-up and
