@@ -11,12 +11,12 @@
 package daemon
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -215,9 +215,23 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	return d, nil
 }
 
+// newGeneration mints the generation: 128 bits from the kernel, read
+// directly rather than through crypto/rand, whose FIPS module (DRBG, AES,
+// SHA-2/3) would be a megabyte of this long-lived process's resident
+// binary. It only has to be unique, so should the read fail the
+// runtime-seeded math/rand stands in.
 func newGeneration() string {
 	var b [16]byte
-	rand.Read(b[:])
+	f, err := os.Open("/dev/urandom")
+	if err == nil {
+		_, err = io.ReadFull(f, b[:])
+		f.Close()
+	}
+	if err != nil {
+		for i := range b {
+			b[i] = byte(mrand.Uint32())
+		}
+	}
 	return hex.EncodeToString(b[:])
 }
 
