@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -72,7 +71,7 @@ type Daemon struct {
 	started time.Time
 	reapEnv string
 
-	ln      *net.UnixListener
+	ln      *listener
 	sockIno uint64
 	ptmx    *os.File
 	child   *os.Process
@@ -109,7 +108,7 @@ type Daemon struct {
 }
 
 type client struct {
-	conn     *net.UnixConn
+	conn     *os.File
 	role     int
 	rows     int
 	cols     int
@@ -278,7 +277,7 @@ func (d *Daemon) claim() error {
 		os.Remove(p.Sock())
 		os.Remove(p.Pid())
 		old := unix.Umask(0o077)
-		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p.Sock(), Net: "unix"})
+		ln, err := listenUnix(p.Sock())
 		unix.Umask(old)
 		if err != nil {
 			if errors.Is(err, syscall.EADDRINUSE) {
@@ -286,7 +285,6 @@ func (d *Daemon) claim() error {
 			}
 			return fmt.Errorf("listen on %s: %w", p.Sock(), err)
 		}
-		ln.SetUnlinkOnClose(false)
 		os.Chmod(p.Sock(), 0o600)
 		d.ln = ln
 		var st unix.Stat_t

@@ -3,10 +3,10 @@
 package daemon
 
 import (
-	"net"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,7 +15,7 @@ import (
 // session in our tree, so a stop reaches them and we reap them.
 func becomeSubreaper() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
 
-func peerUID(c *net.UnixConn) (int, error) {
+func peerUID(c syscall.Conn) (int, error) {
 	sc, err := c.SyscallConn()
 	if err != nil {
 		return -1, err
