@@ -18,7 +18,6 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
@@ -431,24 +430,22 @@ func (d *Daemon) startChild() error {
 		return err
 	}
 	defer tty.Close()
-	cmd := &exec.Cmd{
-		Path:   d.cfg.Command,
-		Args:   append([]string{d.cfg.Command}, d.cfg.Args...),
-		Env:    ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.id, d.gen),
-		Dir:    d.cfg.Cwd,
-		Stdin:  tty,
-		Stdout: tty,
-		Stderr: tty,
+	// os.StartProcess rather than os/exec, whose Cmd machinery (pipes,
+	// contexts, path lookup) this needs none of and would keep resident.
+	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
+		Dir:   d.cfg.Cwd,
+		Env:   ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.id, d.gen),
+		Files: []*os.File{tty, tty, tty},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
-	}
-	if err := cmd.Start(); err != nil {
+		Sys: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+	})
+	if err != nil {
 		master.Close()
 		return err
 	}
 	d.ptmx = master
-	d.child = cmd.Process
+	d.child = child
 	return nil
 }
 
