@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -25,7 +24,7 @@ func (d *Daemon) acceptLoop() {
 	for {
 		conn, err := d.ln.AcceptUnix()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
+			if errors.Is(err, os.ErrClosed) {
 				return
 			}
 			time.Sleep(10 * time.Millisecond) // EMFILE and friends: back off, keep serving

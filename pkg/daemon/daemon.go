@@ -11,15 +11,13 @@
 package daemon
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
+	mrand "math/rand/v2"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
@@ -75,7 +73,7 @@ type Daemon struct {
 	started time.Time
 	reapEnv string
 
-	ln      *net.UnixListener
+	ln      *listener
 	sockIno uint64
 	ptmx    *os.File
 	child   *os.Process
@@ -112,7 +110,7 @@ type Daemon struct {
 }
 
 type client struct {
-	conn     *net.UnixConn
+	conn     *os.File
 	raw      syscall.RawConn
 	role     int
 	rows     int
@@ -219,9 +217,23 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	return d, nil
 }
 
+// newGeneration mints the generation: 128 bits from the kernel, read
+// directly rather than through crypto/rand, whose FIPS module (DRBG, AES,
+// SHA-2/3) would be a megabyte of this long-lived process's resident
+// binary. It only has to be unique, so should the read fail the
+// runtime-seeded math/rand stands in.
 func newGeneration() string {
 	var b [16]byte
-	rand.Read(b[:])
+	f, err := os.Open("/dev/urandom")
+	if err == nil {
+		_, err = io.ReadFull(f, b[:])
+		f.Close()
+	}
+	if err != nil {
+		for i := range b {
+			b[i] = byte(mrand.Uint32())
+		}
+	}
 	return hex.EncodeToString(b[:])
 }
 
@@ -268,7 +280,7 @@ func (d *Daemon) claim() error {
 		os.Remove(p.Sock())
 		os.Remove(p.Pid())
 		old := unix.Umask(0o077)
-		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p.Sock(), Net: "unix"})
+		ln, err := listenUnix(p.Sock())
 		unix.Umask(old)
 		if err != nil {
 			if errors.Is(err, syscall.EADDRINUSE) {
@@ -276,7 +288,6 @@ func (d *Daemon) claim() error {
 			}
 			return fmt.Errorf("listen on %s: %w", p.Sock(), err)
 		}
-		ln.SetUnlinkOnClose(false)
 		os.Chmod(p.Sock(), 0o600)
 		d.ln = ln
 		var st unix.Stat_t
@@ -423,24 +434,22 @@ func (d *Daemon) startChild() error {
 		return err
 	}
 	defer tty.Close()
-	cmd := &exec.Cmd{
-		Path:   d.cfg.Command,
-		Args:   append([]string{d.cfg.Command}, d.cfg.Args...),
-		Env:    ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.id, d.gen),
-		Dir:    d.cfg.Cwd,
-		Stdin:  tty,
-		Stdout: tty,
-		Stderr: tty,
+	// os.StartProcess rather than os/exec, whose Cmd machinery (pipes,
+	// contexts, path lookup) this needs none of and would keep resident.
+	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
+		Dir:   d.cfg.Cwd,
+		Env:   ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.id, d.gen),
+		Files: []*os.File{tty, tty, tty},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
-	}
-	if err := cmd.Start(); err != nil {
+		Sys: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+	})
+	if err != nil {
 		master.Close()
 		return err
 	}
 	d.ptmx = master
-	d.child = cmd.Process
+	d.child = child
 	return nil
 }
 

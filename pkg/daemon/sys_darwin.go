@@ -3,7 +3,7 @@
 package daemon
 
 import (
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,7 +12,7 @@ import (
 // group instead.
 func becomeSubreaper() {}
 
-func peerUID(c *net.UnixConn) (int, error) {
+func peerUID(c syscall.Conn) (int, error) {
 	sc, err := c.SyscallConn()
 	if err != nil {
 		return -1, err

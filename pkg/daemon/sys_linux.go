@@ -3,10 +3,10 @@
 package daemon
 
 import (
-	"net"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,7 +15,7 @@ import (
 // session in our tree, so a stop reaches them and we reap them.
 func becomeSubreaper() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) }
 
-func peerUID(c *net.UnixConn) (int, error) {
+func peerUID(c syscall.Conn) (int, error) {
 	sc, err := c.SyscallConn()
 	if err != nil {
 		return -1, err
@@ -37,13 +37,20 @@ func peerUID(c *net.UnixConn) (int, error) {
 
 // descendants lists every process below pid, from /proc's parent links.
 func descendants(pid int) []int {
-	ents, err := os.ReadDir("/proc")
+	// Names only, unsorted: os.ReadDir's sort would link a generic sort
+	// instantiation into the daemon for an order nobody needs.
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, err := dir.Readdirnames(-1)
+	dir.Close()
 	if err != nil {
 		return nil
 	}
 	kids := map[int][]int{}
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
+	for _, name := range names {
+		p, err := strconv.Atoi(name)
 		if err != nil {
 			continue
 		}

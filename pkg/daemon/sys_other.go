@@ -3,15 +3,15 @@
 package daemon
 
 import (
-	"net"
 	"os"
+	"syscall"
 )
 
 func becomeSubreaper() {}
 
 // peerUID: no portable peer-credential call here; the socket's 0600 mode
 // is the only check.
-func peerUID(c *net.UnixConn) (int, error) { return os.Getuid(), nil }
+func peerUID(c syscall.Conn) (int, error) { return os.Getuid(), nil }
 
 func descendants(pid int) []int { return nil }
 

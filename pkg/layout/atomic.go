@@ -1,9 +1,9 @@
 package layout
 
 import (
-	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -68,10 +68,16 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	return nil
 }
 
-// TempName returns a unique temporary sibling of path.
+// TempName returns a unique temporary sibling of path. The suffix only
+// has to differ between concurrent writers (O_EXCL catches the rest), so
+// the runtime-seeded math/rand does: crypto/rand would link the whole FIPS
+// module into every binary, the session daemon's included, for nothing.
 func TempName(path string) string {
 	var b [6]byte
-	rand.Read(b[:])
+	u := mrand.Uint64()
+	for i := range b {
+		b[i] = byte(u >> (8 * i))
+	}
 	return fmt.Sprintf("%s.tmp.%d.%s", path, os.Getpid(), hex.EncodeToString(b[:]))
 }
 

@@ -1,8 +1,8 @@
 package layout
 
 import (
-	"crypto/rand"
 	"fmt"
+	mrand "math/rand/v2"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -18,14 +18,14 @@ const MaxIDLen = 255
 const MaxDisplayName = 160
 
 // RandomID returns 8 characters from an alphabet without look-alikes
-// (no 0/o, 1/l/i), so ids can be read aloud and typed.
+// (no 0/o, 1/l/i), so ids can be read aloud and typed. An id is a name,
+// not a secret, and claiming one checks it is free: math/rand's
+// generator (ChaCha8, seeded by the runtime from the kernel) is enough and
+// keeps crypto/rand out of the binaries that link layout.
 func RandomID() string {
 	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand: %v", err)) // the kernel's RNG does not fail
-	}
 	for i := range b {
-		b[i] = idAlphabet[int(b[i])%len(idAlphabet)]
+		b[i] = idAlphabet[mrand.IntN(len(idAlphabet))]
 	}
 	return string(b[:])
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/ptyorg/pty/internal/testutil"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -247,5 +248,31 @@ func TestStaleLockReclaim(t *testing.T) {
 		t.Fatalf("lock of a holder that died: %v", err)
 	} else {
 		l.Release()
+	}
+}
+
+// Without a pid file, liveness falls back to the socket: a listener makes
+// the daemon alive, a socket file nobody listens on (a crash's debris)
+// does not.
+func TestDaemonAliveBySocket(t *testing.T) {
+	root := t.TempDir()
+	sock := PathsFor(root, "s").Sock()
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alive, pid := DaemonAlive(root, "s"); !alive || pid != 0 {
+		t.Errorf("listening socket: alive %v pid %d, want true 0", alive, pid)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	if _, err := os.Lstat(sock); err != nil {
+		t.Fatal(err)
+	}
+	if alive, _ := DaemonAlive(root, "s"); alive {
+		t.Error("socket nobody listens on: alive")
+	}
+	if alive, _ := DaemonAlive(root, "none"); alive {
+		t.Error("no socket: alive")
 	}
 }

@@ -1,0 +1,111 @@
+package daemon
+
+import (
+	"os"
+	"sync/atomic"
+	"syscall"
+)
+
+// listener is the session socket, served with bare syscalls on the
+// runtime poller instead of package net: net's listener is most of a
+// 200 KB package that would stay mapped, and so resident, for the whole
+// life of every session daemon. Accepted connections are plain *os.File
+// values, which read, write and close through the same poller as
+// net.Conn does.
+type listener struct {
+	f      *os.File
+	raw    syscall.RawConn
+	closed atomic.Bool
+}
+
+// listenUnix binds and listens on a unix socket at path.
+func listenUnix(path string) (*listener, error) {
+	fd, err := socketCloexec()
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "bind", Path: path, Err: err}
+	}
+	// The kernel caps the backlog at net.core.somaxconn, which is what
+	// package net asks for.
+	if err := syscall.Listen(fd, 1<<16-1); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("listen", err)
+	}
+	l := &listener{f: os.NewFile(uintptr(fd), path)}
+	if l.raw, err = l.f.SyscallConn(); err != nil {
+		l.f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// AcceptUnix waits for a connection. Once the listener is closed it
+// returns os.ErrClosed, the error acceptLoop stops on.
+func (l *listener) AcceptUnix() (*os.File, error) {
+	var nfd int
+	var aerr error
+	err := l.raw.Read(func(fd uintptr) bool {
+		nfd, aerr = acceptCloexec(int(fd))
+		return aerr != syscall.EAGAIN
+	})
+	switch {
+	case l.closed.Load():
+		if err == nil && aerr == nil {
+			syscall.Close(nfd)
+		}
+		return nil, os.ErrClosed
+	case err != nil:
+		return nil, err
+	case aerr != nil:
+		return nil, os.NewSyscallError("accept", aerr)
+	}
+	return os.NewFile(uintptr(nfd), "client"), nil
+}
+
+// Close stops accepting; the socket file stays, removeOwned deals with it.
+func (l *listener) Close() error {
+	l.closed.Store(true)
+	return l.f.Close()
+}
+
+// socketCloexec returns a non-blocking unix stream socket that no child
+// inherits. ForkLock keeps a concurrent exec from inheriting it before it
+// is marked, as package net does where SOCK_CLOEXEC is missing.
+func socketCloexec() (int, error) {
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return -1, err
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// acceptCloexec accepts one connection as a non-blocking descriptor no
+// child inherits.
+func acceptCloexec(fd int) (int, error) {
+	syscall.ForkLock.RLock()
+	nfd, _, err := syscall.Accept(fd)
+	if err == nil {
+		syscall.CloseOnExec(nfd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return -1, err
+	}
+	if err := syscall.SetNonblock(nfd, true); err != nil {
+		syscall.Close(nfd)
+		return -1, err
+	}
+	return nfd, nil
+}
