@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -236,5 +237,43 @@ func TestQuitSignalDoesNotKillAttach(t *testing.T) {
 	u.WaitOutput(t, "[detached]")
 	if code := u.Exit(t); code != 0 {
 		t.Fatalf("exit code %d after SIGQUIT and detach", code)
+	}
+}
+
+// A flood of output reaches the attached terminal as redraws, not byte
+// for byte, and ends with the session's exact screen; the live stream
+// then resumes.
+func TestFloodIsRedrawnNotForwarded(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "fl", "--rows", "10", "--cols", "40", "--",
+		"sh", "-c", "echo ready; read x; seq 1 400000; echo END-OF-FLOOD; cat")
+	u := onTerminal(t, root, 10, 40, nil, "attach", "fl")
+	u.WaitOutput(t, "ready")
+	u.Write(t, "\r")
+	testutil.WaitFor(t, 20*time.Second, "the end of the flood on the terminal", func() bool {
+		l := u.Lines()
+		return len(l) > 0 && l[len(l)-1] == "END-OF-FLOOD"
+	})
+	peek := testutil.PlainLines(testutil.MustRun(t, root, "peek", "--plain", "fl").Stdout)
+	u.WaitLines(t, peek, "after the flood")
+	const flood = 2_700_000 // bytes seq printed
+	if n := len(u.Output()); n > flood/2 {
+		t.Errorf("the terminal received %d bytes for a %d-byte flood: forwarded, not redrawn", n, flood)
+	}
+	// Typing right after a flood may still be redrawn (the flood ends
+	// with a quiet window); soon it comes through as DATA again.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		m := "typed" + strconv.Itoa(i)
+		u.Write(t, m+"\r")
+		testutil.WaitFor(t, 10*time.Second, m+" on the screen", func() bool {
+			return strings.Contains(strings.Join(u.Lines(), "\n"), m+"\n"+m)
+		})
+		if strings.Contains(u.Output(), m+"\r\n"+m) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("typing after the flood never came through as live output")
+		}
 	}
 }

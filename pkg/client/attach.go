@@ -157,7 +157,11 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 				// when our terminal holds modes the session has since
 				// turned off: reset everything, then let the redraw set
 				// them.
-				write(append([]byte(ResetModes+"\x1b[H\x1b[2J"), f.Payload...))
+				// Also the redraws of a flood (docs/protocol.md), a few
+				// dozen a second: inside a synchronized update, so a
+				// terminal that knows mode 2026 shows each one whole.
+				b := append([]byte("\x1b[?2026h"+ResetModes+"\x1b[H\x1b[2J"), f.Payload...)
+				write(append(b, "\x1b[?2026l"...))
 			case proto.Exit:
 				ended <- frameOrErr{f: f}
 				return

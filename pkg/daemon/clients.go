@@ -281,6 +281,7 @@ func (d *Daemon) sync(c *client) {
 	c.overflow = false
 	d.baseline(c)
 	c.live = true
+	c.stale = false
 	if d.exited {
 		d.queue(c, proto.Exit, proto.ExitCode(d.exitCode))
 	}

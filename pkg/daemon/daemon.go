@@ -43,7 +43,11 @@ const (
 	readBuf          = 16 << 10 // a pty read rarely returns more than 4 KiB
 	maxBacklog       = 4 << 20
 	emulateSlice     = 256 << 10
-	inlineMax        = 1 << 10 // see pump
+	inlineMax        = 1 << 10               // see pump
+	floodWindow      = 50 * time.Millisecond // see flooding
+	floodThreshold   = 256 << 10
+	floodKeep        = 64 << 10
+	floodRedraw      = 33 * time.Millisecond
 	handoffMin       = 64 << 10
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
@@ -88,6 +92,10 @@ type Daemon struct {
 	exitCode int
 	title    string
 	lastBell time.Time
+	// The output of the current flood window (see flooding).
+	floodStart time.Time
+	floodBytes int
+	flood      bool
 
 	inputMu    sync.Mutex
 	replies    chan []byte
@@ -122,7 +130,11 @@ type client struct {
 	overflow bool
 	busy     bool // the writer holds a batch
 	closed   bool
-	wake     chan struct{}
+	// stale: output went by without reaching the client (a flood); a
+	// redraw is due, and scheduled while redrawing.
+	stale     bool
+	redrawing bool
+	wake      chan struct{}
 }
 
 // Status is what the daemon writes on the readiness pipe.
@@ -679,16 +691,77 @@ func (d *Daemon) pump() {
 }
 
 // emulate feeds one chunk of output to the screen and to every live
-// client, under d.mu so that no attach falls between the two.
+// client, under d.mu so that no attach falls between the two. During a
+// flood (see flooding) clients get the screen redrawn every floodRedraw
+// instead of the bytes.
 func (d *Daemon) emulate(b []byte) {
 	d.mu.Lock()
 	d.screen.Write(b)
+	flood := d.flooding(len(b))
 	for c := range d.clients {
-		if c.live {
-			d.enqueue(c, proto.Data, b)
+		if !c.live {
+			continue
 		}
+		if flood || c.stale {
+			d.markStale(c)
+			continue
+		}
+		d.enqueue(c, proto.Data, b)
 	}
 	d.mu.Unlock()
+}
+
+// flooding adds n bytes of output to the current floodWindow and reports
+// whether the output is a flood: more than floodThreshold in a window, far
+// more than anyone reads, until a window with less than floodKeep. Then, as tmux does, clients are sent the screen
+// as it is a few dozen times a second rather than every byte: a terminal
+// need not render 32 MiB of cat, and the session drains at the speed of
+// the emulator instead of at the speed of the slowest terminal. (What
+// scrolled by is in the session's scrollback: pty peek --full.) Called
+// under d.mu.
+func (d *Daemon) flooding(n int) bool {
+	now := time.Now()
+	if el := now.Sub(d.floodStart); el > floodWindow {
+		// A flood goes on while every window has at least floodKeep:
+		// otherwise the first floodThreshold bytes of each window would
+		// still be forwarded.
+		if el > 2*floodWindow || d.floodBytes < floodKeep {
+			d.flood = false
+		}
+		d.floodStart, d.floodBytes = now, 0
+	}
+	d.floodBytes += n
+	if d.floodBytes > floodThreshold {
+		d.flood = true
+	}
+	return d.flood
+}
+
+// markStale notes that c missed output and schedules its redraw. Called
+// under d.mu.
+func (d *Daemon) markStale(c *client) {
+	c.stale = true
+	if c.redrawing {
+		return
+	}
+	c.redrawing = true
+	time.AfterFunc(floodRedraw, func() {
+		d.mu.Lock()
+		c.redrawing = false
+		d.redrawStale(c)
+		d.mu.Unlock()
+	})
+}
+
+// redrawStale sends a stale client a fresh baseline, from which the live
+// stream resumes. Called under d.mu.
+func (d *Daemon) redrawStale(c *client) {
+	if !c.stale || c.closed || !c.live {
+		return
+	}
+	c.stale = false
+	d.baseline(c)
+	d.flush(c)
 }
 
 // onReply sends the emulator's answer to a terminal query to the child,
@@ -917,6 +990,7 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.exitCode = code
 	lines := trimLines(d.screen.LastLines(lastLinesMax))
 	for c := range d.clients {
+		d.redrawStale(c) // the final screen before the EXIT
 		d.enqueue(c, proto.Exit, proto.ExitCode(code))
 	}
 	d.mu.Unlock()
