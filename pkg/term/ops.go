@@ -31,7 +31,8 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		if s.wrapNext {
 			s.wrap()
 		}
-		cells := s.g.row(s.y).cells
+		ln := s.g.row(s.y)
+		cells := ln.cells
 		x := s.x
 		// Overwriting half of a wide character blanks the other half.
 		if cells[x].Attr&AttrWideCont != 0 && x > 0 {
@@ -56,6 +57,7 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 			n++
 		}
 		end := x + n
+		ln.extend(end)
 		if end < len(cells) && cells[end].Attr&AttrWideCont != 0 {
 			cells[end] = s.blankKeep(cells[end])
 		}
@@ -89,20 +91,19 @@ func (s *Screen) printASCII(b []byte) {
 			s.wrap()
 		}
 		ln := s.g.row(s.y)
-		cells := ln.cells
 		x := s.x
 		n := min(len(b), s.cols-x)
 		if !s.modes.Autowrap && n < len(b) {
 			// Without autowrap everything past the margin lands on the
 			// last column; only the final byte survives.
 			if n > 1 {
-				s.writeASCII(cells, x, b[:n-1], tpl)
+				s.writeASCII(ln, x, b[:n-1], tpl)
 			}
-			s.writeASCII(cells, s.cols-1, b[len(b)-1:], tpl)
+			s.writeASCII(ln, s.cols-1, b[len(b)-1:], tpl)
 			s.x = s.cols - 1
 			return
 		}
-		s.writeASCII(cells, x, b[:n], tpl)
+		s.writeASCII(ln, x, b[:n], tpl)
 		b = b[n:]
 		if x+n >= s.cols {
 			s.x = s.cols - 1
@@ -113,8 +114,10 @@ func (s *Screen) printASCII(b []byte) {
 	}
 }
 
-func (s *Screen) writeASCII(cells []Cell, x int, b []byte, tpl Cell) {
+func (s *Screen) writeASCII(ln *line, x int, b []byte, tpl Cell) {
+	cells := ln.cells
 	end := x + len(b)
+	ln.extend(end)
 	// Overwriting half of a wide character blanks the other half.
 	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
 		cells[x-1] = s.blankKeep(cells[x-1])
@@ -176,9 +179,10 @@ func (s *Screen) printRune(r rune) {
 			s.x = s.cols - 2
 		}
 	}
-	cells := s.g.row(s.y).cells
+	ln := s.g.row(s.y)
+	cells := ln.cells
 	if s.modes.Insert {
-		s.insertCells(cells, s.x, w)
+		s.insertCells(ln, s.x, w)
 	}
 	x := s.x
 	s.splitWide(cells, x)
@@ -186,6 +190,7 @@ func (s *Screen) printRune(r rune) {
 		s.splitWide(cells, x+1)
 	}
 	end := x + w
+	ln.extend(end)
 	if end < s.cols && cells[end].Attr&AttrWideCont != 0 {
 		cells[end] = s.blankKeep(cells[end])
 	}
@@ -252,10 +257,12 @@ func (s *Screen) combine(r rune) {
 	if x < 0 {
 		return
 	}
-	cells := s.g.row(s.y).cells
+	ln := s.g.row(s.y)
+	cells := ln.cells
 	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
 		x--
 	}
+	ln.extend(x + 1)
 	c := &cells[x]
 	// A mark after a blank cell combines with a space, as in tmux.
 	base := s.CellText(*c)
@@ -358,10 +365,9 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 		for range n {
 			ln := g.row(0)
 			if keep {
-				s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
+				s.hist.push(s.encodeLine(ln.written(), ln.wrapped))
 			}
-			fill(ln.cells, blank)
-			ln.wrapped = false
+			ln.erase(blank)
 			g.top++
 			if g.top == len(g.lines) {
 				g.top = 0
@@ -372,13 +378,12 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 	for range n {
 		first := *g.row(top)
 		if keep {
-			s.hist.push(s.encodeLine(first.cells, first.wrapped))
+			s.hist.push(s.encodeLine(first.written(), first.wrapped))
 		}
 		for y := top; y < bottom; y++ {
 			*g.row(y) = *g.row(y + 1)
 		}
-		fill(first.cells, blank)
-		first.wrapped = false
+		first.erase(blank)
 		*g.row(bottom) = first
 	}
 }
@@ -395,8 +400,7 @@ func (s *Screen) scrollDown(top, bottom, n int) {
 		for y := bottom; y > top; y-- {
 			*g.row(y) = *g.row(y - 1)
 		}
-		fill(last.cells, blank)
-		last.wrapped = false
+		last.erase(blank)
 		*g.row(top) = last
 	}
 }
@@ -443,10 +447,14 @@ func (s *Screen) cursorDown(n int) {
 }
 
 func (s *Screen) eraseCells(y, from, to int) {
-	cells := s.g.row(y).cells
+	ln := s.g.row(y)
+	cells := ln.cells
 	from, to = max(from, 0), min(to, s.cols)
 	if from >= to {
 		return
+	}
+	if s.pen.Bg != 0 {
+		ln.extend(to)
 	}
 	if cells[from].Attr&AttrWideCont != 0 && from > 0 {
 		cells[from-1] = s.blankKeep(cells[from-1])
@@ -558,9 +566,7 @@ func rowUnused(cells []Cell) bool {
 }
 
 func (s *Screen) eraseRow(y int) {
-	ln := s.g.row(y)
-	fill(ln.cells, s.blank())
-	ln.wrapped = false
+	s.g.row(y).erase(s.blank())
 }
 
 // unwrapAbove ends the line that continued into row y, which was cleared
@@ -580,7 +586,7 @@ func (s *Screen) unwrapAbove(y int) {
 // leaves a row that was never written to alone, unless it gets a colour.
 func (s *Screen) clearRow(y int) {
 	ln := s.g.row(y)
-	if s.pen.Bg == 0 && rowZero(ln.cells) {
+	if s.pen.Bg == 0 && rowZero(ln.written()) {
 		return
 	}
 	s.eraseRow(y)
@@ -612,11 +618,13 @@ func (s *Screen) eraseLine(mode int) {
 }
 
 // insertCells shifts cells at x right by n within the row.
-func (s *Screen) insertCells(cells []Cell, x, n int) {
+func (s *Screen) insertCells(ln *line, x, n int) {
+	cells := ln.cells
 	n = min(n, s.cols-x)
 	if n <= 0 {
 		return
 	}
+	ln.touch()
 	if cells[x].Attr&AttrWideCont != 0 {
 		// The insertion splits a wide character.
 		s.breakWide(cells, x)
@@ -629,12 +637,14 @@ func (s *Screen) insertCells(cells []Cell, x, n int) {
 }
 
 func (s *Screen) deleteCells(n int) {
-	cells := s.g.row(s.y).cells
+	ln := s.g.row(s.y)
+	cells := ln.cells
 	x := s.x
 	n = min(n, s.cols-x)
 	if n <= 0 {
 		return
 	}
+	ln.touch()
 	// Only wide characters straddling an edge of the deleted span break.
 	if cells[x].Attr&AttrWideCont != 0 {
 		s.breakWide(cells, x)
@@ -681,8 +691,7 @@ func (s *Screen) deleteLines(n int) {
 		for y := s.y; y < s.bottom; y++ {
 			*g.row(y) = *g.row(y + 1)
 		}
-		fill(first.cells, blank)
-		first.wrapped = false
+		first.erase(blank)
 		*g.row(s.bottom) = first
 	}
 	s.x = 0
@@ -751,6 +760,7 @@ func (s *Screen) decaln() {
 	for y := 0; y < s.rows; y++ {
 		ln := s.g.row(y)
 		fill(ln.cells, Cell{R: 'E'})
+		ln.touch()
 		ln.wrapped = false
 	}
 	s.x, s.y = 0, 0
@@ -850,6 +860,7 @@ func (s *Screen) resizeCols(g *grid, cols int) {
 		}
 		dst.wrapped = src.wrapped && n == len(src.cells)
 	}
+	ng.retrim()
 	*g = ng
 }
 
@@ -918,5 +929,6 @@ func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
 		copy(ng.lines[y].cells, src.cells)
 		ng.lines[y].wrapped = src.wrapped
 	}
+	ng.retrim()
 	return ng, pull
 }

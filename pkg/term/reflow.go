@@ -249,6 +249,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 			r.hline[k].decode(ng.lines[k].cells)
 		}
 	}
+	ng.retrim()
 	s.main, s.hist = ng, r.hist
 	if curLine < top {
 		*cx, *cy = 0, 0

@@ -70,9 +70,41 @@ const (
 
 // line is one row of a grid. Rows of a grid share one allocation.
 type line struct {
-	cells   []Cell
+	cells []Cell
+	// used bounds the written part of the row: cells[used:] are all
+	// never-written (zero) cells. Scrolling a row out encodes and clears
+	// only cells[:used], which for log output is half a row or less; the
+	// printing paths raise it and everything else sets it to the full
+	// width (see touch).
+	used    int32
 	wrapped bool // the row continues on the next one (soft wrap)
 }
+
+// extend records that cells[:end] may have been written.
+func (ln *line) extend(end int) {
+	if int32(end) > ln.used {
+		ln.used = int32(end)
+	}
+}
+
+// touch records that any cell of the row may have been written, for the
+// rare operations not worth tracking precisely.
+func (ln *line) touch() { ln.used = int32(len(ln.cells)) }
+
+// erase fills the row with c and ends its soft wrap.
+func (ln *line) erase(c Cell) {
+	if c == (Cell{}) {
+		clear(ln.cells[:ln.used])
+		ln.used = 0
+	} else {
+		fill(ln.cells, c)
+		ln.touch()
+	}
+	ln.wrapped = false
+}
+
+// written returns the row's cells that may have been written.
+func (ln *line) written() []Cell { return ln.cells[:ln.used] }
 
 // grid is a screen-sized ring of rows: a full-screen scroll only advances
 // top, so scrolling never moves cell data.
@@ -88,6 +120,15 @@ func newGrid(rows, cols int) grid {
 		g.lines[i].cells = backing[i*cols : (i+1)*cols : (i+1)*cols]
 	}
 	return g
+}
+
+// retrim recomputes the rows' extents after cells were written directly
+// (resizing).
+func (g *grid) retrim() {
+	for i := range g.lines {
+		ln := &g.lines[i]
+		ln.used = int32(trimmedLen(ln.cells))
+	}
 }
 
 func (g *grid) row(y int) *line {
