@@ -86,6 +86,11 @@ func check(t *testing.T, s *Screen) {
 			if trimmedLen(ln.cells) > int(ln.used) {
 				t.Fatalf("row %d has cells written past its extent %d: %v", i, ln.used, ln.cells)
 			}
+			if g == &s.main && !ln.mixed {
+				if got, want := s.encodeRow(ln), s.encodeLine(ln.written(), ln.wrapped); got != want {
+					t.Fatalf("row %d: kept encoding %+v, want %+v", i, got, want)
+				}
+			}
 		}
 	}
 	for i := 0; i < rows; i++ {

@@ -166,17 +166,42 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	buf = out[:k]
 	runs = append(runs, cur)
 	h.textLen = int32(len(buf))
-	if len(runs) > 1 || runs[0] != (styleRun{n: runs[0].n}) {
-		for _, r := range runs {
-			if r.ul != 0 {
-				buf = appendRunUL(buf, r)
-				continue
-			}
-			buf = appendRun(buf, r)
-		}
-	}
+	buf = appendRuns(buf, runs)
 	h.data = string(buf)
 	s.scratch, s.scratchRuns = buf[:0], runs[:0]
+	return h
+}
+
+// appendRuns serialises the style runs of a line, none when the whole
+// line has the default pen.
+func appendRuns(buf []byte, runs []styleRun) []byte {
+	if len(runs) == 1 && runs[0].runPen == (runPen{}) {
+		return buf
+	}
+	for _, r := range runs {
+		if r.ul != 0 {
+			buf = appendRunUL(buf, r)
+			continue
+		}
+		buf = appendRun(buf, r)
+	}
+	return buf
+}
+
+// encodeRow is encodeLine for a row of the current grid.
+func (s *Screen) encodeRow(ln *line) histLine {
+	if ln.mixed {
+		return s.encodeLine(ln.written(), ln.wrapped)
+	}
+	// The row's encoding was kept up as it was printed.
+	h := histLine{wrapped: ln.wrapped, textLen: int32(len(ln.text))}
+	if len(ln.runs) == 1 && ln.runs[0].runPen == (runPen{}) {
+		h.data = string(ln.text)
+		return h
+	}
+	buf := appendRuns(append(s.scratch[:0], ln.text...), ln.runs)
+	h.data = string(buf)
+	s.scratch = buf[:0]
 	return h
 }
 

@@ -27,6 +27,7 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		return j
 	}
 	fg, bg, attrUL := s.pen.Fg, s.pen.Bg, packAttrUL(s.pen.Attr&styleMask, s.pen.ul)
+	pen := runPen{s.pen.Attr & styleMask, s.pen.ul, fg, bg}
 	for {
 		if s.wrapNext {
 			s.wrap()
@@ -57,7 +58,11 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 			n++
 		}
 		end := x + n
-		ln.extend(end)
+		if ln.mixed || s.altActive {
+			ln.extend(end)
+		} else {
+			ln.appendASCII(x, src[:n], pen)
+		}
 		if end < len(cells) && cells[end].Attr&AttrWideCont != 0 {
 			cells[end] = s.blankKeep(cells[end])
 		}
@@ -365,7 +370,7 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 		for range n {
 			ln := g.row(0)
 			if keep {
-				s.hist.push(s.encodeLine(ln.written(), ln.wrapped))
+				s.hist.push(s.encodeRow(ln))
 			}
 			ln.erase(blank)
 			g.top++
@@ -378,7 +383,7 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 	for range n {
 		first := *g.row(top)
 		if keep {
-			s.hist.push(s.encodeLine(first.written(), first.wrapped))
+			s.hist.push(s.encodeRow(&first))
 		}
 		for y := top; y < bottom; y++ {
 			*g.row(y) = *g.row(y + 1)
@@ -453,7 +458,15 @@ func (s *Screen) eraseCells(y, from, to int) {
 	if from >= to {
 		return
 	}
-	if s.pen.Bg != 0 {
+	if s.pen.Bg == 0 {
+		if from >= int(ln.used) {
+			// Erasing never-written cells with the default pen
+			// changes nothing, and this way EL at the end of a log
+			// line does not make the row mixed.
+			return
+		}
+		ln.mixed = true
+	} else {
 		ln.extend(to)
 	}
 	if cells[from].Attr&AttrWideCont != 0 && from > 0 {
@@ -539,8 +552,7 @@ func (s *Screen) eraseDisplay(mode int) {
 				}
 			}
 			for y := 0; y <= last; y++ {
-				ln := s.g.row(y)
-				s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
+				s.hist.push(s.encodeRow(s.g.row(y)))
 			}
 		}
 		for y := 0; y < s.rows; y++ {
@@ -911,8 +923,7 @@ func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
 	ng := newGrid(rows, s.cols)
 	if withHist {
 		for y := 0; y < shift; y++ {
-			ln := g.row(y)
-			s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
+			s.hist.push(s.encodeRow(g.row(y)))
 		}
 	}
 	pull := 0

@@ -87,6 +87,8 @@ func (r *reflower) slot() int {
 		if r.isH[k] {
 			r.hist.push(r.hline[k])
 		} else {
+			// Not encodeRow: the slots are written directly, so
+			// their extents and encodings are not kept up.
 			r.hist.push(r.s.encodeLine(ln.cells, ln.wrapped))
 		}
 	}

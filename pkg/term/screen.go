@@ -78,24 +78,65 @@ type line struct {
 	// width (see touch).
 	used    int32
 	wrapped bool // the row continues on the next one (soft wrap)
+	// mixed is set once the row is written other than by appending
+	// ASCII at its end. Until then text and runs are what encodeLine
+	// would make of cells[:used], kept up as the row is printed, so that
+	// scrolling a log line out costs a copy rather than a pass over its
+	// cells (see shadowLine).
+	mixed bool
+	text  []byte
+	runs  []styleRun
 }
 
-// extend records that cells[:end] may have been written.
+// extend records that cells[:end] may have been written, by anything but
+// appendASCII.
 func (ln *line) extend(end int) {
 	if int32(end) > ln.used {
 		ln.used = int32(end)
 	}
+	ln.mixed = true
 }
 
 // touch records that any cell of the row may have been written, for the
 // rare operations not worth tracking precisely.
-func (ln *line) touch() { ln.used = int32(len(ln.cells)) }
+func (ln *line) touch() {
+	ln.used = int32(len(ln.cells))
+	ln.mixed = true
+}
+
+// appendASCII records that the printable ASCII b was written at column x
+// with the pen (whose Attr has only style bits) while the row was not
+// mixed. Never-written cells between the end of the row and x are NULs
+// with the default pen in the encoding.
+func (ln *line) appendASCII(x int, b []byte, pen runPen) {
+	if gap := x - int(ln.used); gap != 0 {
+		if gap < 0 {
+			ln.extend(x + len(b))
+			return
+		}
+		ln.text = append(ln.text, make([]byte, gap)...)
+		ln.addRun(gap, runPen{})
+	}
+	ln.text = append(ln.text, b...)
+	ln.used = int32(x + len(b))
+	ln.addRun(len(b), pen)
+}
+
+func (ln *line) addRun(n int, pen runPen) {
+	if k := len(ln.runs) - 1; k >= 0 && ln.runs[k].runPen == pen {
+		ln.runs[k].n += uint16(n)
+		return
+	}
+	ln.runs = append(ln.runs, styleRun{runPen: pen, n: uint16(n)})
+}
 
 // erase fills the row with c and ends its soft wrap.
 func (ln *line) erase(c Cell) {
 	if c == (Cell{}) {
 		clear(ln.cells[:ln.used])
 		ln.used = 0
+		ln.mixed = false
+		ln.text, ln.runs = ln.text[:0], ln.runs[:0]
 	} else {
 		fill(ln.cells, c)
 		ln.touch()
@@ -128,6 +169,8 @@ func (g *grid) retrim() {
 	for i := range g.lines {
 		ln := &g.lines[i]
 		ln.used = int32(trimmedLen(ln.cells))
+		ln.mixed = ln.used > 0
+		ln.text, ln.runs = ln.text[:0], ln.runs[:0]
 	}
 }
 

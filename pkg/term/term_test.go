@@ -780,3 +780,56 @@ func TestReflowKeepsText(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptEncoding: the encoding kept up while a row is printed (for rows
+// that are not mixed) stores the same scrollback as encoding the cells.
+// The reference screen has every row marked mixed after each byte, so it
+// always encodes the cells.
+func TestKeptEncoding(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	// Mostly log output, which keeps rows unmixed, and now and then
+	// something that mixes them.
+	logPieces := []string{"\x1b[31m", "\x1b[0m", "\x1b[1;35m", "\x1b[38;5;208m", "\x1b[38;2;10;200;120m",
+		"\x1b[44m", "\x1b[4:3;58;5;9m", "\x1b[m", "\t", "\r\n", "\r\r\n", "\n", "\x1b[K", "\x1b[5G"}
+	others := []string{"\r", "\x1b[2K", "\x1b[1K", "\x1b[3C", "\x1b[2D", "\x1b[A", "\x1b[X", "\x1b[@", "\x1b[P",
+		"\x1b[L", "\x1b[M", "中", "é", "e\u0301", "\x1b(0q\x1b(B", "\x1b[4h", "\x1b[4l", "\x1b[?7l", "\x1b[?7h",
+		"\x1b[2;4r", "\x1b[r", "\x1b[S", "\x1b[T", "\x1bM", "\x1b[?1049h", "\x1b[?1049l", "\x1b[2J"}
+	var in []byte
+	for len(in) < 200000 {
+		switch rng.Intn(30) {
+		case 0:
+			in = append(in, others[rng.Intn(len(others))]...)
+			continue
+		case 1, 2, 3, 4, 5, 6, 7, 8, 9:
+			in = append(in, logPieces[rng.Intn(len(logPieces))]...)
+			continue
+		}
+		for n := rng.Intn(30); n > 0; n-- {
+			in = append(in, byte(' '+rng.Intn(95)))
+		}
+	}
+	s := New(6, 20, Options{Scrollback: 1000})
+	ref := New(6, 20, Options{Scrollback: 1000})
+	for p := in; len(p) > 0; {
+		n := min(len(p), 1+rng.Intn(64))
+		s.Write(p[:n])
+		check(t, s)
+		for _, b := range p[:n] {
+			ref.Write([]byte{b})
+			for _, g := range []*grid{&ref.main, &ref.alt} {
+				for i := range g.lines {
+					g.lines[i].mixed = true
+				}
+			}
+		}
+		p = p[n:]
+	}
+	if s.hist.n != ref.hist.n {
+		t.Fatalf("%d scrollback lines, want %d", s.hist.n, ref.hist.n)
+	}
+	for i := range s.hist.n {
+		if got, want := *s.hist.at(i), *ref.hist.at(i); !reflect.DeepEqual(got, want) {
+			t.Fatalf("scrollback line %d: %+v, want %+v", i, got, want)
+		}
+	}
+}
