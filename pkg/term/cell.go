@@ -125,6 +125,21 @@ func packAttrUL(a Attr, ul uint16) uint32 {
 	return uint32(a)<<16 | uint32(ul)
 }
 
+// cellWords returns c as the two machine words it occupies.
+func cellWords(c Cell) (uint64, uint64) {
+	w := (*[2]uint64)(unsafe.Pointer(&c))
+	return w[0], w[1]
+}
+
+// cellRUnit is the first word of a cell whose R is 1: R's place in the
+// word, whatever the byte order.
+func cellRUnit() uint64 {
+	if littleEndian {
+		return 1
+	}
+	return 1 << 32
+}
+
 func (c *Cell) setAttrUL(v uint32) { *(*uint32)(unsafe.Pointer(&c.Attr)) = v }
 
 // maxULColors bounds the table of underline colours; past it, new

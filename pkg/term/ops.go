@@ -1,5 +1,7 @@
 package term
 
+import "unsafe"
+
 // blank is the cell left behind by erase operations: xterm and tmux keep
 // the current background colour (BCE) but nothing else.
 func (s *Screen) blank() Cell { return Cell{Bg: s.pen.Bg} }
@@ -26,8 +28,8 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		s.printASCII(p[i:j])
 		return j
 	}
-	fg, bg, attrUL := s.pen.Fg, s.pen.Bg, packAttrUL(s.pen.Attr&styleMask, s.pen.ul)
-	pen := runPen{s.pen.Attr & styleMask, s.pen.ul, fg, bg}
+	pen := runPen{s.pen.Attr & styleMask, s.pen.ul, s.pen.Fg, s.pen.Bg}
+	w0, w1 := cellWords(Cell{Fg: pen.fg, Bg: pen.bg, Attr: pen.attr, ul: pen.ul})
 	for {
 		if s.wrapNext {
 			s.wrap()
@@ -42,21 +44,7 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		lim := min(len(p)-i, len(cells)-x)
 		dst := cells[x : x+lim]
 		src := p[i : i+lim]
-		n := 0
-		for n < len(src) {
-			c := src[n]
-			if c < 0x20 || c >= 0x7f {
-				break
-			}
-			// Field-wise stores: copying a whole template Cell after
-			// patching R stalls store forwarding.
-			d := &dst[n]
-			d.R = rune(c)
-			d.Fg = fg
-			d.Bg = bg
-			d.setAttrUL(attrUL)
-			n++
-		}
+		n := storeASCII(dst, src, w0, w1)
 		end := x + n
 		if ln.mixed || s.altActive {
 			ln.extend(end)
@@ -78,6 +66,28 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 			return i
 		}
 	}
+}
+
+// storeASCII writes the leading printable ASCII of src (up to len(dst))
+// into dst, with the pen whose cell words are w0 and w1, and returns how
+// many it wrote. It stores whole words, and is kept a leaf: inlined into
+// printASCIIRun, its loop spilled to the stack.
+//
+//go:noinline
+func storeASCII(dst []Cell, src []byte, w0, w1 uint64) int {
+	if len(dst) == 0 {
+		return 0
+	}
+	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), len(dst))
+	src = src[:len(words)]
+	rUnit := cellRUnit()
+	for n, c := range src {
+		if c-0x20 >= 0x7f-0x20 {
+			return n
+		}
+		words[n] = [2]uint64{w0 | uint64(c)*rUnit, w1}
+	}
+	return len(src)
 }
 
 // printASCII writes a run of printable ASCII with the current pen,
