@@ -1,6 +1,9 @@
 package term
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // blank is the cell left behind by erase operations: xterm and tmux keep
 // the current background colour (BCE) but nothing else.
@@ -70,24 +73,48 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 
 // storeASCII writes the leading printable ASCII of src (up to len(dst))
 // into dst, with the pen whose cell words are w0 and w1, and returns how
-// many it wrote. It stores whole words, and is kept a leaf: inlined into
-// printASCIIRun, its loop spilled to the stack.
+// many it wrote. It checks eight bytes at a time and stores whole words,
+// and is kept a leaf: inlined into printASCIIRun, its loop spilled to the
+// stack.
 //
 //go:noinline
 func storeASCII(dst []Cell, src []byte, w0, w1 uint64) int {
-	if len(dst) == 0 {
+	n := min(len(dst), len(src))
+	if n == 0 {
 		return 0
 	}
-	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), len(dst))
-	src = src[:len(words)]
+	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), n)
+	src = src[:n]
 	rUnit := cellRUnit()
-	for n, c := range src {
-		if c-0x20 >= 0x7f-0x20 {
-			return n
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		// A byte below 0x20 borrows into its high bit; one above 0x7e
+		// has it set, or gets it by adding 1.
+		if ((x-0x20*ones)&^x|(x+ones)|x)&highs != 0 {
+			break
 		}
-		words[n] = [2]uint64{w0 | uint64(c)*rUnit, w1}
+		// The bytes are loaded again rather than shifted out of x,
+		// which would chain the eight stores one after the other.
+		w, b := words[i:i+8:i+8], src[i:i+8:i+8]
+		w[0] = [2]uint64{w0 | uint64(b[0])*rUnit, w1}
+		w[1] = [2]uint64{w0 | uint64(b[1])*rUnit, w1}
+		w[2] = [2]uint64{w0 | uint64(b[2])*rUnit, w1}
+		w[3] = [2]uint64{w0 | uint64(b[3])*rUnit, w1}
+		w[4] = [2]uint64{w0 | uint64(b[4])*rUnit, w1}
+		w[5] = [2]uint64{w0 | uint64(b[5])*rUnit, w1}
+		w[6] = [2]uint64{w0 | uint64(b[6])*rUnit, w1}
+		w[7] = [2]uint64{w0 | uint64(b[7])*rUnit, w1}
 	}
-	return len(src)
+	for ; i < n; i++ {
+		c := src[i]
+		if c-0x20 >= 0x7f-0x20 {
+			return i
+		}
+		words[i] = [2]uint64{w0 | uint64(c)*rUnit, w1}
+	}
+	return n
 }
 
 // printASCII writes a run of printable ASCII with the current pen,

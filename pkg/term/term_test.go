@@ -833,3 +833,35 @@ func TestKeptEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreASCII checks the word-at-a-time printing loop against writing
+// cells one by one, around every byte that ends a printable run.
+func TestStoreASCII(t *testing.T) {
+	pen := Cell{Fg: RGBColor(1, 2, 3), Bg: BasicColor(4), Attr: AttrBold, ul: 7}
+	w0, w1 := cellWords(pen)
+	for stop := range 256 {
+		for at := range 20 {
+			src := []byte("abcdefghijklmnopqrstuvwxyz")
+			src[at] = byte(stop)
+			dst := make([]Cell, 24)
+			n := storeASCII(dst, src, w0, w1)
+			want := 24
+			if stop < 0x20 || stop >= 0x7f {
+				want = at
+			}
+			if n != want {
+				t.Fatalf("byte %#x at %d: stored %d, want %d", stop, at, n, want)
+			}
+			for i, c := range dst {
+				w := Cell{}
+				if i < n {
+					w = pen
+					w.R = rune(src[i])
+				}
+				if c != w {
+					t.Fatalf("byte %#x at %d: cell %d is %+v, want %+v", stop, at, i, c, w)
+				}
+			}
+		}
+	}
+}
