@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func newScreen(rows, cols int, in string) *Screen {
@@ -863,5 +864,13 @@ func TestStoreASCII(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestCellWords(t *testing.T) {
+	c := Cell{R: 'x', Fg: RGBColor(1, 2, 3), Bg: IndexedColor(200), Attr: AttrBold | AttrWide, ul: 0x1234}
+	w0, w1 := cellWords(c)
+	if got := *(*[2]uint64)(unsafe.Pointer(&c)); got != [2]uint64{w0, w1} {
+		t.Errorf("cellWords %#x %#x, want %#x", w0, w1, got)
 	}
 }
