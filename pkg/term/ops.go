@@ -626,7 +626,7 @@ func (s *Screen) unwrapAbove(y int) {
 	if y > 0 {
 		s.g.row(y - 1).wrapped = false
 	} else if !s.altActive && s.hist.n > 0 {
-		s.hist.at(s.hist.n - 1).wrapped = false
+		s.hist.at(s.hist.n - 1).setWrapped(false)
 	}
 }
 
@@ -969,7 +969,7 @@ func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
 		for y := pull - 1; y >= 0; y-- {
 			h := s.hist.popNewest()
 			h.decode(ng.lines[y].cells)
-			ng.lines[y].wrapped = h.wrapped
+			ng.lines[y].wrapped = h.wrapped()
 		}
 	}
 	for y := pull; y < rows && y-pull+shift < old; y++ {

@@ -38,10 +38,10 @@ func usedWidth(cells []Cell) int {
 // widths returns the line's usedWidth and its number of cells without
 // building the cells.
 func (h *histLine) widths() (used, n int) {
-	if h.raw != nil {
-		return usedWidth(*h.raw), len(*h.raw)
+	if raw := h.raw(); raw != nil {
+		return usedWidth(raw), len(raw)
 	}
-	text := h.data[:h.textLen]
+	text := h.data()[:h.textLen()]
 	for i := 0; i < len(text); {
 		b := text[i]
 		if b < 0x80 {
@@ -104,7 +104,7 @@ func (r *reflower) moveHist(h histLine) {
 	k := r.slot()
 	r.isH[k] = true
 	r.hline[k] = h
-	r.ng.lines[k].wrapped = h.wrapped
+	r.ng.lines[k].wrapped = h.wrapped()
 }
 
 func (r *reflower) moveCells(cells []Cell, wrapped bool) {
@@ -190,7 +190,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 		isCur := i-s.hist.n == *cy
 		if i < s.hist.n {
 			h = s.hist.at(i)
-			wrapped = h.wrapped
+			wrapped = h.wrapped()
 		} else {
 			ln := s.main.row(i - s.hist.n)
 			cells, wrapped = ln.cells, ln.wrapped

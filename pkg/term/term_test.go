@@ -723,8 +723,8 @@ func TestHistoryRoundTrip(t *testing.T) {
 		h := s.encodeLine(cells, n%2 == 0)
 		got := h.appendCells(nil)
 		want := cells[:trimmedLen(cells)]
-		if h.raw != nil || h.wrapped != (n%2 == 0) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("row %d: raw %v\n got %+v\nwant %+v", n, h.raw != nil, got, want)
+		if h.raw() != nil || h.wrapped() != (n%2 == 0) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("row %d: raw %v\n got %+v\nwant %+v", n, h.raw() != nil, got, want)
 		}
 		if used, all := h.widths(); used != usedWidth(want) || all != len(want) {
 			t.Fatalf("row %d: widths %d,%d, want %d,%d", n, used, all, usedWidth(want), len(want))
@@ -748,7 +748,7 @@ func logicalLines(s *Screen) string {
 	}
 	for i := 0; i < s.hist.n; i++ {
 		h := s.hist.at(i)
-		add(h.appendCells(nil), h.wrapped)
+		add(h.appendCells(nil), h.wrapped())
 	}
 	for y := 0; y < s.rows; y++ {
 		ln := s.main.row(y)
@@ -829,8 +829,8 @@ func TestKeptEncoding(t *testing.T) {
 		t.Fatalf("%d scrollback lines, want %d", s.hist.n, ref.hist.n)
 	}
 	for i := range s.hist.n {
-		if got, want := *s.hist.at(i), *ref.hist.at(i); !reflect.DeepEqual(got, want) {
-			t.Fatalf("scrollback line %d: %+v, want %+v", i, got, want)
+		if got, want := histKey(s.hist.at(i)), histKey(ref.hist.at(i)); got != want {
+			t.Fatalf("scrollback line %d: %q, want %q", i, got, want)
 		}
 	}
 }
@@ -873,4 +873,74 @@ func TestCellWords(t *testing.T) {
 	if got := *(*[2]uint64)(unsafe.Pointer(&c)); got != [2]uint64{w0, w1} {
 		t.Errorf("cellWords %#x %#x, want %#x", w0, w1, got)
 	}
+}
+
+// histKey is the content of a scrollback line, for comparisons.
+func histKey(h *histLine) string {
+	if raw := h.raw(); raw != nil {
+		return fmt.Sprintf("%#x raw %v", h.meta, raw)
+	}
+	return fmt.Sprintf("%#x %q", h.meta, h.data())
+}
+
+// TestHistoryChunks: lines keep their bytes while chunks are reused as
+// the ring turns over, whatever mix of pushes, pops and clears, and the
+// chunks held stay in proportion to the lines kept.
+func TestHistoryChunks(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, max := range []int{1, 7, 100, 400} {
+		h := history{max: max}
+		var want []string // the ring's lines, oldest first
+		for i := range 20000 {
+			switch k := rng.Intn(200); {
+			case k == 0:
+				h.clear()
+				want = want[:0]
+			case k < 20 && h.n > 0:
+				l := h.popNewest()
+				if got := l.data(); got != want[len(want)-1] {
+					t.Fatalf("max %d, step %d: popped %q, want %q", max, i, got, want[len(want)-1])
+				}
+				want = want[:len(want)-1]
+			default:
+				size := rng.Intn(200)
+				if rng.Intn(100) == 0 {
+					size = histChunkSize/4 + rng.Intn(histChunkSize)
+				}
+				b := []byte(lineText(i, size))
+				h.push(newHistLine(b, size, false))
+				clear(b) // the history keeps a copy
+				want = append(want, lineText(i, size))
+				if len(want) > h.max {
+					want = want[1:]
+				}
+			}
+			if h.n != len(want) {
+				t.Fatalf("max %d, step %d: %d lines, want %d", max, i, h.n, len(want))
+			}
+			for j := range want {
+				l := h.at(j)
+				if got := l.data(); got != want[j] {
+					t.Fatalf("max %d, step %d: line %d is %q, want %q", max, i, j, got, want[j])
+				}
+				for _, sp := range h.spare {
+					start := uintptr(unsafe.Pointer(unsafe.SliceData(sp)))
+					if p := uintptr(unsafe.Pointer(l.p)); start != 0 && p >= start && p < start+histChunkSize {
+						t.Fatalf("max %d, step %d: line %d is in a spare chunk", max, i, j)
+					}
+				}
+			}
+			if len(h.chunks) > max*200/histChunkSize+3 {
+				t.Fatalf("max %d, step %d: %d chunks for %d lines", max, i, len(h.chunks), h.n)
+			}
+		}
+	}
+}
+
+func lineText(i, size int) string {
+	b := make([]byte, size)
+	for j := range b {
+		b[j] = byte('a' + (i+j)%26)
+	}
+	return string(b)
 }
