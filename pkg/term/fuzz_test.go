@@ -86,6 +86,9 @@ func check(t *testing.T, s *Screen) {
 			if trimmedLen(ln.cells) > int(ln.used) {
 				t.Fatalf("row %d has cells written past its extent %d: %v", i, ln.used, ln.cells)
 			}
+			if usedWidth(ln.cells) > int(ln.ink) {
+				t.Fatalf("row %d has characters past its ink %d: %v", i, ln.ink, ln.cells)
+			}
 			if g == &s.main && !ln.mixed {
 				got := s.encodeRow(ln)
 				gotKey := histKey(&got) // before encodeLine reuses the scratch buffer

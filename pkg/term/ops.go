@@ -504,7 +504,7 @@ func (s *Screen) eraseCells(y, from, to int) {
 		}
 		ln.mixed = true
 	} else {
-		ln.extend(to)
+		ln.extendBlank(to)
 	}
 	if cells[from].Attr&AttrWideCont != 0 && from > 0 {
 		cells[from-1] = s.blankKeep(cells[from-1])
@@ -512,7 +512,7 @@ func (s *Screen) eraseCells(y, from, to int) {
 	if to < s.cols && cells[to].Attr&AttrWideCont != 0 {
 		cells[to] = s.blankKeep(cells[to])
 	}
-	s.fillKeepUsed(cells, from, to)
+	s.fillKeepUsed(ln, from, to)
 }
 
 // fillKeepUsed erases cells[from:to]. Erased cells inside the row's
@@ -520,18 +520,25 @@ func (s *Screen) eraseCells(y, from, to int) {
 // (usedWidth) does not shrink: as in tmux (whose cellused a partial erase
 // does not reduce), reflow keeps the gap instead of joining what followed
 // it to what preceded it. TUIs erase line tails all the time, so this is
-// one pass from the end, and none on the alternate screen, which is never
-// reflowed.
-func (s *Screen) fillKeepUsed(cells []Cell, from, to int) {
+// one pass from the end of the row's characters (ink), and none on the
+// alternate screen, which is never reflowed.
+func (s *Screen) fillKeepUsed(ln *line, from, to int) {
+	cells := ln.cells
 	b := s.blank()
 	if s.altActive {
 		fill(cells[from:to], b)
 		return
 	}
+	ink := int(ln.ink)
 	end := from // cells[from:end] are inside the extent
-	if to < len(cells) && usedWidth(cells[to:]) > 0 {
+	if to < ink && usedWidth(cells[to:ink]) > 0 {
 		end = to
 	} else {
+		if ink < to {
+			// No characters to keep there.
+			fill(cells[max(ink, from):to], b)
+			to = max(ink, from)
+		}
 		// Scanning while erasing costs little; a separate scan
 		// doubled the cost of EL.
 		for i := to - 1; i >= from; i-- {
@@ -542,6 +549,8 @@ func (s *Screen) fillKeepUsed(cells []Cell, from, to int) {
 			}
 			*c = b
 		}
+		// Nothing from end on has a character now.
+		ln.ink = int32(end)
 	}
 	b.R = ' '
 	fill(cells[from:end], b)

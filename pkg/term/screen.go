@@ -76,21 +76,34 @@ type line struct {
 	// only cells[:used], which for log output is half a row or less; the
 	// printing paths raise it and everything else sets it to the full
 	// width (see touch).
-	used    int32
+	used int32
+	// ink bounds the characters in the row: cells[ink:] have no rune
+	// (they are never written or erased), so erasing there need not look
+	// for text to keep (see fillKeepUsed).
+	ink     int32
 	wrapped bool // the row continues on the next one (soft wrap)
 	// mixed is set once the row is written other than by appending
 	// ASCII at its end. Until then text and runs are what encodeLine
 	// would make of cells[:used], kept up as the row is printed, so that
 	// scrolling a log line out costs a copy rather than a pass over its
-	// cells (see shadowLine).
+	// cells (see encodeRow).
 	mixed bool
 	text  []byte
 	runs  []styleRun
 }
 
-// extend records that cells[:end] may have been written, by anything but
-// appendASCII.
+// extend records that characters may have been written to cells[:end],
+// by anything but appendASCII.
 func (ln *line) extend(end int) {
+	ln.extendBlank(end)
+	if int32(end) > ln.ink {
+		ln.ink = int32(end)
+	}
+}
+
+// extendBlank records that erased cells (no rune, a background colour)
+// may have been written to cells[:end].
+func (ln *line) extendBlank(end int) {
 	if int32(end) > ln.used {
 		ln.used = int32(end)
 	}
@@ -101,6 +114,7 @@ func (ln *line) extend(end int) {
 // rare operations not worth tracking precisely.
 func (ln *line) touch() {
 	ln.used = int32(len(ln.cells))
+	ln.ink = ln.used
 	ln.mixed = true
 }
 
@@ -119,6 +133,7 @@ func (ln *line) appendASCII(x int, b []byte, pen runPen) {
 	}
 	ln.text = append(ln.text, b...)
 	ln.used = int32(x + len(b))
+	ln.ink = ln.used
 	ln.addRun(len(b), pen)
 }
 
@@ -134,12 +149,15 @@ func (ln *line) addRun(n int, pen runPen) {
 func (ln *line) erase(c Cell) {
 	if c == (Cell{}) {
 		clear(ln.cells[:ln.used])
-		ln.used = 0
+		ln.used, ln.ink = 0, 0
 		ln.mixed = false
 		ln.text, ln.runs = ln.text[:0], ln.runs[:0]
 	} else {
 		fill(ln.cells, c)
 		ln.touch()
+		if c.R == 0 && c.Attr&(AttrWide|AttrWideCont) == 0 {
+			ln.ink = 0
+		}
 	}
 	ln.wrapped = false
 }
@@ -169,6 +187,7 @@ func (g *grid) retrim() {
 	for i := range g.lines {
 		ln := &g.lines[i]
 		ln.used = int32(trimmedLen(ln.cells))
+		ln.ink = int32(usedWidth(ln.cells))
 		ln.mixed = ln.used > 0
 		ln.text, ln.runs = ln.text[:0], ln.runs[:0]
 	}
