@@ -569,6 +569,13 @@ func (s *Screen) fastCSI(p []byte) int {
 				arr[n] = missingOr(cur, have)
 				n++
 			}
+			if b == 'm' {
+				// SGR, most of what colourful output sends,
+				// skips handleCSI's dispatch.
+				s.forgetLast()
+				s.sgr(arr[:n])
+				return i + 1
+			}
 			s.handleCSI(ansi.Cmd(b), arr[:n])
 			return i + 1
 		default:
