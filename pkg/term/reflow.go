@@ -148,10 +148,12 @@ func (r *reflower) split(buf []Cell, off int) (line, x int) {
 				}
 				break
 			}
-			copy(dst[w:], buf[i:i+unit])
 			w += unit
 			i += unit
 		}
+		// The cells that fit are the last w before i: skipping happens
+		// only before the first one fits.
+		copy(dst, buf[i-w:i])
 		more := i < len(buf)
 		r.ng.lines[k].wrapped = more
 		if off >= 0 && line < 0 && (off < i || !more) {
