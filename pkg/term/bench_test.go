@@ -136,11 +136,13 @@ func TestScrollbackMemory(t *testing.T) {
 	plain := scrollbackBytes(plain80)
 	col := scrollbackBytes(coloured80)
 	t.Logf("scrollback: %d bytes per 10k plain 80-col lines, %d per 10k coloured lines", plain, col)
-	if plain > 2<<20 {
-		t.Errorf("plain scrollback uses %d bytes per 10k lines, want <= 2 MiB", plain)
+	// The bounds are what one string per line cost before lines were
+	// packed into chunks (971,328 and 1,433,840 bytes since).
+	if plain > 1128016 {
+		t.Errorf("plain scrollback uses %d bytes per 10k lines, want <= 1,128,016", plain)
 	}
-	if col > 4<<20 {
-		t.Errorf("coloured scrollback uses %d bytes per 10k lines", col)
+	if col > 1608064 {
+		t.Errorf("coloured scrollback uses %d bytes per 10k lines, want <= 1,608,064", col)
 	}
 }
 
