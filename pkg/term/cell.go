@@ -125,6 +125,27 @@ func packAttrUL(a Attr, ul uint16) uint32 {
 	return uint32(a)<<16 | uint32(ul)
 }
 
+// cellWords returns c as the two machine words it occupies. It is
+// computed in registers: storing the fields and loading the words back
+// stalled store forwarding.
+func cellWords(c Cell) (uint64, uint64) {
+	if littleEndian {
+		return uint64(uint32(c.R)) | uint64(c.Fg)<<32,
+			uint64(c.Bg) | uint64(c.Attr)<<32 | uint64(c.ul)<<48
+	}
+	return uint64(uint32(c.R))<<32 | uint64(c.Fg),
+		uint64(c.Bg)<<32 | uint64(c.Attr)<<16 | uint64(c.ul)
+}
+
+// cellRUnit is the first word of a cell whose R is 1: R's place in the
+// word, whatever the byte order.
+func cellRUnit() uint64 {
+	if littleEndian {
+		return 1
+	}
+	return 1 << 32
+}
+
 func (c *Cell) setAttrUL(v uint32) { *(*uint32)(unsafe.Pointer(&c.Attr)) = v }
 
 // maxULColors bounds the table of underline colours; past it, new

@@ -42,7 +42,7 @@ func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	}
 	switch final {
 	case '@':
-		s.insertCells(s.g.row(s.y).cells, s.x, count(ps, 0))
+		s.insertCells(s.g.row(s.y), s.x, count(ps, 0))
 		s.wrapNext = false
 	case 'A':
 		s.cursorUp(count(ps, 0))

@@ -80,6 +80,25 @@ func check(t *testing.T, s *Screen) {
 	if s.top < 0 || s.bottom >= rows || s.top > s.bottom {
 		t.Fatalf("margins %d-%d for %d rows", s.top, s.bottom, rows)
 	}
+	for _, g := range []*grid{&s.main, &s.alt} {
+		for i := range g.lines {
+			ln := &g.lines[i]
+			if trimmedLen(ln.cells) > int(ln.used) {
+				t.Fatalf("row %d has cells written past its extent %d: %v", i, ln.used, ln.cells)
+			}
+			if usedWidth(ln.cells) > int(ln.ink) {
+				t.Fatalf("row %d has characters past its ink %d: %v", i, ln.ink, ln.cells)
+			}
+			if g == &s.main && !ln.mixed {
+				got := s.encodeRow(ln)
+				gotKey := histKey(&got) // before encodeLine reuses the scratch buffer
+				want := s.encodeLine(ln.written(), ln.wrapped)
+				if wantKey := histKey(&want); gotKey != wantKey {
+					t.Fatalf("row %d: kept encoding %q, want %q", i, gotKey, wantKey)
+				}
+			}
+		}
+	}
 	for i := 0; i < rows; i++ {
 		ln := s.g.row(i)
 		if len(ln.cells) != cols {

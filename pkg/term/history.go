@@ -10,17 +10,53 @@ import (
 // compactly: trailing never-written cells are dropped, the characters are
 // kept as UTF-8 (one rune per cell, wide continuation cells implied by the
 // rune's width, NUL for an empty cell so that reflow can tell it from a
-// written space) and the styling as run lengths serialised after the text in the
-// same string, absent when the whole line uses the default pen. One
-// allocation per line; a plain 80-column line costs its text plus a
-// 32-byte header. Lines the compact form cannot represent exactly (grapheme
-// clusters) keep their cells.
+// written space) and the styling as run lengths serialised after the text,
+// absent when the whole line uses the default pen. The bytes live in the
+// history's chunks (see history.store), so a plain 80-column line costs
+// its text plus this 16-byte header. Lines the compact form cannot
+// represent exactly (grapheme clusters) keep their cells.
+//
+// A histLine from encodeLine refers to the screen's scratch buffer until
+// it is pushed, which copies it into the history.
 type histLine struct {
-	data    string // text, then runLen-byte style runs
-	raw     *[]Cell
-	textLen int32
-	wrapped bool
+	p    *byte  // the text and runs, or the first Cell when raw
+	n    uint32 // bytes, or cells when raw
+	meta uint32 // text length, histRaw, histWrapped
 }
+
+const (
+	histWrapped = 1 << 31
+	histRaw     = 1 << 30
+	histTextLen = histRaw - 1
+)
+
+func newHistLine(data []byte, textLen int, wrapped bool) histLine {
+	h := histLine{p: unsafe.SliceData(data), n: uint32(len(data)), meta: uint32(textLen)}
+	h.setWrapped(wrapped)
+	return h
+}
+
+func (h *histLine) wrapped() bool { return h.meta&histWrapped != 0 }
+
+func (h *histLine) setWrapped(w bool) {
+	h.meta &^= histWrapped
+	if w {
+		h.meta |= histWrapped
+	}
+}
+
+// raw returns the cells of a line stored as cells, nil for the others.
+func (h *histLine) raw() []Cell {
+	if h.meta&histRaw == 0 {
+		return nil
+	}
+	return unsafe.Slice((*Cell)(unsafe.Pointer(h.p)), h.n)
+}
+
+// data is the text followed by the style runs.
+func (h *histLine) data() string { return unsafe.String(h.p, h.n) }
+
+func (h *histLine) textLen() int { return int(h.meta & histTextLen) }
 
 // A serialised style run: n uint16, attr uint16, fg uint32, bg uint32,
 // little-endian, then the underline colour index (uint16) only when attr
@@ -44,10 +80,10 @@ type runPen struct {
 	bg   Color
 }
 
-// run decodes the style run at byte offset off of h.data and returns the
-// offset of the next one.
+// run decodes the style run at byte offset off of h.data() and returns
+// the offset of the next one.
 func (h *histLine) run(off int) (styleRun, int) {
-	b := h.data[off:]
+	b := h.data()[off:]
 	_ = b[runLen-1]
 	r := styleRun{n: uint16(b[0]) | uint16(b[1])<<8, runPen: runPen{
 		attr: Attr(b[2]) | Attr(b[3])<<8,
@@ -81,9 +117,8 @@ func appendRunUL(b []byte, r styleRun) []byte {
 func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	end := trimmedLen(cells)
 	cells = cells[:end]
-	h := histLine{wrapped: wrapped}
 	if end == 0 {
-		return h
+		return newHistLine(nil, 0, wrapped)
 	}
 	if cap(s.scratch) < end*4 {
 		s.scratch = make([]byte, 0, end*4)
@@ -101,9 +136,8 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 		buf[i] = byte(c.R)
 	}
 	if i == end {
-		h.data = string(buf)
-		h.textLen = int32(len(buf))
-		return h
+		s.scratch = buf[:0]
+		return newHistLine(buf, len(buf), wrapped)
 	}
 	out := buf[:cap(buf)]
 	k := i
@@ -165,35 +199,54 @@ func (s *Screen) encodeLine(cells []Cell, wrapped bool) histLine {
 	}
 	buf = out[:k]
 	runs = append(runs, cur)
-	h.textLen = int32(len(buf))
-	if len(runs) > 1 || runs[0] != (styleRun{n: runs[0].n}) {
-		for _, r := range runs {
-			if r.ul != 0 {
-				buf = appendRunUL(buf, r)
-				continue
-			}
-			buf = appendRun(buf, r)
-		}
-	}
-	h.data = string(buf)
+	textLen := len(buf)
+	buf = appendRuns(buf, runs)
 	s.scratch, s.scratchRuns = buf[:0], runs[:0]
-	return h
+	return newHistLine(buf, textLen, wrapped)
 }
 
+// appendRuns serialises the style runs of a line, none when the whole
+// line has the default pen.
+func appendRuns(buf []byte, runs []styleRun) []byte {
+	if len(runs) == 1 && runs[0].runPen == (runPen{}) {
+		return buf
+	}
+	for _, r := range runs {
+		if r.ul != 0 {
+			buf = appendRunUL(buf, r)
+			continue
+		}
+		buf = appendRun(buf, r)
+	}
+	return buf
+}
+
+// encodeRow is encodeLine for a row of the current grid.
+func (s *Screen) encodeRow(ln *line) histLine {
+	if ln.mixed {
+		return s.encodeLine(ln.written(), ln.wrapped)
+	}
+	// The row's encoding was kept up as it was printed.
+	buf := appendRuns(append(s.scratch[:0], ln.text...), ln.runs)
+	s.scratch = buf[:0]
+	return newHistLine(buf, len(ln.text), ln.wrapped)
+}
+
+// rawLine keeps cells as they are, in an allocation of their own.
 func rawLine(cells []Cell, wrapped bool) histLine {
 	cp := append([]Cell(nil), cells...)
-	return histLine{raw: &cp, wrapped: wrapped}
+	h := histLine{p: (*byte)(unsafe.Pointer(unsafe.SliceData(cp))), n: uint32(len(cp)), meta: histRaw}
+	h.setWrapped(wrapped)
+	return h
 }
 
 // decode writes the line into dst (len = screen width), padding with blanks
 // and truncating what does not fit.
 func (h *histLine) decode(dst []Cell) {
 	clear(dst)
-	var tmp []Cell
-	if h.raw != nil {
-		tmp = *h.raw
-	} else {
-		tmp = h.appendCells(make([]Cell, 0, h.textLen))
+	tmp := h.raw()
+	if tmp == nil {
+		tmp = h.appendCells(make([]Cell, 0, h.textLen()))
 	}
 	n := copy(dst, tmp)
 	if n > 0 && n < len(tmp) && dst[n-1].Attr&AttrWide != 0 {
@@ -203,19 +256,20 @@ func (h *histLine) decode(dst []Cell) {
 
 // appendCells appends the line's cells (at their stored length) to dst.
 func (h *histLine) appendCells(dst []Cell) []Cell {
-	if h.raw != nil {
-		return append(dst, *h.raw...)
+	if raw := h.raw(); raw != nil {
+		return append(dst, raw...)
 	}
 	var st styleRun
-	text := h.data[:h.textLen]
+	data := h.data()
+	text := data[:h.textLen()]
 	off := len(text) // of the next style run
 	left := 1 << 30  // cells left in the current run
-	if off < len(h.data) {
+	if off < len(data) {
 		left = 0
 	}
 	dst = slices.Grow(dst, len(text))
 	for i := 0; i < len(text); {
-		for left <= 0 && off < len(h.data) {
+		for left <= 0 && off < len(data) {
 			st, off = h.run(off)
 			left = int(st.n)
 		}
@@ -234,7 +288,7 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 			i++
 			left--
 		}
-		if i >= len(text) || text[i] < utf8.RuneSelf || left <= 0 && off < len(h.data) {
+		if i >= len(text) || text[i] < utf8.RuneSelf || left <= 0 && off < len(data) {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -257,39 +311,105 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 
 // history is a ring of scrolled-off lines. It grows on demand up to max so
 // an idle session does not pay for its full scrollback.
+//
+// The lines' bytes are packed into chunks, oldest first. A chunk whose
+// lines have all left the ring is reused for new lines, so a session
+// scrolling continuously allocates nothing for its scrollback: no malloc
+// per line and no garbage for the collector.
 type history struct {
 	lines []histLine
 	start int // oldest line
 	n     int
 	max   int
+
+	seq    uint64      // lines pushed so far, less those popped
+	chunks []histChunk // oldest first; the last is being filled
+	// spare holds chunks whose lines are all gone, for reuse. Two,
+	// because a chunk may come free just before another one does and
+	// the current one fills.
+	spare [2][]byte
 }
 
+// histChunkSize is the size of a chunk of line bytes. Lines longer than a
+// quarter of it get an allocation of their own, so that a chunk wastes
+// little at its end.
+const histChunkSize = 16 << 10
+
+type histChunk struct {
+	buf  []byte
+	last uint64 // seq of the newest line stored in buf
+}
+
+// push adds a line, copying its bytes into the history.
 func (h *history) push(l histLine) {
 	if h.max <= 0 {
 		return
 	}
+	if h.n == h.max {
+		// Drop the oldest line first so that its chunk can take the
+		// new one.
+		h.lines[h.start] = histLine{}
+		h.start++
+		if h.start == len(h.lines) {
+			h.start = 0
+		}
+		h.n--
+		h.release()
+	}
+	if l.meta&histRaw == 0 {
+		if l.n > 0 {
+			l.p = h.store(unsafe.Slice(l.p, l.n))
+		} else {
+			l.p = nil
+		}
+	}
+	h.seq++
 	if h.n < len(h.lines) {
 		h.lines[(h.start+h.n)%len(h.lines)] = l
 		h.n++
 		return
 	}
-	if len(h.lines) < h.max {
-		if h.start != 0 || len(h.lines) == cap(h.lines) {
-			nc := min(max(2*len(h.lines), 64), h.max)
-			nl := make([]histLine, len(h.lines), nc)
-			for i := range h.n {
-				nl[i] = h.lines[(h.start+i)%len(h.lines)]
-			}
-			h.lines, h.start = nl, 0
+	if h.start != 0 || len(h.lines) == cap(h.lines) {
+		nc := min(max(2*len(h.lines), 64), h.max)
+		nl := make([]histLine, len(h.lines), nc)
+		for i := range h.n {
+			nl[i] = h.lines[(h.start+i)%len(h.lines)]
 		}
-		h.lines = append(h.lines, l)
-		h.n++
-		return
+		h.lines, h.start = nl, 0
 	}
-	h.lines[h.start] = l
-	h.start++
-	if h.start == len(h.lines) {
-		h.start = 0
+	h.lines = append(h.lines, l)
+	h.n++
+}
+
+// store copies b, the bytes of line number h.seq, into the newest chunk.
+func (h *history) store(b []byte) *byte {
+	if len(b) > histChunkSize/4 {
+		return unsafe.SliceData(slices.Clone(b))
+	}
+	k := len(h.chunks) - 1
+	if k < 0 || len(b) > cap(h.chunks[k].buf)-len(h.chunks[k].buf) {
+		buf := h.spare[0][:0]
+		h.spare = [2][]byte{h.spare[1]}
+		if buf == nil {
+			buf = make([]byte, 0, histChunkSize)
+		}
+		h.chunks = append(h.chunks, histChunk{buf: buf})
+		k++
+	}
+	c := &h.chunks[k]
+	off := len(c.buf)
+	c.buf = append(c.buf, b...)
+	c.last = h.seq
+	return &c.buf[off]
+}
+
+// release retires the chunks, other than the one being filled, that hold
+// no line still in the ring.
+func (h *history) release() {
+	oldest := h.seq - uint64(h.n)
+	for len(h.chunks) > 1 && h.chunks[0].last < oldest {
+		h.spare = [2][]byte{h.chunks[0].buf, h.spare[0]}
+		h.chunks = append(h.chunks[:0], h.chunks[1:]...)
 	}
 }
 
@@ -298,18 +418,21 @@ func (h *history) at(i int) *histLine {
 	return &h.lines[(h.start+i)%len(h.lines)]
 }
 
-// popNewest removes and returns the most recent line.
+// popNewest removes and returns the most recent line. Its bytes stay
+// valid until the next push.
 func (h *history) popNewest() histLine {
 	p := h.at(h.n - 1)
 	l := *p
 	*p = histLine{}
 	h.n--
+	h.seq--
 	return l
 }
 
 func (h *history) clear() {
 	clear(h.lines)
 	h.start, h.n = 0, 0
+	h.chunks, h.spare = nil, [2][]byte{}
 }
 
 // asciiRun copies the characters of the leading cells of c that are ASCII

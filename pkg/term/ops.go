@@ -1,5 +1,10 @@
 package term
 
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
 // blank is the cell left behind by erase operations: xterm and tmux keep
 // the current background colour (BCE) but nothing else.
 func (s *Screen) blank() Cell { return Cell{Bg: s.pen.Bg} }
@@ -26,12 +31,14 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		s.printASCII(p[i:j])
 		return j
 	}
-	fg, bg, attrUL := s.pen.Fg, s.pen.Bg, packAttrUL(s.pen.Attr&styleMask, s.pen.ul)
+	pen := runPen{s.pen.Attr & styleMask, s.pen.ul, s.pen.Fg, s.pen.Bg}
+	w0, w1 := cellWords(Cell{Fg: pen.fg, Bg: pen.bg, Attr: pen.attr, ul: pen.ul})
 	for {
 		if s.wrapNext {
 			s.wrap()
 		}
-		cells := s.g.row(s.y).cells
+		ln := s.g.row(s.y)
+		cells := ln.cells
 		x := s.x
 		// Overwriting half of a wide character blanks the other half.
 		if cells[x].Attr&AttrWideCont != 0 && x > 0 {
@@ -40,22 +47,13 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 		lim := min(len(p)-i, len(cells)-x)
 		dst := cells[x : x+lim]
 		src := p[i : i+lim]
-		n := 0
-		for n < len(src) {
-			c := src[n]
-			if c < 0x20 || c >= 0x7f {
-				break
-			}
-			// Field-wise stores: copying a whole template Cell after
-			// patching R stalls store forwarding.
-			d := &dst[n]
-			d.R = rune(c)
-			d.Fg = fg
-			d.Bg = bg
-			d.setAttrUL(attrUL)
-			n++
-		}
+		n := storeASCII(dst, src, w0, w1)
 		end := x + n
+		if ln.mixed || s.altActive {
+			ln.extend(end)
+		} else {
+			ln.appendASCII(x, src[:n], pen)
+		}
 		if end < len(cells) && cells[end].Attr&AttrWideCont != 0 {
 			cells[end] = s.blankKeep(cells[end])
 		}
@@ -71,6 +69,52 @@ func (s *Screen) printASCIIRun(p []byte, i int) int {
 			return i
 		}
 	}
+}
+
+// storeASCII writes the leading printable ASCII of src (up to len(dst))
+// into dst, with the pen whose cell words are w0 and w1, and returns how
+// many it wrote. It checks eight bytes at a time and stores whole words,
+// and is kept a leaf: inlined into printASCIIRun, its loop spilled to the
+// stack.
+//
+//go:noinline
+func storeASCII(dst []Cell, src []byte, w0, w1 uint64) int {
+	n := min(len(dst), len(src))
+	if n == 0 {
+		return 0
+	}
+	words := unsafe.Slice((*[2]uint64)(unsafe.Pointer(&dst[0])), n)
+	src = src[:n]
+	rUnit := cellRUnit()
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64(src[i:])
+		const ones, highs = 0x0101010101010101, 0x8080808080808080
+		// A byte below 0x20 borrows into its high bit; one above 0x7e
+		// has it set, or gets it by adding 1.
+		if ((x-0x20*ones)&^x|(x+ones)|x)&highs != 0 {
+			break
+		}
+		// The bytes are loaded again rather than shifted out of x,
+		// which would chain the eight stores one after the other.
+		w, b := words[i:i+8:i+8], src[i:i+8:i+8]
+		w[0] = [2]uint64{w0 | uint64(b[0])*rUnit, w1}
+		w[1] = [2]uint64{w0 | uint64(b[1])*rUnit, w1}
+		w[2] = [2]uint64{w0 | uint64(b[2])*rUnit, w1}
+		w[3] = [2]uint64{w0 | uint64(b[3])*rUnit, w1}
+		w[4] = [2]uint64{w0 | uint64(b[4])*rUnit, w1}
+		w[5] = [2]uint64{w0 | uint64(b[5])*rUnit, w1}
+		w[6] = [2]uint64{w0 | uint64(b[6])*rUnit, w1}
+		w[7] = [2]uint64{w0 | uint64(b[7])*rUnit, w1}
+	}
+	for ; i < n; i++ {
+		c := src[i]
+		if c-0x20 >= 0x7f-0x20 {
+			return i
+		}
+		words[i] = [2]uint64{w0 | uint64(c)*rUnit, w1}
+	}
+	return n
 }
 
 // printASCII writes a run of printable ASCII with the current pen,
@@ -89,20 +133,19 @@ func (s *Screen) printASCII(b []byte) {
 			s.wrap()
 		}
 		ln := s.g.row(s.y)
-		cells := ln.cells
 		x := s.x
 		n := min(len(b), s.cols-x)
 		if !s.modes.Autowrap && n < len(b) {
 			// Without autowrap everything past the margin lands on the
 			// last column; only the final byte survives.
 			if n > 1 {
-				s.writeASCII(cells, x, b[:n-1], tpl)
+				s.writeASCII(ln, x, b[:n-1], tpl)
 			}
-			s.writeASCII(cells, s.cols-1, b[len(b)-1:], tpl)
+			s.writeASCII(ln, s.cols-1, b[len(b)-1:], tpl)
 			s.x = s.cols - 1
 			return
 		}
-		s.writeASCII(cells, x, b[:n], tpl)
+		s.writeASCII(ln, x, b[:n], tpl)
 		b = b[n:]
 		if x+n >= s.cols {
 			s.x = s.cols - 1
@@ -113,8 +156,10 @@ func (s *Screen) printASCII(b []byte) {
 	}
 }
 
-func (s *Screen) writeASCII(cells []Cell, x int, b []byte, tpl Cell) {
+func (s *Screen) writeASCII(ln *line, x int, b []byte, tpl Cell) {
+	cells := ln.cells
 	end := x + len(b)
+	ln.extend(end)
 	// Overwriting half of a wide character blanks the other half.
 	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
 		cells[x-1] = s.blankKeep(cells[x-1])
@@ -176,9 +221,10 @@ func (s *Screen) printRune(r rune) {
 			s.x = s.cols - 2
 		}
 	}
-	cells := s.g.row(s.y).cells
+	ln := s.g.row(s.y)
+	cells := ln.cells
 	if s.modes.Insert {
-		s.insertCells(cells, s.x, w)
+		s.insertCells(ln, s.x, w)
 	}
 	x := s.x
 	s.splitWide(cells, x)
@@ -186,6 +232,7 @@ func (s *Screen) printRune(r rune) {
 		s.splitWide(cells, x+1)
 	}
 	end := x + w
+	ln.extend(end)
 	if end < s.cols && cells[end].Attr&AttrWideCont != 0 {
 		cells[end] = s.blankKeep(cells[end])
 	}
@@ -252,10 +299,12 @@ func (s *Screen) combine(r rune) {
 	if x < 0 {
 		return
 	}
-	cells := s.g.row(s.y).cells
+	ln := s.g.row(s.y)
+	cells := ln.cells
 	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
 		x--
 	}
+	ln.extend(x + 1)
 	c := &cells[x]
 	// A mark after a blank cell combines with a space, as in tmux.
 	base := s.CellText(*c)
@@ -358,10 +407,9 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 		for range n {
 			ln := g.row(0)
 			if keep {
-				s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
+				s.hist.push(s.encodeRow(ln))
 			}
-			fill(ln.cells, blank)
-			ln.wrapped = false
+			ln.erase(blank)
 			g.top++
 			if g.top == len(g.lines) {
 				g.top = 0
@@ -372,13 +420,12 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 	for range n {
 		first := *g.row(top)
 		if keep {
-			s.hist.push(s.encodeLine(first.cells, first.wrapped))
+			s.hist.push(s.encodeRow(&first))
 		}
 		for y := top; y < bottom; y++ {
 			*g.row(y) = *g.row(y + 1)
 		}
-		fill(first.cells, blank)
-		first.wrapped = false
+		first.erase(blank)
 		*g.row(bottom) = first
 	}
 }
@@ -395,8 +442,7 @@ func (s *Screen) scrollDown(top, bottom, n int) {
 		for y := bottom; y > top; y-- {
 			*g.row(y) = *g.row(y - 1)
 		}
-		fill(last.cells, blank)
-		last.wrapped = false
+		last.erase(blank)
 		*g.row(top) = last
 	}
 }
@@ -443,10 +489,22 @@ func (s *Screen) cursorDown(n int) {
 }
 
 func (s *Screen) eraseCells(y, from, to int) {
-	cells := s.g.row(y).cells
+	ln := s.g.row(y)
+	cells := ln.cells
 	from, to = max(from, 0), min(to, s.cols)
 	if from >= to {
 		return
+	}
+	if s.pen.Bg == 0 {
+		if from >= int(ln.used) {
+			// Erasing never-written cells with the default pen
+			// changes nothing, and this way EL at the end of a log
+			// line does not make the row mixed.
+			return
+		}
+		ln.mixed = true
+	} else {
+		ln.extendBlank(to)
 	}
 	if cells[from].Attr&AttrWideCont != 0 && from > 0 {
 		cells[from-1] = s.blankKeep(cells[from-1])
@@ -454,7 +512,7 @@ func (s *Screen) eraseCells(y, from, to int) {
 	if to < s.cols && cells[to].Attr&AttrWideCont != 0 {
 		cells[to] = s.blankKeep(cells[to])
 	}
-	s.fillKeepUsed(cells, from, to)
+	s.fillKeepUsed(ln, from, to)
 }
 
 // fillKeepUsed erases cells[from:to]. Erased cells inside the row's
@@ -462,18 +520,25 @@ func (s *Screen) eraseCells(y, from, to int) {
 // (usedWidth) does not shrink: as in tmux (whose cellused a partial erase
 // does not reduce), reflow keeps the gap instead of joining what followed
 // it to what preceded it. TUIs erase line tails all the time, so this is
-// one pass from the end, and none on the alternate screen, which is never
-// reflowed.
-func (s *Screen) fillKeepUsed(cells []Cell, from, to int) {
+// one pass from the end of the row's characters (ink), and none on the
+// alternate screen, which is never reflowed.
+func (s *Screen) fillKeepUsed(ln *line, from, to int) {
+	cells := ln.cells
 	b := s.blank()
 	if s.altActive {
 		fill(cells[from:to], b)
 		return
 	}
+	ink := int(ln.ink)
 	end := from // cells[from:end] are inside the extent
-	if to < len(cells) && usedWidth(cells[to:]) > 0 {
+	if to < ink && usedWidth(cells[to:ink]) > 0 {
 		end = to
 	} else {
+		if ink < to {
+			// No characters to keep there.
+			fill(cells[max(ink, from):to], b)
+			to = max(ink, from)
+		}
 		// Scanning while erasing costs little; a separate scan
 		// doubled the cost of EL.
 		for i := to - 1; i >= from; i-- {
@@ -484,6 +549,8 @@ func (s *Screen) fillKeepUsed(cells []Cell, from, to int) {
 			}
 			*c = b
 		}
+		// Nothing from end on has a character now.
+		ln.ink = int32(end)
 	}
 	b.R = ' '
 	fill(cells[from:end], b)
@@ -531,8 +598,7 @@ func (s *Screen) eraseDisplay(mode int) {
 				}
 			}
 			for y := 0; y <= last; y++ {
-				ln := s.g.row(y)
-				s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
+				s.hist.push(s.encodeRow(s.g.row(y)))
 			}
 		}
 		for y := 0; y < s.rows; y++ {
@@ -558,9 +624,7 @@ func rowUnused(cells []Cell) bool {
 }
 
 func (s *Screen) eraseRow(y int) {
-	ln := s.g.row(y)
-	fill(ln.cells, s.blank())
-	ln.wrapped = false
+	s.g.row(y).erase(s.blank())
 }
 
 // unwrapAbove ends the line that continued into row y, which was cleared
@@ -571,7 +635,7 @@ func (s *Screen) unwrapAbove(y int) {
 	if y > 0 {
 		s.g.row(y - 1).wrapped = false
 	} else if !s.altActive && s.hist.n > 0 {
-		s.hist.at(s.hist.n - 1).wrapped = false
+		s.hist.at(s.hist.n - 1).setWrapped(false)
 	}
 }
 
@@ -580,7 +644,7 @@ func (s *Screen) unwrapAbove(y int) {
 // leaves a row that was never written to alone, unless it gets a colour.
 func (s *Screen) clearRow(y int) {
 	ln := s.g.row(y)
-	if s.pen.Bg == 0 && rowZero(ln.cells) {
+	if s.pen.Bg == 0 && rowZero(ln.written()) {
 		return
 	}
 	s.eraseRow(y)
@@ -612,11 +676,13 @@ func (s *Screen) eraseLine(mode int) {
 }
 
 // insertCells shifts cells at x right by n within the row.
-func (s *Screen) insertCells(cells []Cell, x, n int) {
+func (s *Screen) insertCells(ln *line, x, n int) {
+	cells := ln.cells
 	n = min(n, s.cols-x)
 	if n <= 0 {
 		return
 	}
+	ln.touch()
 	if cells[x].Attr&AttrWideCont != 0 {
 		// The insertion splits a wide character.
 		s.breakWide(cells, x)
@@ -629,12 +695,14 @@ func (s *Screen) insertCells(cells []Cell, x, n int) {
 }
 
 func (s *Screen) deleteCells(n int) {
-	cells := s.g.row(s.y).cells
+	ln := s.g.row(s.y)
+	cells := ln.cells
 	x := s.x
 	n = min(n, s.cols-x)
 	if n <= 0 {
 		return
 	}
+	ln.touch()
 	// Only wide characters straddling an edge of the deleted span break.
 	if cells[x].Attr&AttrWideCont != 0 {
 		s.breakWide(cells, x)
@@ -681,8 +749,7 @@ func (s *Screen) deleteLines(n int) {
 		for y := s.y; y < s.bottom; y++ {
 			*g.row(y) = *g.row(y + 1)
 		}
-		fill(first.cells, blank)
-		first.wrapped = false
+		first.erase(blank)
 		*g.row(s.bottom) = first
 	}
 	s.x = 0
@@ -751,6 +818,7 @@ func (s *Screen) decaln() {
 	for y := 0; y < s.rows; y++ {
 		ln := s.g.row(y)
 		fill(ln.cells, Cell{R: 'E'})
+		ln.touch()
 		ln.wrapped = false
 	}
 	s.x, s.y = 0, 0
@@ -850,6 +918,7 @@ func (s *Screen) resizeCols(g *grid, cols int) {
 		}
 		dst.wrapped = src.wrapped && n == len(src.cells)
 	}
+	ng.retrim()
 	*g = ng
 }
 
@@ -900,8 +969,7 @@ func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
 	ng := newGrid(rows, s.cols)
 	if withHist {
 		for y := 0; y < shift; y++ {
-			ln := g.row(y)
-			s.hist.push(s.encodeLine(ln.cells, ln.wrapped))
+			s.hist.push(s.encodeRow(g.row(y)))
 		}
 	}
 	pull := 0
@@ -910,7 +978,7 @@ func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
 		for y := pull - 1; y >= 0; y-- {
 			h := s.hist.popNewest()
 			h.decode(ng.lines[y].cells)
-			ng.lines[y].wrapped = h.wrapped
+			ng.lines[y].wrapped = h.wrapped()
 		}
 	}
 	for y := pull; y < rows && y-pull+shift < old; y++ {
@@ -918,5 +986,6 @@ func (s *Screen) regrid(g *grid, rows, shift int, withHist bool) (grid, int) {
 		copy(ng.lines[y].cells, src.cells)
 		ng.lines[y].wrapped = src.wrapped
 	}
+	ng.retrim()
 	return ng, pull
 }

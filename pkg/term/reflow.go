@@ -38,10 +38,10 @@ func usedWidth(cells []Cell) int {
 // widths returns the line's usedWidth and its number of cells without
 // building the cells.
 func (h *histLine) widths() (used, n int) {
-	if h.raw != nil {
-		return usedWidth(*h.raw), len(*h.raw)
+	if raw := h.raw(); raw != nil {
+		return usedWidth(raw), len(raw)
 	}
-	text := h.data[:h.textLen]
+	text := h.data()[:h.textLen()]
 	for i := 0; i < len(text); {
 		b := text[i]
 		if b < 0x80 {
@@ -87,6 +87,8 @@ func (r *reflower) slot() int {
 		if r.isH[k] {
 			r.hist.push(r.hline[k])
 		} else {
+			// Not encodeRow: the slots are written directly, so
+			// their extents and encodings are not kept up.
 			r.hist.push(r.s.encodeLine(ln.cells, ln.wrapped))
 		}
 	}
@@ -102,7 +104,7 @@ func (r *reflower) moveHist(h histLine) {
 	k := r.slot()
 	r.isH[k] = true
 	r.hline[k] = h
-	r.ng.lines[k].wrapped = h.wrapped
+	r.ng.lines[k].wrapped = h.wrapped()
 }
 
 func (r *reflower) moveCells(cells []Cell, wrapped bool) {
@@ -146,10 +148,12 @@ func (r *reflower) split(buf []Cell, off int) (line, x int) {
 				}
 				break
 			}
-			copy(dst[w:], buf[i:i+unit])
 			w += unit
 			i += unit
 		}
+		// The cells that fit are the last w before i: skipping happens
+		// only before the first one fits.
+		copy(dst, buf[i-w:i])
 		more := i < len(buf)
 		r.ng.lines[k].wrapped = more
 		if off >= 0 && line < 0 && (off < i || !more) {
@@ -188,7 +192,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 		isCur := i-s.hist.n == *cy
 		if i < s.hist.n {
 			h = s.hist.at(i)
-			wrapped = h.wrapped
+			wrapped = h.wrapped()
 		} else {
 			ln := s.main.row(i - s.hist.n)
 			cells, wrapped = ln.cells, ln.wrapped
@@ -249,6 +253,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 			r.hline[k].decode(ng.lines[k].cells)
 		}
 	}
+	ng.retrim()
 	s.main, s.hist = ng, r.hist
 	if curLine < top {
 		*cx, *cy = 0, 0

@@ -70,9 +70,100 @@ const (
 
 // line is one row of a grid. Rows of a grid share one allocation.
 type line struct {
-	cells   []Cell
+	cells []Cell
+	// used bounds the written part of the row: cells[used:] are all
+	// never-written (zero) cells. Scrolling a row out encodes and clears
+	// only cells[:used], which for log output is half a row or less; the
+	// printing paths raise it and everything else sets it to the full
+	// width (see touch).
+	used int32
+	// ink bounds the characters in the row: cells[ink:] have no rune
+	// (they are never written or erased), so erasing there need not look
+	// for text to keep (see fillKeepUsed).
+	ink     int32
 	wrapped bool // the row continues on the next one (soft wrap)
+	// mixed is set once the row is written other than by appending
+	// ASCII at its end. Until then text and runs are what encodeLine
+	// would make of cells[:used], kept up as the row is printed, so that
+	// scrolling a log line out costs a copy rather than a pass over its
+	// cells (see encodeRow).
+	mixed bool
+	text  []byte
+	runs  []styleRun
 }
+
+// extend records that characters may have been written to cells[:end],
+// by anything but appendASCII.
+func (ln *line) extend(end int) {
+	ln.extendBlank(end)
+	if int32(end) > ln.ink {
+		ln.ink = int32(end)
+	}
+}
+
+// extendBlank records that erased cells (no rune, a background colour)
+// may have been written to cells[:end].
+func (ln *line) extendBlank(end int) {
+	if int32(end) > ln.used {
+		ln.used = int32(end)
+	}
+	ln.mixed = true
+}
+
+// touch records that any cell of the row may have been written, for the
+// rare operations not worth tracking precisely.
+func (ln *line) touch() {
+	ln.used = int32(len(ln.cells))
+	ln.ink = ln.used
+	ln.mixed = true
+}
+
+// appendASCII records that the printable ASCII b was written at column x
+// with the pen (whose Attr has only style bits) while the row was not
+// mixed. Never-written cells between the end of the row and x are NULs
+// with the default pen in the encoding.
+func (ln *line) appendASCII(x int, b []byte, pen runPen) {
+	if gap := x - int(ln.used); gap != 0 {
+		if gap < 0 {
+			ln.extend(x + len(b))
+			return
+		}
+		ln.text = append(ln.text, make([]byte, gap)...)
+		ln.addRun(gap, runPen{})
+	}
+	ln.text = append(ln.text, b...)
+	ln.used = int32(x + len(b))
+	ln.ink = ln.used
+	ln.addRun(len(b), pen)
+}
+
+func (ln *line) addRun(n int, pen runPen) {
+	if k := len(ln.runs) - 1; k >= 0 && ln.runs[k].runPen == pen {
+		ln.runs[k].n += uint16(n)
+		return
+	}
+	ln.runs = append(ln.runs, styleRun{runPen: pen, n: uint16(n)})
+}
+
+// erase fills the row with c and ends its soft wrap.
+func (ln *line) erase(c Cell) {
+	if c == (Cell{}) {
+		clear(ln.cells[:ln.used])
+		ln.used, ln.ink = 0, 0
+		ln.mixed = false
+		ln.text, ln.runs = ln.text[:0], ln.runs[:0]
+	} else {
+		fill(ln.cells, c)
+		ln.touch()
+		if c.R == 0 && c.Attr&(AttrWide|AttrWideCont) == 0 {
+			ln.ink = 0
+		}
+	}
+	ln.wrapped = false
+}
+
+// written returns the row's cells that may have been written.
+func (ln *line) written() []Cell { return ln.cells[:ln.used] }
 
 // grid is a screen-sized ring of rows: a full-screen scroll only advances
 // top, so scrolling never moves cell data.
@@ -88,6 +179,18 @@ func newGrid(rows, cols int) grid {
 		g.lines[i].cells = backing[i*cols : (i+1)*cols : (i+1)*cols]
 	}
 	return g
+}
+
+// retrim recomputes the rows' extents after cells were written directly
+// (resizing).
+func (g *grid) retrim() {
+	for i := range g.lines {
+		ln := &g.lines[i]
+		ln.used = int32(trimmedLen(ln.cells))
+		ln.ink = int32(usedWidth(ln.cells))
+		ln.mixed = ln.used > 0
+		ln.text, ln.runs = ln.text[:0], ln.runs[:0]
+	}
 }
 
 func (g *grid) row(y int) *line {
@@ -465,6 +568,13 @@ func (s *Screen) fastCSI(p []byte) int {
 			if have || n > 0 {
 				arr[n] = missingOr(cur, have)
 				n++
+			}
+			if b == 'm' {
+				// SGR, most of what colourful output sends,
+				// skips handleCSI's dispatch.
+				s.forgetLast()
+				s.sgr(arr[:n])
+				return i + 1
 			}
 			s.handleCSI(ansi.Cmd(b), arr[:n])
 			return i + 1

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func newScreen(rows, cols int, in string) *Screen {
@@ -722,8 +723,8 @@ func TestHistoryRoundTrip(t *testing.T) {
 		h := s.encodeLine(cells, n%2 == 0)
 		got := h.appendCells(nil)
 		want := cells[:trimmedLen(cells)]
-		if h.raw != nil || h.wrapped != (n%2 == 0) || !reflect.DeepEqual(got, want) {
-			t.Fatalf("row %d: raw %v\n got %+v\nwant %+v", n, h.raw != nil, got, want)
+		if h.raw() != nil || h.wrapped() != (n%2 == 0) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("row %d: raw %v\n got %+v\nwant %+v", n, h.raw() != nil, got, want)
 		}
 		if used, all := h.widths(); used != usedWidth(want) || all != len(want) {
 			t.Fatalf("row %d: widths %d,%d, want %d,%d", n, used, all, usedWidth(want), len(want))
@@ -747,7 +748,7 @@ func logicalLines(s *Screen) string {
 	}
 	for i := 0; i < s.hist.n; i++ {
 		h := s.hist.at(i)
-		add(h.appendCells(nil), h.wrapped)
+		add(h.appendCells(nil), h.wrapped())
 	}
 	for y := 0; y < s.rows; y++ {
 		ln := s.main.row(y)
@@ -779,4 +780,167 @@ func TestReflowKeepsText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestKeptEncoding: the encoding kept up while a row is printed (for rows
+// that are not mixed) stores the same scrollback as encoding the cells.
+// The reference screen has every row marked mixed after each byte, so it
+// always encodes the cells.
+func TestKeptEncoding(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	// Mostly log output, which keeps rows unmixed, and now and then
+	// something that mixes them.
+	logPieces := []string{"\x1b[31m", "\x1b[0m", "\x1b[1;35m", "\x1b[38;5;208m", "\x1b[38;2;10;200;120m",
+		"\x1b[44m", "\x1b[4:3;58;5;9m", "\x1b[m", "\t", "\r\n", "\r\r\n", "\n", "\x1b[K", "\x1b[5G"}
+	others := []string{"\r", "\x1b[2K", "\x1b[1K", "\x1b[3C", "\x1b[2D", "\x1b[A", "\x1b[X", "\x1b[@", "\x1b[P",
+		"\x1b[L", "\x1b[M", "中", "é", "e\u0301", "\x1b(0q\x1b(B", "\x1b[4h", "\x1b[4l", "\x1b[?7l", "\x1b[?7h",
+		"\x1b[2;4r", "\x1b[r", "\x1b[S", "\x1b[T", "\x1bM", "\x1b[?1049h", "\x1b[?1049l", "\x1b[2J"}
+	var in []byte
+	for len(in) < 200000 {
+		switch rng.Intn(30) {
+		case 0:
+			in = append(in, others[rng.Intn(len(others))]...)
+			continue
+		case 1, 2, 3, 4, 5, 6, 7, 8, 9:
+			in = append(in, logPieces[rng.Intn(len(logPieces))]...)
+			continue
+		}
+		for n := rng.Intn(30); n > 0; n-- {
+			in = append(in, byte(' '+rng.Intn(95)))
+		}
+	}
+	s := New(6, 20, Options{Scrollback: 1000})
+	ref := New(6, 20, Options{Scrollback: 1000})
+	for p := in; len(p) > 0; {
+		n := min(len(p), 1+rng.Intn(64))
+		s.Write(p[:n])
+		check(t, s)
+		for _, b := range p[:n] {
+			ref.Write([]byte{b})
+			for _, g := range []*grid{&ref.main, &ref.alt} {
+				for i := range g.lines {
+					g.lines[i].mixed = true
+				}
+			}
+		}
+		p = p[n:]
+	}
+	if s.hist.n != ref.hist.n {
+		t.Fatalf("%d scrollback lines, want %d", s.hist.n, ref.hist.n)
+	}
+	for i := range s.hist.n {
+		if got, want := histKey(s.hist.at(i)), histKey(ref.hist.at(i)); got != want {
+			t.Fatalf("scrollback line %d: %q, want %q", i, got, want)
+		}
+	}
+}
+
+// TestStoreASCII checks the word-at-a-time printing loop against writing
+// cells one by one, around every byte that ends a printable run.
+func TestStoreASCII(t *testing.T) {
+	pen := Cell{Fg: RGBColor(1, 2, 3), Bg: BasicColor(4), Attr: AttrBold, ul: 7}
+	w0, w1 := cellWords(pen)
+	for stop := range 256 {
+		for at := range 20 {
+			src := []byte("abcdefghijklmnopqrstuvwxyz")
+			src[at] = byte(stop)
+			dst := make([]Cell, 24)
+			n := storeASCII(dst, src, w0, w1)
+			want := 24
+			if stop < 0x20 || stop >= 0x7f {
+				want = at
+			}
+			if n != want {
+				t.Fatalf("byte %#x at %d: stored %d, want %d", stop, at, n, want)
+			}
+			for i, c := range dst {
+				w := Cell{}
+				if i < n {
+					w = pen
+					w.R = rune(src[i])
+				}
+				if c != w {
+					t.Fatalf("byte %#x at %d: cell %d is %+v, want %+v", stop, at, i, c, w)
+				}
+			}
+		}
+	}
+}
+
+func TestCellWords(t *testing.T) {
+	c := Cell{R: 'x', Fg: RGBColor(1, 2, 3), Bg: IndexedColor(200), Attr: AttrBold | AttrWide, ul: 0x1234}
+	w0, w1 := cellWords(c)
+	if got := *(*[2]uint64)(unsafe.Pointer(&c)); got != [2]uint64{w0, w1} {
+		t.Errorf("cellWords %#x %#x, want %#x", w0, w1, got)
+	}
+}
+
+// histKey is the content of a scrollback line, for comparisons.
+func histKey(h *histLine) string {
+	if raw := h.raw(); raw != nil {
+		return fmt.Sprintf("%#x raw %v", h.meta, raw)
+	}
+	return fmt.Sprintf("%#x %q", h.meta, h.data())
+}
+
+// TestHistoryChunks: lines keep their bytes while chunks are reused as
+// the ring turns over, whatever mix of pushes, pops and clears, and the
+// chunks held stay in proportion to the lines kept.
+func TestHistoryChunks(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, max := range []int{1, 7, 100, 400} {
+		h := history{max: max}
+		var want []string // the ring's lines, oldest first
+		for i := range 20000 {
+			switch k := rng.Intn(200); {
+			case k == 0:
+				h.clear()
+				want = want[:0]
+			case k < 20 && h.n > 0:
+				l := h.popNewest()
+				if got := l.data(); got != want[len(want)-1] {
+					t.Fatalf("max %d, step %d: popped %q, want %q", max, i, got, want[len(want)-1])
+				}
+				want = want[:len(want)-1]
+			default:
+				size := rng.Intn(200)
+				if rng.Intn(100) == 0 {
+					size = histChunkSize/4 + rng.Intn(histChunkSize)
+				}
+				b := []byte(lineText(i, size))
+				h.push(newHistLine(b, size, false))
+				clear(b) // the history keeps a copy
+				want = append(want, lineText(i, size))
+				if len(want) > h.max {
+					want = want[1:]
+				}
+			}
+			if h.n != len(want) {
+				t.Fatalf("max %d, step %d: %d lines, want %d", max, i, h.n, len(want))
+			}
+			for j := range want {
+				l := h.at(j)
+				if got := l.data(); got != want[j] {
+					t.Fatalf("max %d, step %d: line %d is %q, want %q", max, i, j, got, want[j])
+				}
+				for _, sp := range h.spare {
+					start := uintptr(unsafe.Pointer(unsafe.SliceData(sp)))
+					if p := uintptr(unsafe.Pointer(l.p)); start != 0 && p >= start && p < start+histChunkSize {
+						t.Fatalf("max %d, step %d: line %d is in a spare chunk", max, i, j)
+					}
+				}
+			}
+			if len(h.chunks) > max*200/histChunkSize+3 {
+				t.Fatalf("max %d, step %d: %d chunks for %d lines", max, i, len(h.chunks), h.n)
+			}
+		}
+	}
+}
+
+func lineText(i, size int) string {
+	b := make([]byte, size)
+	for j := range b {
+		b[j] = byte('a' + (i+j)%26)
+	}
+	return string(b)
 }
