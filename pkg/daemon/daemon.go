@@ -605,13 +605,17 @@ func (d *Daemon) pump() {
 				for {
 					n, err := rawio.Read(int(fd), buf)
 					if n > 0 {
-						d.noteOutput(n)
 						mu.Lock()
 						if n <= inlineMax && len(back) == 0 && !busy {
 							mu.Unlock()
 							d.emulate(buf[:n])
+							// After the echo is on its way: noting
+							// output may wake metaLoop, a thread wake-up
+							// that a keystroke should not wait for.
+							d.noteOutput(n)
 							continue
 						}
+						d.noteOutput(n)
 						back = append(back, buf[:n]...)
 						wake := !busy && len(back)-signalled >= handoffMin
 						if wake {
