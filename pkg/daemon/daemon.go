@@ -49,6 +49,7 @@ const (
 	floodKeep        = 64 << 10
 	floodRedraw      = 33 * time.Millisecond
 	handoffMin       = 64 << 10
+	keepBacklog      = 1 << 20 // see pump
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
 	killGrace        = 1500 * time.Millisecond
@@ -103,6 +104,7 @@ type Daemon struct {
 	attached   chan struct{}
 	lastOutput atomic.Int64
 	readBuf    []byte
+	backlog    backlog
 	// Output since the last trim, and whether metaLoop is already
 	// watching for the end of the output: see noteOutput.
 	outBytes  atomic.Int64
@@ -575,17 +577,8 @@ func (d *Daemon) reap() {
 // the reader only emulates itself when the backlog is empty and the
 // emulating goroutine holds nothing.
 func (d *Daemon) pump() {
-	var (
-		mu    sync.Mutex
-		cond  = sync.NewCond(&mu)
-		back  []byte
-		spare []byte
-		busy  bool // the emulating goroutine holds a batch
-		eof   bool
-		// signalled is how much of back the emulating goroutine has
-		// been woken for.
-		signalled int
-	)
+	bl := &d.backlog
+	bl.cond = sync.NewCond(&bl.mu)
 	// On the heap: as a local the buffer would live on the goroutine's
 	// stack, which then doubles to hold it.
 	d.readBuf = make([]byte, readBuf)
@@ -593,10 +586,7 @@ func (d *Daemon) pump() {
 		buf := d.readBuf
 		rc, err := d.ptmx.SyscallConn()
 		if err != nil { // only for a closed file: the session is over
-			mu.Lock()
-			eof = true
-			mu.Unlock()
-			cond.Broadcast()
+			bl.end()
 			return
 		}
 		for {
@@ -605,9 +595,9 @@ func (d *Daemon) pump() {
 				for {
 					n, err := rawio.Read(int(fd), buf)
 					if n > 0 {
-						mu.Lock()
-						if n <= inlineMax && len(back) == 0 && !busy {
-							mu.Unlock()
+						bl.mu.Lock()
+						if n <= inlineMax && len(bl.back) == 0 && !bl.busy {
+							bl.mu.Unlock()
 							d.emulate(buf[:n])
 							// After the echo is on its way: noting
 							// output may wake metaLoop, a thread wake-up
@@ -615,16 +605,16 @@ func (d *Daemon) pump() {
 							d.noteOutput(n)
 							continue
 						}
-						d.noteOutput(n)
-						back = append(back, buf[:n]...)
-						wake := !busy && len(back)-signalled >= handoffMin
+						bl.back = append(bl.back, buf[:n]...)
+						wake := !bl.busy && len(bl.back)-bl.signalled >= handoffMin
 						if wake {
-							signalled = len(back)
+							bl.signalled = len(bl.back)
 						}
-						full := len(back) >= maxBacklog
-						mu.Unlock()
+						full := len(bl.back) >= maxBacklog
+						bl.mu.Unlock()
+						d.noteOutput(n)
 						if wake {
-							cond.Broadcast()
+							bl.cond.Broadcast()
 						}
 						if full {
 							return true
@@ -635,12 +625,12 @@ func (d *Daemon) pump() {
 						continue
 					}
 					if err == unix.EAGAIN {
-						mu.Lock()
-						wake := len(back) > signalled
-						signalled = len(back)
-						mu.Unlock()
+						bl.mu.Lock()
+						wake := len(bl.back) > bl.signalled
+						bl.signalled = len(bl.back)
+						bl.mu.Unlock()
 						if wake {
-							cond.Broadcast()
+							bl.cond.Broadcast()
 						}
 						return false
 					}
@@ -649,49 +639,81 @@ func (d *Daemon) pump() {
 				}
 			})
 			if rerr != nil || done {
-				mu.Lock()
-				eof = true
-				mu.Unlock()
-				cond.Broadcast()
+				bl.end()
 				return
 			}
-			mu.Lock()
-			for len(back) >= maxBacklog {
-				cond.Wait()
+			bl.mu.Lock()
+			for len(bl.back) >= maxBacklog {
+				bl.cond.Wait()
 			}
-			mu.Unlock()
+			bl.mu.Unlock()
 		}
 	}()
 	defer close(d.pumpDone)
 	for {
-		mu.Lock()
-		for len(back) == 0 && !eof {
-			cond.Wait()
+		bl.mu.Lock()
+		for len(bl.back) == 0 && !bl.eof {
+			bl.cond.Wait()
 		}
-		if len(back) == 0 && eof {
-			mu.Unlock()
+		if len(bl.back) == 0 && bl.eof {
+			bl.mu.Unlock()
 			return
 		}
-		b := back
-		back = spare[:0]
-		spare = nil
-		busy = true
-		signalled = 0
-		mu.Unlock()
-		cond.Broadcast()
+		b := bl.back
+		bl.back = bl.spare[:0]
+		bl.spare = nil
+		bl.busy = true
+		bl.signalled = 0
+		bl.mu.Unlock()
+		bl.cond.Broadcast()
 		// Slices keep d.mu free for attaches between them.
 		for rest := b; len(rest) > 0; {
 			n := min(len(rest), emulateSlice)
 			d.emulate(rest[:n])
 			rest = rest[n:]
 		}
-		mu.Lock()
-		busy = false
-		if cap(b) <= 64<<10 {
-			spare = b[:0] // bursts' big buffers go back to the GC
+		bl.mu.Lock()
+		bl.busy = false
+		// The two buffers take turns for the whole burst, rather than a
+		// fresh one (and its garbage) per batch; release drops them when
+		// the burst is over.
+		if cap(b) <= keepBacklog {
+			bl.spare = b[:0]
 		}
-		mu.Unlock()
+		bl.mu.Unlock()
 	}
+}
+
+// backlog joins pump's reader and emulating goroutines: bytes read and
+// not yet emulated, and the buffer they take turns with.
+type backlog struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	back  []byte
+	spare []byte
+	busy  bool // the emulating goroutine holds a batch
+	eof   bool
+	// signalled is how much of back the emulating goroutine has been
+	// woken for.
+	signalled int
+}
+
+// end tells the emulating goroutine that no more output will come.
+func (bl *backlog) end() {
+	bl.mu.Lock()
+	bl.eof = true
+	bl.mu.Unlock()
+	bl.cond.Broadcast()
+}
+
+// release drops the buffers of a burst that is over (metaLoop), so an
+// idle session does not keep them resident.
+func (bl *backlog) release() {
+	bl.mu.Lock()
+	if !bl.busy && len(bl.back) == 0 {
+		bl.back, bl.spare = nil, nil
+	}
+	bl.mu.Unlock()
 }
 
 // emulate feeds one chunk of output to the screen and to every live
@@ -936,6 +958,7 @@ func (d *Daemon) metaLoop() {
 			if d.outBytes.Load() >= trimAfter {
 				d.outBytes.Store(0)
 				d.trimClients()
+				d.backlog.release()
 				debug.FreeOSMemory()
 			}
 			if lo > saved {
