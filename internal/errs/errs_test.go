@@ -19,3 +19,10 @@ func TestWrapReadsAndUnwrapsLikeErrorf(t *testing.T) {
 		t.Fatalf("%v does not unwrap to %v", got, base)
 	}
 }
+
+func TestTextUnwraps(t *testing.T) {
+	err := Text("lock x: busy (held by pid 3)", fs.ErrExist)
+	if err.Error() != "lock x: busy (held by pid 3)" || !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("Text gives %q, unwrapping to %v", err, errors.Unwrap(err))
+	}
+}
