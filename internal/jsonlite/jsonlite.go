@@ -12,6 +12,7 @@
 package jsonlite
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strconv"
@@ -657,37 +658,74 @@ func unquote(s []byte) string {
 	return string(b)
 }
 
-// Strings reads an array of strings; a null element reads as "", as
-// json.Unmarshal leaves it.
+// Strings reads an array of strings as json.Unmarshal reads a []string:
+// null is nil, and a null element is "".
 func (d *Decoder) Strings() ([]string, error) {
+	if d.Null() {
+		return nil, nil
+	}
 	out := []string{}
 	err := d.Array(func() error {
-		if d.Null() {
-			out = append(out, "")
-			return nil
-		}
-		s, err := d.String()
+		var s string
+		err := Into(d, &s, d.String)
 		out = append(out, s)
 		return err
 	})
 	return out, err
 }
 
-// StringMap reads an object of strings into m, making it when nil (as
-// json.Unmarshal adds to a map it decodes into twice); a null value reads
-// as "".
+// StringMap reads an object of strings into m as json.Unmarshal reads a
+// map[string]string: it makes m when nil and adds to it otherwise (so a
+// key given twice merges), null is nil, and a null value is "".
 func (d *Decoder) StringMap(m map[string]string) (map[string]string, error) {
+	return objectInto(d, m, func() (string, error) {
+		var s string
+		err := Into(d, &s, d.String)
+		return s, err
+	})
+}
+
+// RawObject reads an object of raw values (see Raw) into m as
+// json.Unmarshal reads a map[string]json.RawMessage: like StringMap, but
+// a null value is the raw null.
+func (d *Decoder) RawObject(m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	return objectInto(d, m, func() (json.RawMessage, error) { return d.Raw() })
+}
+
+func objectInto[V any](d *Decoder, m map[string]V, read func() (V, error)) (map[string]V, error) {
+	if d.Null() {
+		return nil, nil
+	}
 	if m == nil {
-		m = map[string]string{}
+		m = map[string]V{}
 	}
 	err := d.Object(func(k string) error {
-		if d.Null() {
-			m[k] = ""
-			return nil
-		}
-		s, err := d.String()
-		m[k] = s
+		v, err := read()
+		m[k] = v
 		return err
 	})
 	return m, err
+}
+
+// Into reads a value into p with read (d.String, d.Int or d.Bool), as
+// json.Unmarshal reads a string, number or bool: null leaves p alone.
+func Into[T any](d *Decoder, p *T, read func() (T, error)) error {
+	if d.Null() {
+		return nil
+	}
+	v, err := read()
+	if err == nil {
+		*p = v
+	}
+	return err
+}
+
+// Ptr reads a value into a new pointer with read, as json.Unmarshal reads
+// a pointer: null is nil.
+func Ptr[T any](d *Decoder, read func() (T, error)) (*T, error) {
+	if d.Null() {
+		return nil, nil
+	}
+	v, err := read()
+	return &v, err
 }

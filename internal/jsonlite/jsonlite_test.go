@@ -190,6 +190,12 @@ func checkDoc(t *testing.T, src []byte) {
 		if d := NewDecoder(src); !d.Null() || d.End() != nil {
 			t.Fatalf("Null(%q) = false", src)
 		}
+		a, aerr := NewDecoder(src).Strings()
+		m, merr := NewDecoder(src).StringMap(map[string]string{"k": "v"})
+		rm, rerr := NewDecoder(src).RawObject(nil)
+		if a != nil || aerr != nil || m != nil || merr != nil || rm != nil || rerr != nil {
+			t.Fatalf("null reads as %q, %v; %q, %v; %q, %v", a, aerr, m, merr, rm, rerr)
+		}
 		return
 	}
 	var ws string
@@ -212,6 +218,7 @@ func checkDoc(t *testing.T, src []byte) {
 	if jerr := json.Unmarshal(src, &wss); (jerr == nil) != (sserr == nil) || jerr == nil && !equalStrings(gss, wss) {
 		t.Fatalf("Strings(%q) = %q, %v; json.Unmarshal = %q, %v", src, gss, sserr, wss, jerr)
 	}
+	checkRawObject(t, src)
 	var wm map[string]string
 	gm, merr2 := NewDecoder(src).StringMap(nil)
 	if jerr := json.Unmarshal(src, &wm); (jerr == nil) != (merr2 == nil) {
@@ -223,6 +230,21 @@ func checkDoc(t *testing.T, src []byte) {
 		for k, v := range wm {
 			if gm[k] != v {
 				t.Fatalf("StringMap(%q) = %q; json.Unmarshal = %q", src, gm, wm)
+			}
+		}
+	}
+}
+
+func checkRawObject(t *testing.T, src []byte) {
+	t.Helper()
+	var want map[string]json.RawMessage
+	got, err := NewDecoder(src).RawObject(nil)
+	if jerr := json.Unmarshal(src, &want); (jerr == nil) != (err == nil) || jerr == nil && len(got) != len(want) {
+		t.Fatalf("RawObject(%q) = %q, %v; json.Unmarshal = %q, %v", src, got, err, want, jerr)
+	} else if jerr == nil {
+		for k, v := range want {
+			if !bytes.Equal(got[k], v) {
+				t.Fatalf("RawObject(%q) = %q; json.Unmarshal = %q", src, got, want)
 			}
 		}
 	}

@@ -259,111 +259,53 @@ func (m *Metadata) decodeField(d *jsonlite.Decoder, name string) error {
 	var err error
 	switch name {
 	case "command":
-		err = readScalar(d, &m.Command, d.String)
+		err = jsonlite.Into(d, &m.Command, d.String)
 	case "args":
-		err = readStrings(d, &m.Args)
+		m.Args, err = d.Strings()
 	case "displayCommand":
-		err = readScalar(d, &m.DisplayCommand, d.String)
+		err = jsonlite.Into(d, &m.DisplayCommand, d.String)
 	case "cwd":
-		err = readScalar(d, &m.Cwd, d.String)
+		err = jsonlite.Into(d, &m.Cwd, d.String)
 	case "createdAt":
-		err = readScalar(d, &m.CreatedAt, d.String)
+		err = jsonlite.Into(d, &m.CreatedAt, d.String)
 	case "exitCode":
-		m.ExitCode, err = readPtr(d, d.Int)
+		m.ExitCode, err = jsonlite.Ptr(d, d.Int)
 	case "signal":
-		m.Signal, err = readPtr(d, d.Int)
+		m.Signal, err = jsonlite.Ptr(d, d.Int)
 	case "exitedAt":
-		err = readScalar(d, &m.ExitedAt, d.String)
+		err = jsonlite.Into(d, &m.ExitedAt, d.String)
 	case "lastLines":
-		err = readStrings(d, &m.LastLines)
+		m.LastLines, err = d.Strings()
 	case "tags":
-		err = readStringMap(d, &m.Tags)
+		m.Tags, err = d.StringMap(m.Tags)
 	case "displayName":
-		m.DisplayName, err = readPtr(d, d.String)
+		m.DisplayName, err = jsonlite.Ptr(d, d.String)
 	case "rows":
-		err = readScalar(d, &m.Rows, d.Int)
+		err = jsonlite.Into(d, &m.Rows, d.Int)
 	case "cols":
-		err = readScalar(d, &m.Cols, d.Int)
+		err = jsonlite.Into(d, &m.Cols, d.Int)
 	case "ephemeral":
-		err = readScalar(d, &m.Ephemeral, d.Bool)
+		err = jsonlite.Into(d, &m.Ephemeral, d.Bool)
 	case "isolateEnv":
-		err = readScalar(d, &m.IsolateEnv, d.Bool)
+		err = jsonlite.Into(d, &m.IsolateEnv, d.Bool)
 	case "extraEnv":
-		err = readStringMap(d, &m.ExtraEnv)
+		m.ExtraEnv, err = d.StringMap(m.ExtraEnv)
 	case "unsetEnv":
-		err = readStrings(d, &m.UnsetEnv)
+		m.UnsetEnv, err = d.Strings()
 	case "env":
-		err = readStringMap(d, &m.Env)
+		m.Env, err = d.StringMap(m.Env)
 	case "generation":
-		err = readScalar(d, &m.Generation, d.String)
+		err = jsonlite.Into(d, &m.Generation, d.String)
 	case "daemonPid":
-		err = readScalar(d, &m.DaemonPid, d.Int)
+		err = jsonlite.Into(d, &m.DaemonPid, d.Int)
 	case "lastAttachAt":
-		err = readScalar(d, &m.LastAttachAt, d.String)
+		err = jsonlite.Into(d, &m.LastAttachAt, d.String)
 	case "lastOutputAt":
-		err = readScalar(d, &m.LastOutputAt, d.String)
+		err = jsonlite.Into(d, &m.LastOutputAt, d.String)
 	case "recovery":
 		m.Recovery, err = d.Raw()
 	case "state":
-		m.State, err = readRawMap(d, m.State)
+		m.State, err = d.RawObject(m.State)
 	}
 	return err
-}
-
-// readScalar reads a string, number or bool into p; null leaves p alone.
-func readScalar[T any](d *jsonlite.Decoder, p *T, read func() (T, error)) error {
-	if d.Null() {
-		return nil
-	}
-	v, err := read()
-	if err == nil {
-		*p = v
-	}
-	return err
-}
-
-// readPtr reads a value into a new pointer; null is nil.
-func readPtr[T any](d *jsonlite.Decoder, read func() (T, error)) (*T, error) {
-	if d.Null() {
-		return nil, nil
-	}
-	v, err := read()
-	return &v, err
-}
-
-func readStrings(d *jsonlite.Decoder, a *[]string) error {
-	if d.Null() {
-		*a = nil
-		return nil
-	}
-	v, err := d.Strings()
-	*a = v
-	return err
-}
-
-func readStringMap(d *jsonlite.Decoder, m *map[string]string) error {
-	if d.Null() {
-		*m = nil
-		return nil
-	}
-	v, err := d.StringMap(*m)
-	*m = v
-	return err
-}
-
-// readRawMap reads an object of raw values into m (made when nil); null
-// is a nil map.
-func readRawMap(d *jsonlite.Decoder, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
-	if d.Null() {
-		return nil, nil
-	}
-	if m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	err := d.Object(func(k string) error {
-		v, err := d.Raw()
-		m[k] = v
-		return err
-	})
-	return m, err
 }
