@@ -14,7 +14,9 @@ package jsonlite
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -105,6 +107,46 @@ func AppendFloat(dst []byte, f float64, bits int) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// AppendArray appends a slice as json.Marshal writes it, each element
+// with elem: nil is null.
+func AppendArray[V any](b []byte, a []V, elem func([]byte, V) ([]byte, error)) ([]byte, error) {
+	if a == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, v := range a {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = elem(b, v); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// AppendObject appends a map as json.Marshal writes it, each value with
+// elem: keys in order, nil is null.
+func AppendObject[V any](b []byte, m map[string]V, elem func([]byte, V) ([]byte, error)) ([]byte, error) {
+	if m == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = elem(b, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // AppendCompact appends the JSON document src compacted the way json.Marshal

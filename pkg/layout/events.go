@@ -152,15 +152,15 @@ func appendValue(b []byte, v any, other func(any) ([]byte, error)) ([]byte, erro
 		}
 		return jsonlite.AppendCompact(b, v)
 	case []string:
-		return appendArray(b, v, appendStringValue)
+		return jsonlite.AppendArray(b, v, appendStringValue)
 	case map[string]string:
-		return appendObject(b, v, appendStringValue)
+		return jsonlite.AppendObject(b, v, appendStringValue)
 	case []int:
-		return appendArray(b, v, func(b []byte, n int) ([]byte, error) { return strconv.AppendInt(b, int64(n), 10), nil })
+		return jsonlite.AppendArray(b, v, func(b []byte, n int) ([]byte, error) { return strconv.AppendInt(b, int64(n), 10), nil })
 	case []any:
-		return appendArray(b, v, func(b []byte, x any) ([]byte, error) { return appendValue(b, x, other) })
+		return jsonlite.AppendArray(b, v, func(b []byte, x any) ([]byte, error) { return appendValue(b, x, other) })
 	case map[string]any:
-		return appendObject(b, v, func(b []byte, x any) ([]byte, error) { return appendValue(b, x, other) })
+		return jsonlite.AppendObject(b, v, func(b []byte, x any) ([]byte, error) { return appendValue(b, x, other) })
 	}
 	if other == nil {
 		return nil, errors.New("not a plain JSON value (string, number, bool, nil, json.RawMessage, or a slice or map of them)")

@@ -122,58 +122,18 @@ func appendStringMapField(b []byte, key string, m map[string]string) []byte {
 
 // appendStrings writes a []string as json.Marshal does: nil is null.
 func appendStrings(b []byte, a []string) []byte {
-	b, _ = appendArray(b, a, appendStringValue)
+	b, _ = jsonlite.AppendArray(b, a, appendStringValue)
 	return b
 }
 
 // appendStringMap writes a map[string]string as json.Marshal does: keys
 // sorted, nil is null.
 func appendStringMap(b []byte, m map[string]string) []byte {
-	b, _ = appendObject(b, m, appendStringValue)
+	b, _ = jsonlite.AppendObject(b, m, appendStringValue)
 	return b
 }
 
 func appendStringValue(b []byte, s string) ([]byte, error) { return jsonlite.AppendString(b, s), nil }
-
-// appendArray writes a slice as json.Marshal does, each element with
-// elem: nil is null.
-func appendArray[V any](b []byte, a []V, elem func([]byte, V) ([]byte, error)) ([]byte, error) {
-	if a == nil {
-		return append(b, "null"...), nil
-	}
-	b = append(b, '[')
-	for i, v := range a {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = elem(b, v); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, ']'), nil
-}
-
-// appendObject writes a map as json.Marshal does, each value with elem:
-// keys sorted, nil is null.
-func appendObject[V any](b []byte, m map[string]V, elem func([]byte, V) ([]byte, error)) ([]byte, error) {
-	if m == nil {
-		return append(b, "null"...), nil
-	}
-	b = append(b, '{')
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonlite.AppendString(b, k)
-		b = append(b, ':')
-		var err error
-		if b, err = elem(b, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
-}
 
 // appendRawEntries writes "key":value, for each of m's keys in order, each
 // value compacted. A nil value is null when nilIsNull (json.RawMessage's
