@@ -18,6 +18,23 @@ var unwanted = []struct{ prefix, why string }{
 	{"crypto/", "crypto/rand brings the FIPS module (DRBG, AES, SHA-2/3): ids and generations come from math/rand and /dev/urandom"},
 	{"os/exec.", "os/exec: the child is started with os.StartProcess"},
 	{"net.", "package net: the session socket is served through os.File (daemon/listen.go) and layout probes sockets with connect(2)"},
+	// encoding/json's reflection-based encoder and decoder, fmt and the
+	// reflect.Value machinery they bring were half a megabyte. The daemon
+	// still links a little of encoding/json and reflect: json.RawMessage,
+	// a type in layout's API, brings encoding/json's package initializer.
+	{"fmt.", "fmt: errors are errs.Wrap or errors.New with strconv, output is File.WriteString"},
+	{"internal/fmtsort.", "fmt's map sorting, with fmt"},
+	{"encoding/json.Marshal", "json.Marshal: metadata, events and STATUS are written with internal/jsonlite, events through layout's Plain writers"},
+	{"encoding/json.Unmarshal", "json.Unmarshal: metadata and the launch config are read with internal/jsonlite"},
+	{"encoding/json.(*encodeState)", "encoding/json's reflection-based encoder"},
+	{"encoding/json.(*decodeState)", "encoding/json's reflection-based decoder"},
+	{"encoding/json.(*Decoder)", "json.Decoder, with the reflection-based decoder"},
+	{"encoding/json.(*Encoder)", "json.Encoder, with the reflection-based encoder"},
+	{"reflect.Value.Field", "walking structs by reflection"},
+	{"reflect.Value.Index", "walking slices by reflection"},
+	{"reflect.Value.Set", "setting values by reflection"},
+	{"reflect.(*MapIter)", "walking maps by reflection"},
+	{"reflect.(*rtype).Field", "reading struct tags at run time"},
 }
 
 func TestDaemonLinksNoHeavyPackages(t *testing.T) {

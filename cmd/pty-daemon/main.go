@@ -5,7 +5,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/ptyorg/pty/pkg/daemon"
@@ -13,7 +12,7 @@ import (
 
 func main() {
 	if len(os.Args) != 2 || os.Args[1] == "--help" || os.Args[1] == "-h" {
-		fmt.Fprintln(os.Stderr, "pty-daemon holds one session's terminal; it is started by 'pty run', not by hand.")
+		os.Stderr.WriteString("pty-daemon holds one session's terminal; it is started by 'pty run', not by hand.\n")
 		os.Exit(1)
 	}
 	os.Exit(daemon.Main(os.Args[1]))

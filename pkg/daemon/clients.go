@@ -3,7 +3,6 @@ package daemon
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -423,7 +422,7 @@ func (d *Daemon) status() []byte {
 	s.Daemon = StatusDaemon{Pid: os.Getpid(), Resources: resourcesOf(os.Getpid())}
 	s.Uptime = float64(int64(time.Since(d.started).Seconds())) // whole seconds, as the original
 	s.Created = d.created
-	b, _ := json.Marshal(s)
+	b, _ := s.appendJSON(nil)
 	return b
 }
 

@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	mrand "math/rand/v2"
 	"os"
@@ -29,6 +28,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -148,30 +149,30 @@ func Main(id string) int {
 	cfgFile := os.NewFile(3, "config")
 	status := os.NewFile(4, "status")
 	if cfgFile == nil || status == nil {
-		fmt.Fprintln(os.Stderr, "pty-daemon is started by pty run, not by hand")
+		os.Stderr.WriteString("pty-daemon is started by pty run, not by hand\n")
 		return 1
 	}
 	b, err := io.ReadAll(cfgFile)
 	cfgFile.Close()
 	var cfg spawn.DaemonConfig
 	if err == nil {
-		err = json.Unmarshal(b, &cfg)
+		cfg, err = spawn.ParseDaemonConfig(b)
 	}
 	if err == nil && cfg.ID != id {
-		err = fmt.Errorf("config is for %q, not %q", cfg.ID, id)
+		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not " + strconv.Quote(id))
 	}
 	if err != nil {
-		fmt.Fprintf(status, "error pty-daemon: bad launch config: %v\n", err)
+		status.WriteString("error pty-daemon: bad launch config: " + err.Error() + "\n")
 		status.Close()
 		return 1
 	}
 	d, err := Start(cfg)
 	if err != nil {
-		fmt.Fprintf(status, "error %s\n", oneLine(err.Error()))
+		status.WriteString("error " + oneLine(err.Error()) + "\n")
 		status.Close()
 		return 1
 	}
-	fmt.Fprintln(status, "ok")
+	status.WriteString("ok\n")
 	status.Close()
 	// Durable now that the caller is not waiting: a permanent session's
 	// record must survive a power loss for gc to bring it back.
@@ -226,7 +227,7 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	}
 	if err := d.startChild(); err != nil {
 		d.unclaim()
-		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
+		return nil, errs.Wrap("start "+cfg.Command, err)
 	}
 	return d, nil
 }
@@ -271,7 +272,7 @@ func (d *Daemon) claim() error {
 				return errors.New("replaced " + d.id)
 			}
 			if err := layout.RemoveFiles(d.root, d.id); err != nil {
-				return fmt.Errorf("replace %s: %w", d.id, err)
+				return errs.Wrap("replace "+d.id, err)
 			}
 		case errors.Is(err, layout.ErrNotFound):
 			if alive, _ := layout.DaemonAlive(d.root, d.id); alive {
@@ -300,7 +301,7 @@ func (d *Daemon) claim() error {
 			if errors.Is(err, syscall.EADDRINUSE) {
 				return errors.New("running " + d.id)
 			}
-			return fmt.Errorf("listen on %s: %w", p.Sock(), err)
+			return errs.Wrap("listen on "+p.Sock(), err)
 		}
 		os.Chmod(p.Sock(), 0o600)
 		d.ln = ln
@@ -333,7 +334,7 @@ func (d *Daemon) claim() error {
 		if len(d.cfg.Tags) > 0 {
 			ev.Fields = map[string]any{"tags": d.cfg.Tags}
 		}
-		if err := layout.AppendEventsLocked(d.root, d.id, ev); err != nil {
+		if err := layout.AppendEventsLockedPlain(d.root, d.id, ev); err != nil {
 			undo()
 			return err
 		}
@@ -361,7 +362,10 @@ func (d *Daemon) initialMetadata() *layout.Metadata {
 	for k, v := range c.Extra {
 		switch k {
 		case "state":
-			json.Unmarshal(v, &m.State)
+			var err error
+			if m.State, err = jsonlite.NewDecoder(v).RawObject(nil); err != nil {
+				m.State = nil // as json.Unmarshal left it
+			}
 		default:
 			if m.Extra == nil {
 				m.Extra = map[string]json.RawMessage{}
@@ -897,12 +901,12 @@ func (d *Daemon) eventLoop() {
 				}
 				break
 			}
-			layout.AppendEvents(d.root, d.id, batch...)
+			layout.AppendEventsPlain(d.root, d.id, batch...)
 		case <-d.stop:
 			for {
 				select {
 				case ev := <-d.events:
-					layout.AppendEvents(d.root, d.id, ev)
+					layout.AppendEventsPlain(d.root, d.id, ev)
 				default:
 					return
 				}
@@ -996,7 +1000,7 @@ func (d *Daemon) trimClients() {
 // update changes our metadata unless the record now belongs to another
 // generation (replaced while we ran).
 func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) error {
-	_, err := layout.Update(d.root, d.id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.UpdatePlain(d.root, d.id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Generation != d.gen || !fn(m) {
 			return nil, layout.ErrNoChange
 		}

@@ -1,11 +1,12 @@
 package daemon
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // openPTY opens a pty pair of the given size. creack/pty hands back a
@@ -15,19 +16,19 @@ import (
 func openPTY(rows, cols int) (master, tty *os.File, err error) {
 	m, t, err := pty.Open()
 	if err != nil {
-		return nil, nil, fmt.Errorf("open pty: %w", err)
+		return nil, nil, errs.Wrap("open pty", err)
 	}
 	fd, err := unix.Dup(int(m.Fd()))
 	m.Close()
 	if err != nil {
 		t.Close()
-		return nil, nil, fmt.Errorf("open pty: %w", err)
+		return nil, nil, errs.Wrap("open pty", err)
 	}
 	unix.CloseOnExec(fd)
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
 		t.Close()
-		return nil, nil, fmt.Errorf("open pty: %w", err)
+		return nil, nil, errs.Wrap("open pty", err)
 	}
 	master = os.NewFile(uintptr(fd), "ptmx")
 	if err := setSize(master, rows, cols); err != nil {

@@ -2,12 +2,13 @@ package layout
 
 import (
 	"encoding/hex"
-	"fmt"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/natefinch/atomic"
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // WriteFileAtomic replaces path with data so that a reader sees either the
@@ -44,7 +45,7 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	tmp := TempName(path)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return errs.Wrap("write "+path, err)
 	}
 	_, werr := f.Write(data)
 	if werr == nil && sync {
@@ -60,7 +61,7 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	}
 	if werr != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
+		return errs.Wrap("write "+path, werr)
 	}
 	if sync {
 		syncDir(filepath.Dir(path))
@@ -78,7 +79,7 @@ func TempName(path string) string {
 	for i := range b {
 		b[i] = byte(u >> (8 * i))
 	}
-	return fmt.Sprintf("%s.tmp.%d.%s", path, os.Getpid(), hex.EncodeToString(b[:]))
+	return path + ".tmp." + strconv.Itoa(os.Getpid()) + "." + hex.EncodeToString(b[:])
 }
 
 func syncDir(dir string) {

@@ -3,10 +3,13 @@ package layout
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
-	"sort"
+	"strconv"
 	"time"
+
+	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/jsonlite"
 )
 
 // Event types written to <id>.events.jsonl (PUBLIC FORMAT: every type is in
@@ -82,45 +85,91 @@ func NewEvent(session, typ string, kv ...any) Event {
 }
 
 // MarshalJSON flattens the payload next to the envelope fields.
-func (e Event) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(e.Fields)+3)
-	for k, v := range e.Fields {
-		m[k] = v
-	}
-	m["session"], m["type"], m["ts"] = e.Session, e.Type, e.TS
-	// Envelope first for people reading the file; json.Marshal sorts map
-	// keys, so write the envelope by hand.
-	var buf bytes.Buffer
-	buf.WriteString(`{"session":`)
-	writeJSON(&buf, e.Session)
-	buf.WriteString(`,"type":`)
-	writeJSON(&buf, e.Type)
-	buf.WriteString(`,"ts":`)
-	writeJSON(&buf, e.TS)
-	keys := make([]string, 0, len(e.Fields))
-	for k := range e.Fields {
-		if k != "session" && k != "type" && k != "ts" {
-			keys = append(keys, k)
+func (e Event) MarshalJSON() ([]byte, error) { return e.appendJSON(nil, json.Marshal) }
+
+// appendJSON appends e as one JSON object, in json.Marshal's bytes: the
+// envelope first, for people reading the file, then the payload in key
+// order. Plain payload values (see AppendEventsPlain) are written without
+// reflection; others by other, and they are an error when other is nil.
+func (e Event) appendJSON(b []byte, other func(any) ([]byte, error)) ([]byte, error) {
+	b = append(b, `{"session":`...)
+	b = jsonlite.AppendString(b, e.Session)
+	b = append(b, `,"type":`...)
+	b = jsonlite.AppendString(b, e.Type)
+	b = append(b, `,"ts":`...)
+	b = jsonlite.AppendString(b, e.TS)
+	for _, k := range sortedKeys(e.Fields) {
+		if k == "session" || k == "type" || k == "ts" {
+			continue
+		}
+		b = append(b, ',')
+		b = jsonlite.AppendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = appendValue(b, e.Fields[k], other); err != nil {
+			return nil, errs.Wrap("event "+e.Type+" field "+k, err)
 		}
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		buf.WriteByte(',')
-		writeJSON(&buf, k)
-		buf.WriteByte(':')
-		b, err := json.Marshal(e.Fields[k])
-		if err != nil {
-			return nil, fmt.Errorf("event %s field %s: %w", e.Type, k, err)
-		}
-		buf.Write(b)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(b, '}'), nil
 }
 
-func writeJSON(buf *bytes.Buffer, v string) {
-	b, _ := json.Marshal(v)
-	buf.Write(b)
+// appendValue appends v as json.Marshal does; see appendJSON.
+func appendValue(b []byte, v any, other func(any) ([]byte, error)) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return jsonlite.AppendString(b, v), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int8:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int16:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case uint:
+		return strconv.AppendUint(b, uint64(v), 10), nil
+	case uint8:
+		return strconv.AppendUint(b, uint64(v), 10), nil
+	case uint16:
+		return strconv.AppendUint(b, uint64(v), 10), nil
+	case uint32:
+		return strconv.AppendUint(b, uint64(v), 10), nil
+	case uint64:
+		return strconv.AppendUint(b, v, 10), nil
+	case float64:
+		return jsonlite.AppendFloat(b, v, 64)
+	case float32:
+		return jsonlite.AppendFloat(b, float64(v), 32)
+	case json.RawMessage:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		return jsonlite.AppendCompact(b, v)
+	case []string:
+		return jsonlite.AppendArray(b, v, appendStringValue)
+	case map[string]string:
+		return jsonlite.AppendObject(b, v, appendStringValue)
+	case []int:
+		return jsonlite.AppendArray(b, v, func(b []byte, n int) ([]byte, error) { return strconv.AppendInt(b, int64(n), 10), nil })
+	case []any:
+		return jsonlite.AppendArray(b, v, func(b []byte, x any) ([]byte, error) { return appendValue(b, x, other) })
+	case map[string]any:
+		return jsonlite.AppendObject(b, v, func(b []byte, x any) ([]byte, error) { return appendValue(b, x, other) })
+	}
+	if other == nil {
+		return nil, errors.New("not a plain JSON value (string, number, bool, nil, json.RawMessage, or a slice or map of them)")
+	}
+	o, err := other(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, o...), nil
 }
 
 // UnmarshalJSON splits the envelope from the payload.
@@ -144,36 +193,60 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 
 // AppendEvents appends events to a session's log under its event lock.
 func AppendEvents(root, id string, evs ...Event) error {
+	return appendEvents(root, id, json.Marshal, evs)
+}
+
+// AppendEventsPlain is AppendEvents for events whose payloads hold only
+// plain values: nil, string, bool, the integer and float types,
+// json.RawMessage, []string, []int, map[string]string, and []any and
+// map[string]any of plain values. Any other value is an error. In return
+// it does not link encoding/json's reflection-based encoder, which is
+// half a megabyte of the session daemon, a binary every session keeps
+// resident. The bytes written are the same.
+func AppendEventsPlain(root, id string, evs ...Event) error {
+	return appendEvents(root, id, nil, evs)
+}
+
+func appendEvents(root, id string, other func(any) ([]byte, error), evs []Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
 	l, err := AcquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
 	if err != nil {
-		return fmt.Errorf("append event to %s: %w", id, err)
+		return errs.Wrap("append event to "+id, err)
 	}
 	defer l.Release()
-	return AppendEventsLocked(root, id, evs...)
+	return appendEventsLocked(root, id, other, evs)
 }
 
 // AppendEventsLocked appends while the caller holds the event lock. All the
 // lines go out in one write on an O_APPEND file, so a concurrent writer that
 // ignores our lock (an older pty) still cannot split a line of ours.
 func AppendEventsLocked(root, id string, evs ...Event) error {
-	var buf bytes.Buffer
+	return appendEventsLocked(root, id, json.Marshal, evs)
+}
+
+// AppendEventsLockedPlain is AppendEventsLocked for plain payloads, as
+// AppendEventsPlain is for AppendEvents.
+func AppendEventsLockedPlain(root, id string, evs ...Event) error {
+	return appendEventsLocked(root, id, nil, evs)
+}
+
+func appendEventsLocked(root, id string, other func(any) ([]byte, error), evs []Event) error {
+	var buf []byte
 	for _, e := range evs {
-		b, err := json.Marshal(e)
-		if err != nil {
+		var err error
+		if buf, err = e.appendJSON(buf, other); err != nil {
 			return err
 		}
-		buf.Write(b)
-		buf.WriteByte('\n')
+		buf = append(buf, '\n')
 	}
 	path := PathsFor(root, id).Events()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("append event to %s: %w", id, err)
+		return errs.Wrap("append event to "+id, err)
 	}
-	_, werr := f.Write(buf.Bytes())
+	_, werr := f.Write(buf)
 	var size int64
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
@@ -182,7 +255,7 @@ func AppendEventsLocked(root, id string, evs ...Event) error {
 		werr = cerr
 	}
 	if werr != nil {
-		return fmt.Errorf("append event to %s: %w", id, werr)
+		return errs.Wrap("append event to "+id, werr)
 	}
 	if size >= eventsCheckBytes {
 		return trimEvents(path)
@@ -197,7 +270,7 @@ func AppendEventsLocked(root, id string, evs ...Event) error {
 func trimEvents(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("trim %s: %w", path, err)
+		return errs.Wrap("trim "+path, err)
 	}
 	if bytes.Count(b, []byte{'\n'}) <= EventsMaxLines {
 		return nil

@@ -2,7 +2,6 @@ package layout
 
 import (
 	"errors"
-	"fmt"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // ErrLockBusy is returned when a lock is held by a live process and the
@@ -43,7 +44,7 @@ func AcquireLock(path string, wait time.Duration) (*Lock, error) {
 			continue
 		}
 		if !time.Now().Before(deadline) {
-			return nil, fmt.Errorf("%s: %w (held by pid %s)", path, ErrLockBusy, strings.TrimSpace(readSmall(path)))
+			return nil, errs.Text(path+": "+ErrLockBusy.Error()+" (held by pid "+strings.TrimSpace(readSmall(path))+")", ErrLockBusy)
 		}
 		waitReleased(path, deadline)
 	}
@@ -76,14 +77,14 @@ func tryLock(path string) (*Lock, error) {
 	content := strconv.Itoa(os.Getpid())
 	tmp := TempName(path)
 	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, errs.Wrap("lock "+path, err)
 	}
 	defer os.Remove(tmp)
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, ErrLockBusy
 		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, errs.Wrap("lock "+path, err)
 	}
 	return &Lock{path: path, content: content}, nil
 }
@@ -100,14 +101,14 @@ func reclaimStale(path string) (bool, error) {
 	}
 	unlock, err := lockDir(filepath.Dir(path))
 	if err != nil {
-		return false, fmt.Errorf("lock %s: %w", path, err)
+		return false, errs.Wrap("lock "+path, err)
 	}
 	defer unlock()
 	if !lockIsStale(path) {
 		return false, nil
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false, fmt.Errorf("reclaim stale lock %s: %w", path, err)
+		return false, errs.Wrap("reclaim stale lock "+path, err)
 	}
 	return true, nil
 }
@@ -171,14 +172,14 @@ func (l *Lock) Release() error {
 	}
 	unlock, err := lockDir(filepath.Dir(l.path))
 	if err != nil {
-		return fmt.Errorf("release %s: %w", l.path, err)
+		return errs.Wrap("release "+l.path, err)
 	}
 	defer unlock()
 	if strings.TrimSpace(readSmall(l.path)) != l.content {
 		return nil
 	}
 	if err := os.Remove(l.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("release %s: %w", l.path, err)
+		return errs.Wrap("release "+l.path, err)
 	}
 	return nil
 }

@@ -1,15 +1,14 @@
 package layout
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
-	"reflect"
-	"sort"
-	"strings"
+	"slices"
 	"time"
+
+	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/jsonlite"
 )
 
 // Metadata is <id>.json. Field names match the original pty (PUBLIC FORMAT:
@@ -48,72 +47,17 @@ type Metadata struct {
 
 // MetadataFields lists the JSON names of Metadata's fields, for docs checks
 // and for telling known fields from unknown ones.
-func MetadataFields() []string {
-	t := reflect.TypeOf(Metadata{})
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if n := jsonName(t.Field(i)); n != "" {
-			names = append(names, n)
-		}
-	}
-	return names
-}
+func MetadataFields() []string { return slices.Clone(metadataFields[:]) }
 
-func jsonName(f reflect.StructField) string {
-	tag := f.Tag.Get("json")
-	name, _, _ := strings.Cut(tag, ",")
-	if name == "-" {
-		return ""
-	}
-	return name
-}
-
+// metadataAlias is Metadata without its JSON methods, for encoding/json's
+// strict decode in readMetadataFast.
 type metadataAlias Metadata
 
 // UnmarshalJSON keeps unknown fields in Extra.
-func (m *Metadata) UnmarshalJSON(b []byte) error {
-	var a metadataAlias
-	if err := json.Unmarshal(b, &a); err != nil {
-		return err
-	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return err
-	}
-	for _, k := range MetadataFields() {
-		delete(all, k)
-	}
-	if len(all) == 0 {
-		all = nil
-	}
-	*m = Metadata(a)
-	m.Extra = all
-	return nil
-}
+func (m *Metadata) UnmarshalJSON(b []byte) error { return m.decodeJSON(b) }
 
 // MarshalJSON writes known fields, then unknown ones in key order.
-func (m Metadata) MarshalJSON() ([]byte, error) {
-	known, err := json.Marshal(metadataAlias(m))
-	if err != nil || len(m.Extra) == 0 {
-		return known, err
-	}
-	keys := make([]string, 0, len(m.Extra))
-	for k := range m.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.Write(known[:len(known)-1])
-	for _, k := range keys {
-		kb, _ := json.Marshal(k)
-		buf.WriteByte(',')
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(m.Extra[k])
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
+func (m Metadata) MarshalJSON() ([]byte, error) { return m.appendJSON(nil) }
 
 // Name is what people see: the display name, or the id when there is none.
 func (m *Metadata) Name(id string) string {
@@ -134,12 +78,12 @@ func (m *Metadata) Tag(k string) (string, bool) {
 
 // Clone returns a deep copy, so a mutation can be compared with the original.
 func (m *Metadata) Clone() *Metadata {
-	b, err := json.Marshal(m)
+	b, err := m.appendJSON(nil)
 	if err != nil {
 		panic(err) // every field marshals
 	}
 	var c Metadata
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := c.decodeJSON(b); err != nil {
 		panic(err)
 	}
 	return &c
@@ -153,13 +97,13 @@ func ReadMetadata(root, id string) (*Metadata, error) {
 	b, err := os.ReadFile(PathsFor(root, id).Meta())
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
+			return nil, errs.Wrap("session "+id, ErrNotFound)
 		}
-		return nil, fmt.Errorf("read session %s: %w", id, err)
+		return nil, errs.Wrap("read session "+id, err)
 	}
 	var m Metadata
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("session %s: metadata is not valid JSON: %w", id, err)
+	if err := m.decodeJSON(b); err != nil {
+		return nil, errs.Wrap("session "+id+": metadata is not valid JSON", err)
 	}
 	return &m, nil
 }
@@ -178,9 +122,13 @@ func WriteMetadataNoSync(root, id string, m *Metadata) error {
 }
 
 func writeMetadata(root, id string, m *Metadata, sync bool) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+	compact, err := m.appendJSON(nil)
+	var b []byte
+	if err == nil {
+		b, err = jsonlite.AppendIndent(make([]byte, 0, 2*len(compact)+1), compact, "", "  ")
+	}
 	if err != nil {
-		return fmt.Errorf("encode session %s: %w", id, err)
+		return errs.Wrap("encode session "+id, err)
 	}
 	b = append(b, '\n')
 	return writeAtomic(PathsFor(root, id).Meta(), b, 0o600, sync)

@@ -1,9 +1,11 @@
 package layout
 
 import (
+	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // MetaLockWait is how long a metadata change waits for a busy lock. Changes
@@ -23,15 +25,25 @@ var ErrNoChange = errors.New("no change")
 // other's updates. It returns the metadata after the change (or as it was,
 // when fn returned ErrNoChange).
 func Update(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
+	return update(root, id, json.Marshal, fn)
+}
+
+// UpdatePlain is Update for events whose payloads hold only plain values,
+// as AppendEventsPlain is for AppendEvents.
+func UpdatePlain(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
+	return update(root, id, nil, fn)
+}
+
+func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
 	p := PathsFor(root, id)
 	el, err := AcquireLock(p.EventsLock(), EventLockWait)
 	if err != nil {
-		return nil, fmt.Errorf("update %s: %w", id, err)
+		return nil, errs.Wrap("update "+id, err)
 	}
 	defer el.Release()
 	ml, err := AcquireLock(p.Lock(), MetaLockWait)
 	if err != nil {
-		return nil, fmt.Errorf("update %s: %w", id, err)
+		return nil, errs.Wrap("update "+id, err)
 	}
 	defer ml.Release()
 	m, err := ReadMetadata(root, id)
@@ -48,7 +60,7 @@ func Update(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, 
 	if err := WriteMetadata(root, id, m); err != nil {
 		return nil, err
 	}
-	if err := AppendEventsLocked(root, id, evs...); err != nil {
+	if err := appendEventsLocked(root, id, other, evs); err != nil {
 		return m, err
 	}
 	return m, nil

@@ -217,20 +217,21 @@ func envLookup(env []string, k string) string {
 }
 
 // CheckCwd reports, in the user's terms, why dir cannot be a working
-// directory.
+// directory. The daemon checks too, so this stays clear of fmt (see
+// ParseDaemonConfig).
 func CheckCwd(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("Working directory does not exist: %s", dir)
+			return errors.New("Working directory does not exist: " + dir)
 		}
-		return fmt.Errorf("Working directory %s: %v", dir, err)
+		return errors.New("Working directory " + dir + ": " + err.Error())
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("Working directory is not a directory: %s", dir)
+		return errors.New("Working directory is not a directory: " + dir)
 	}
 	if unix.Access(dir, unix.X_OK) != nil {
-		return fmt.Errorf("Working directory is not searchable: %s", dir)
+		return errors.New("Working directory is not searchable: " + dir)
 	}
 	return nil
 }

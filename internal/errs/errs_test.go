@@ -1,0 +1,28 @@
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"testing"
+)
+
+func TestWrapReadsAndUnwrapsLikeErrorf(t *testing.T) {
+	base := &fs.PathError{Op: "open", Path: "/x", Err: fs.ErrNotExist}
+	got := Wrap("read session a", base)
+	want := fmt.Errorf("read session a: %w", base)
+	if got.Error() != want.Error() {
+		t.Fatalf("Error() = %q, fmt.Errorf gives %q", got, want)
+	}
+	var pe *fs.PathError
+	if !errors.Is(got, fs.ErrNotExist) || !errors.As(got, &pe) || pe != base {
+		t.Fatalf("%v does not unwrap to %v", got, base)
+	}
+}
+
+func TestTextUnwraps(t *testing.T) {
+	err := Text("lock x: busy (held by pid 3)", fs.ErrExist)
+	if err.Error() != "lock x: busy (held by pid 3)" || !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("Text gives %q, unwrapping to %v", err, errors.Unwrap(err))
+	}
+}

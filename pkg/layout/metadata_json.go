@@ -1,0 +1,271 @@
+package layout
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/jsonlite"
+)
+
+// Metadata is read and written by hand rather than by encoding/json's
+// reflection, so that the session daemon, which reads and rewrites it,
+// links neither (see internal/jsonlite). The output is the bytes
+// encoding/json wrote for the struct tags, and the input is read as
+// json.Unmarshal read it; tests hold both to encoding/json.
+
+// metadataFields is MetadataFields in struct order; a test checks it
+// against the struct tags.
+var metadataFields = [...]string{
+	"command", "args", "displayCommand", "cwd", "createdAt", "exitCode", "signal", "exitedAt",
+	"lastLines", "tags", "displayName", "rows", "cols", "ephemeral", "isolateEnv", "extraEnv",
+	"unsetEnv", "env", "generation", "daemonPid", "lastAttachAt", "lastOutputAt", "recovery", "state",
+}
+
+// appendJSON appends m compact, as json.Marshal wrote it: known fields in
+// struct order (omitempty ones only when set), then Extra in key order.
+func (m *Metadata) appendJSON(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"command":`...)
+	b = jsonlite.AppendString(b, m.Command)
+	b = append(b, `,"args":`...)
+	b = appendStrings(b, m.Args)
+	b = appendStringField(b, "displayCommand", m.DisplayCommand, false)
+	b = appendStringField(b, "cwd", m.Cwd, false)
+	b = appendStringField(b, "createdAt", m.CreatedAt, false)
+	if m.ExitCode != nil {
+		b = appendIntField(b, "exitCode", *m.ExitCode, false)
+	}
+	if m.Signal != nil {
+		b = appendIntField(b, "signal", *m.Signal, false)
+	}
+	b = appendStringField(b, "exitedAt", m.ExitedAt, true)
+	if len(m.LastLines) > 0 {
+		b = append(b, `,"lastLines":`...)
+		b = appendStrings(b, m.LastLines)
+	}
+	b = appendStringMapField(b, "tags", m.Tags)
+	if m.DisplayName != nil {
+		b = appendStringField(b, "displayName", *m.DisplayName, false)
+	}
+	b = appendIntField(b, "rows", m.Rows, true)
+	b = appendIntField(b, "cols", m.Cols, true)
+	if m.Ephemeral {
+		b = append(b, `,"ephemeral":true`...)
+	}
+	if m.IsolateEnv {
+		b = append(b, `,"isolateEnv":true`...)
+	}
+	b = appendStringMapField(b, "extraEnv", m.ExtraEnv)
+	if len(m.UnsetEnv) > 0 {
+		b = append(b, `,"unsetEnv":`...)
+		b = appendStrings(b, m.UnsetEnv)
+	}
+	b = appendStringMapField(b, "env", m.Env)
+	b = appendStringField(b, "generation", m.Generation, true)
+	b = appendIntField(b, "daemonPid", m.DaemonPid, true)
+	b = appendStringField(b, "lastAttachAt", m.LastAttachAt, true)
+	b = appendStringField(b, "lastOutputAt", m.LastOutputAt, true)
+	if len(m.Recovery) > 0 {
+		b = append(b, `,"recovery":`...)
+		if b, err = jsonlite.AppendCompact(b, m.Recovery); err != nil {
+			return nil, errs.Wrap("recovery", err)
+		}
+	}
+	if len(m.State) > 0 {
+		b = append(b, `,"state":{`...)
+		if b, err = appendRawEntries(b, m.State, true); err != nil {
+			return nil, errs.Wrap("state", err)
+		}
+		b[len(b)-1] = '}' // the comma after the last entry
+	}
+	// Unknown fields continue the object, raw, as the old encoder wrote
+	// them (which made a nil one an error there too).
+	b = append(b, ',')
+	if b, err = appendRawEntries(b, m.Extra, false); err != nil {
+		return nil, err
+	}
+	b[len(b)-1] = '}' // the comma after the last field
+	return b, nil
+}
+
+func appendStringField(b []byte, key, v string, omitEmpty bool) []byte {
+	if omitEmpty && v == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return jsonlite.AppendString(b, v)
+}
+
+func appendIntField(b []byte, key string, v int, omitEmpty bool) []byte {
+	if omitEmpty && v == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return strconv.AppendInt(b, int64(v), 10)
+}
+
+func appendStringMapField(b []byte, key string, m map[string]string) []byte {
+	if len(m) == 0 {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	return appendStringMap(b, m)
+}
+
+// appendStrings writes a []string as json.Marshal does: nil is null.
+func appendStrings(b []byte, a []string) []byte {
+	b, _ = jsonlite.AppendArray(b, a, appendStringValue)
+	return b
+}
+
+// appendStringMap writes a map[string]string as json.Marshal does: keys
+// sorted, nil is null.
+func appendStringMap(b []byte, m map[string]string) []byte {
+	b, _ = jsonlite.AppendObject(b, m, appendStringValue)
+	return b
+}
+
+func appendStringValue(b []byte, s string) ([]byte, error) { return jsonlite.AppendString(b, s), nil }
+
+// appendRawEntries writes "key":value, for each of m's keys in order, each
+// value compacted. A nil value is null when nilIsNull (json.RawMessage's
+// own encoding) and an error otherwise.
+func appendRawEntries(b []byte, m map[string]json.RawMessage, nilIsNull bool) ([]byte, error) {
+	for _, k := range sortedKeys(m) {
+		b = jsonlite.AppendString(b, k)
+		b = append(b, ':')
+		v := m[k]
+		if v == nil && nilIsNull {
+			b = append(b, "null,"...)
+			continue
+		}
+		var err error
+		if b, err = jsonlite.AppendCompact(b, v); err != nil {
+			return nil, errs.Wrap("field "+strconv.Quote(k), err)
+		}
+		b = append(b, ',')
+	}
+	return b, nil
+}
+
+// decodeJSON reads b into m, which it resets, as json.Unmarshal filled the
+// struct: a key matches its field exactly or, failing that, in another
+// letter case; a later duplicate wins, except that maps merge; null leaves
+// a string, number or bool alone and clears a slice, map or pointer.
+// Keys that match no field exactly are kept in Extra, raw (so a field in
+// another letter case is both read and kept, as before).
+func (m *Metadata) decodeJSON(b []byte) error {
+	*m = Metadata{}
+	d := jsonlite.NewDecoder(b)
+	if d.Null() {
+		return d.End() // an empty record, to encoding/json
+	}
+	err := d.Object(func(key string) error {
+		name := fieldNamed(key)
+		if name != key {
+			// Unknown, or known in another letter case: kept raw,
+			// and in the second case read into its field too.
+			at := *d
+			raw, err := d.Raw()
+			if err != nil {
+				return err
+			}
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[key] = raw
+			if name == "" {
+				return nil
+			}
+			*d = at
+		}
+		if err := m.decodeField(d, name); err != nil {
+			return errs.Wrap(strconv.Quote(key), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return d.End()
+}
+
+// fieldNamed returns the field key names: the one spelled exactly so, or
+// else one spelled so in another letter case, as encoding/json matches
+// them; "" when none.
+func fieldNamed(key string) string {
+	for _, f := range metadataFields {
+		if f == key {
+			return f
+		}
+	}
+	for _, f := range metadataFields {
+		if strings.EqualFold(f, key) {
+			return f
+		}
+	}
+	return ""
+}
+
+func (m *Metadata) decodeField(d *jsonlite.Decoder, name string) error {
+	var err error
+	switch name {
+	case "command":
+		err = jsonlite.Into(d, &m.Command, d.String)
+	case "args":
+		m.Args, err = d.Strings()
+	case "displayCommand":
+		err = jsonlite.Into(d, &m.DisplayCommand, d.String)
+	case "cwd":
+		err = jsonlite.Into(d, &m.Cwd, d.String)
+	case "createdAt":
+		err = jsonlite.Into(d, &m.CreatedAt, d.String)
+	case "exitCode":
+		m.ExitCode, err = jsonlite.Ptr(d, d.Int)
+	case "signal":
+		m.Signal, err = jsonlite.Ptr(d, d.Int)
+	case "exitedAt":
+		err = jsonlite.Into(d, &m.ExitedAt, d.String)
+	case "lastLines":
+		m.LastLines, err = d.Strings()
+	case "tags":
+		m.Tags, err = d.StringMap(m.Tags)
+	case "displayName":
+		m.DisplayName, err = jsonlite.Ptr(d, d.String)
+	case "rows":
+		err = jsonlite.Into(d, &m.Rows, d.Int)
+	case "cols":
+		err = jsonlite.Into(d, &m.Cols, d.Int)
+	case "ephemeral":
+		err = jsonlite.Into(d, &m.Ephemeral, d.Bool)
+	case "isolateEnv":
+		err = jsonlite.Into(d, &m.IsolateEnv, d.Bool)
+	case "extraEnv":
+		m.ExtraEnv, err = d.StringMap(m.ExtraEnv)
+	case "unsetEnv":
+		m.UnsetEnv, err = d.Strings()
+	case "env":
+		m.Env, err = d.StringMap(m.Env)
+	case "generation":
+		err = jsonlite.Into(d, &m.Generation, d.String)
+	case "daemonPid":
+		err = jsonlite.Into(d, &m.DaemonPid, d.Int)
+	case "lastAttachAt":
+		err = jsonlite.Into(d, &m.LastAttachAt, d.String)
+	case "lastOutputAt":
+		err = jsonlite.Into(d, &m.LastOutputAt, d.String)
+	case "recovery":
+		m.Recovery, err = d.Raw()
+	case "state":
+		m.State, err = d.RawObject(m.State)
+	}
+	return err
+}

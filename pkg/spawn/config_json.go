@@ -1,0 +1,67 @@
+package spawn
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/ptyorg/pty/internal/jsonlite"
+)
+
+// ParseDaemonConfig reads the launch config that Start writes (with
+// json.Marshal) on pty-daemon's fd 3. It reads it by hand rather than
+// with json.Unmarshal, whose reflection the daemon would otherwise link:
+// half a megabyte of a binary every session keeps resident. Unknown
+// fields are ignored, as json.Unmarshal ignores them.
+func ParseDaemonConfig(b []byte) (DaemonConfig, error) {
+	var c DaemonConfig
+	d := jsonlite.NewDecoder(b)
+	err := d.Object(func(key string) error {
+		var err error
+		switch key {
+		case "root":
+			err = jsonlite.Into(d, &c.Root, d.String)
+		case "id":
+			err = jsonlite.Into(d, &c.ID, d.String)
+		case "command":
+			err = jsonlite.Into(d, &c.Command, d.String)
+		case "args":
+			c.Args, err = d.Strings()
+		case "displayCommand":
+			err = jsonlite.Into(d, &c.DisplayCommand, d.String)
+		case "cwd":
+			err = jsonlite.Into(d, &c.Cwd, d.String)
+		case "rows":
+			err = jsonlite.Into(d, &c.Rows, d.Int)
+		case "cols":
+			err = jsonlite.Into(d, &c.Cols, d.Int)
+		case "tags":
+			c.Tags, err = d.StringMap(c.Tags)
+		case "displayName":
+			c.DisplayName, err = jsonlite.Ptr(d, d.String)
+		case "extraEnv":
+			c.ExtraEnv, err = d.StringMap(c.ExtraEnv)
+		case "unsetEnv":
+			c.UnsetEnv, err = d.Strings()
+		case "isolateEnv":
+			err = jsonlite.Into(d, &c.IsolateEnv, d.Bool)
+		case "ephemeral":
+			err = jsonlite.Into(d, &c.Ephemeral, d.Bool)
+		case "extra":
+			c.Extra, err = d.RawObject(c.Extra)
+		case "replace":
+			err = jsonlite.Into(d, &c.Replace, d.Bool)
+		case "replaceGeneration":
+			err = jsonlite.Into(d, &c.ReplaceGen, d.String)
+		default:
+			_, err = d.Raw()
+		}
+		if err != nil {
+			return errors.New(strconv.Quote(key) + ": " + err.Error())
+		}
+		return nil
+	})
+	if err == nil {
+		err = d.End()
+	}
+	return c, err
+}
