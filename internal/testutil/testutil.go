@@ -38,7 +38,8 @@ func ModuleRoot(t testing.TB) string {
 func BinDir(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ptybin")
+		reapBinDirs()
+		dir, err := os.MkdirTemp("", binDirPrefix+strconv.Itoa(os.Getpid())+"-")
 		if err != nil {
 			buildErr = err
 			return
@@ -63,6 +64,30 @@ func BinDir(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return binDir
+}
+
+// binDirPrefix names the directories BinDir builds into, with the pid of
+// the test process that owns one.
+const binDirPrefix = "ptybin-"
+
+// reapBinDirs removes the build directories of test processes that have
+// ended. Nothing runs when a test process exits, and each directory holds
+// every command (about 100 MB), so without this every package's test run
+// left one behind: gigabytes per "go test ./...".
+func reapBinDirs() {
+	ents, _ := os.ReadDir(os.TempDir())
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), binDirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidStr, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if err != nil || pid <= 0 || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue // alive, or not ours to judge
+		}
+		os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+	}
 }
 
 // buildEnv builds the commands as install.sh does: without cgo, so tests
