@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,23 +9,20 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/term"
 
+	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/proto"
 )
 
-// DetachKey is Ctrl+\; KittyDetachKey is how a terminal in kitty keyboard
-// mode reports it.
-const DetachKey = 0x1c
+// DetachKey is Ctrl+\ (see detachkey).
+const DetachKey = detachkey.Key
 
-var kittyDetach = []byte("\x1b[92;5u")
-
-// DetachWindow is how long a first Ctrl+\ waits for a second one, which
-// sends a literal Ctrl+\ to the session instead of detaching.
-const DetachWindow = 300 * time.Millisecond
+// DetachWindow is how long a first Ctrl+\ waits for a second one (see
+// detachkey).
+const DetachWindow = detachkey.Window
 
 // ResetModes undoes, on the user's terminal, whatever modes the session
 // may have turned on: alternate screen, mouse reporting, bracketed paste,
@@ -172,12 +168,19 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	sendErr := make(chan error, 1)
 	if in != nil {
 		go func() {
-			k := keyReader{c: c, readOnly: o.ReadOnly, detach: detach}
+			k := detachkey.Filter{ReadOnly: o.ReadOnly,
+				Send: func(b []byte) error { return c.WriteFrame(proto.Data, b) },
+				Detach: func() {
+					select {
+					case detach <- struct{}{}:
+					default:
+					}
+				}}
 			b := make([]byte, 4096)
 			for {
 				n, err := keysIn.Read(b)
 				if n > 0 {
-					if werr := k.feed(b[:n]); werr != nil {
+					if werr := k.Feed(b[:n]); werr != nil {
 						sendErr <- werr
 						return
 					}
@@ -233,89 +236,6 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			}
 		}
 	}
-}
-
-// keyReader turns what the user types into DATA frames, minus the detach
-// key: a first Ctrl+\ arms a DetachWindow timer that detaches, a second
-// one within the window is sent through as a literal Ctrl+\. Read-only, a
-// single press detaches at once, since there is nothing to pass it to.
-type keyReader struct {
-	c        *Conn
-	readOnly bool
-	detach   chan<- struct{}
-
-	mu      sync.Mutex
-	pending bool
-	armed   uint64 // which press the running timer belongs to
-}
-
-func (k *keyReader) feed(b []byte) error {
-	// Walk the keys in order so a doubled Ctrl+\ lands between the bytes
-	// typed around it.
-	fwd := b[:0:0]
-	plain := true
-	for i := 0; i < len(b); {
-		n := detachKeyLen(b[i:])
-		if n == 0 {
-			if !plain {
-				fwd = append(fwd, b[i])
-			}
-			i++
-			continue
-		}
-		if plain {
-			fwd = append(fwd, b[:i]...)
-			plain = false
-		}
-		i += n
-		if k.readOnly {
-			k.fire()
-			return nil
-		}
-		k.mu.Lock()
-		if k.pending {
-			k.pending = false
-			fwd = append(fwd, DetachKey)
-		} else {
-			k.pending = true
-			k.armed++
-			armed := k.armed
-			time.AfterFunc(DetachWindow, func() {
-				k.mu.Lock()
-				fire := k.pending && k.armed == armed
-				k.mu.Unlock()
-				if fire {
-					k.fire()
-				}
-			})
-		}
-		k.mu.Unlock()
-	}
-	if plain {
-		fwd = b
-	}
-	if len(fwd) == 0 || k.readOnly {
-		return nil
-	}
-	return k.c.WriteFrame(proto.Data, fwd)
-}
-
-func (k *keyReader) fire() {
-	select {
-	case k.detach <- struct{}{}:
-	default:
-	}
-}
-
-// detachKeyLen is the length of a detach key at the start of b, or 0.
-func detachKeyLen(b []byte) int {
-	if b[0] == DetachKey {
-		return 1
-	}
-	if bytes.HasPrefix(b, kittyDetach) {
-		return len(kittyDetach)
-	}
-	return 0
 }
 
 // IsNotRunning reports whether err means the session's socket is gone.
