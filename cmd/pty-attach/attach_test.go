@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -276,4 +278,38 @@ func TestFloodIsRedrawnNotForwarded(t *testing.T) {
 			t.Fatal("typing after the flood never came through as live output")
 		}
 	}
+}
+
+// pty attach hands the terminal to the daemon (ATTACH_TTY), which reads
+// the keys and writes the screen itself, and lets go of it at detach.
+func TestDaemonTakesTheTerminal(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the handover needs /proc to reopen the terminal")
+	}
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "tk", "--", "sh", "-c", "echo ready; cat")
+	u := onTerminal(t, root, 24, 80, nil, "attach", "tk")
+	u.WaitOutput(t, "ready")
+	m, err := layout.ReadMetadata(root, "tk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	holds := func() bool {
+		fds, _ := os.ReadDir("/proc/" + strconv.Itoa(m.DaemonPid) + "/fd")
+		for _, fd := range fds {
+			if l, _ := os.Readlink("/proc/" + strconv.Itoa(m.DaemonPid) + "/fd/" + fd.Name()); l == u.TTYName() {
+				return true
+			}
+		}
+		return false
+	}
+	testutil.WaitFor(t, 5*time.Second, "the daemon to hold "+u.TTYName(), holds)
+	u.Write(t, "typed\r")
+	u.WaitOutput(t, "typed\r\ntyped")
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	if code := u.Exit(t); code != 0 {
+		t.Fatalf("detach exit code %d", code)
+	}
+	testutil.WaitFor(t, 5*time.Second, "the daemon to let go of the terminal", func() bool { return !holds() })
 }

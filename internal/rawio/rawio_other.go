@@ -17,3 +17,9 @@ func Write(fd int, b []byte) (int, error) { return unix.Write(fd, b) }
 func SendNow(fd int, b []byte) (int, error) {
 	return unix.SendmsgN(fd, b, nil, nil, unix.MSG_DONTWAIT)
 }
+
+// Recvmsg is recvmsg(2): the bytes into p, ancillary data into oob.
+func Recvmsg(fd int, p, oob []byte) (n, oobn int, err error) {
+	n, oobn, _, _, err = unix.Recvmsg(fd, p, oob, 0)
+	return n, oobn, err
+}

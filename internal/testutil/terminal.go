@@ -71,6 +71,14 @@ func StartTerminal(t testing.TB, cmd *exec.Cmd, rows, cols int) *Terminal {
 	return u
 }
 
+// TTYName is the terminal's device (/dev/pts/N), as the client sees it.
+func (u *Terminal) TTYName() string {
+	if f, ok := u.Cmd.Stdin.(*os.File); ok {
+		return f.Name()
+	}
+	return ""
+}
+
 // Output is everything the client has written so far.
 func (u *Terminal) Output() string {
 	u.mu.Lock()

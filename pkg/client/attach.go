@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/ptyorg/pty/internal/detachkey"
@@ -24,11 +25,8 @@ const DetachKey = detachkey.Key
 // detachkey).
 const DetachWindow = detachkey.Window
 
-// ResetModes undoes, on the user's terminal, whatever modes the session
-// may have turned on: alternate screen, mouse reporting, bracketed paste,
-// focus events, the kitty keyboard stack, a hidden cursor, the scroll
-// region and colours.
-const ResetModes = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[<99u\x1b[r\x1b[0m\x1b[?25h"
+// ResetModes: see proto.ResetModes.
+const ResetModes = proto.ResetModes
 
 // AttachOptions configures Attach.
 type AttachOptions struct {
@@ -100,17 +98,31 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	// the runtime's monitor thread on every keystroke.) Closing keysIn
 	// on return also ends the goroutine reading it.
 	var keysIn io.Reader = in
+	var kbFile, screenFile *os.File
 	if isTTY {
 		if f, rc := reopenNonblock(in, os.O_RDONLY); f != nil {
 			defer f.Close()
-			keysIn = rawio.Conn{RC: rc}
+			kbFile, keysIn = f, rawio.Conn{RC: rc}
 		}
 	}
 	screen := o.Out
 	if f, ok := o.Out.(*os.File); ok && o.OutFile == f && term.IsTerminal(int(f.Fd())) {
 		if g, rc := reopenNonblock(f, os.O_WRONLY); g != nil {
 			defer g.Close()
-			screen = rawio.Conn{RC: rc}
+			screenFile, screen = g, rawio.Conn{RC: rc}
+		}
+	}
+	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
+	// then a keystroke's echo does not pass through this process at all.
+	if !o.ReadOnly && kbFile != nil && screenFile != nil {
+		handed, err := c.handTerminal(rows, cols, kbFile, screenFile)
+		if err != nil {
+			return Result{}, fmt.Errorf("attach: %w", err)
+		}
+		if handed {
+			kbFile.Close() // the daemon has its own; the keyboard is its now
+			screenFile.Close()
+			return waitHanded(c, o, st, rows, cols)
 		}
 	}
 	var err error
@@ -149,15 +161,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			}
 			switch f.Type {
 			case proto.Screen:
-				// A baseline may also be a resync after falling behind,
-				// when our terminal holds modes the session has since
-				// turned off: reset everything, then let the redraw set
-				// them.
-				// Also the redraws of a flood (docs/protocol.md), a few
-				// dozen a second: inside a synchronized update, so a
-				// terminal that knows mode 2026 shows each one whole.
-				b := append([]byte("\x1b[?2026h"+ResetModes+"\x1b[H\x1b[2J"), f.Payload...)
-				write(append(b, "\x1b[?2026l"...))
+				write(proto.Redraw(nil, f.Payload))
 			case proto.Exit:
 				ended <- frameOrErr{f: f}
 				return
@@ -200,15 +204,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	finish := func(msg string) {
 		out.Lock()
 		out.done = true
-		// Resetting the scroll region and leaving the alternate screen
-		// move the cursor (to the top, or to where it was saved), so go
-		// to the bottom row before printing, as dtach does: the message
-		// lands below the session's screen, never over it.
-		io.WriteString(o.Out, ResetModes+"\x1b[999;1H")
-		if st != nil {
-			term.Restore(int(in.Fd()), st)
-		}
-		io.WriteString(o.Out, "\r\n"+msg+"\r\n")
+		finishOn(o, st, msg)
 		out.Unlock()
 	}
 	for {
@@ -230,6 +226,112 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			return Result{Detached: true}, nil
 		case <-winch:
 			r, cl := TermSize(o.OutFile, in)
+			if r != rows || cl != cols {
+				rows, cols = r, cl
+				c.WriteFrame(proto.Resize, proto.Size(rows, cols))
+			}
+		}
+	}
+}
+
+// finishOn ends an attach on the user's terminal: modes reset, the
+// terminal restored, msg below the session's screen.
+func finishOn(o AttachOptions, st *term.State, msg string) {
+	// Resetting the scroll region and leaving the alternate screen move
+	// the cursor (to the top, or to where it was saved), so go to the
+	// bottom row before printing, as dtach does: the message lands below
+	// the session's screen, never over it.
+	io.WriteString(o.Out, ResetModes+"\x1b[999;1H")
+	if st != nil {
+		term.Restore(int(o.In.Fd()), st)
+	}
+	io.WriteString(o.Out, "\r\n"+msg+"\r\n")
+}
+
+// handTerminal offers the daemon the user's keyboard and screen
+// (ATTACH_TTY) and reports whether it took them. A STATUS request right
+// behind the offer tells a daemon that does not know ATTACH_TTY (the
+// original pty's, or an older one of ours, which ignore the frame): its
+// STATUS reply comes with no TTY_ATTACHED before it.
+func (c *Conn) handTerminal(rows, cols int, kb, screen *os.File) (bool, error) {
+	fds := make([]int, 0, 2)
+	for _, f := range []*os.File{kb, screen} {
+		rc, err := f.SyscallConn() // not Fd(): it would make f blocking
+		if err != nil {
+			return false, nil
+		}
+		rc.Control(func(fd uintptr) { fds = append(fds, int(fd)) })
+	}
+	sc, err := c.c.SyscallConn()
+	if err != nil {
+		return false, nil
+	}
+	frame := proto.AppendFrame(nil, proto.AttachTTY, proto.Size(rows, cols))
+	var serr error
+	c.wmu.Lock()
+	werr := sc.Write(func(fd uintptr) bool {
+		serr = unix.Sendmsg(int(fd), frame, unix.UnixRights(fds...), nil, 0)
+		return serr != unix.EAGAIN
+	})
+	c.wmu.Unlock()
+	if werr != nil {
+		return false, werr
+	}
+	if serr != nil {
+		return false, serr
+	}
+	if err := c.WriteFrame(proto.Status, nil); err != nil {
+		return false, err
+	}
+	for {
+		f, err := c.Next()
+		if err != nil {
+			return false, err
+		}
+		switch f.Type {
+		case proto.TTYAttached:
+			return true, nil
+		case proto.Status:
+			return false, nil
+		}
+	}
+}
+
+// waitHanded is the attach once the daemon has the terminal: it forwards
+// resizes and waits for the daemon to say the user detached (DETACH) or
+// the session ended (EXIT), which it sends once the last output is on the
+// screen.
+func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int) (Result, error) {
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	defer signal.Stop(winch)
+	ended := make(chan frameOrErr, 1)
+	go func() {
+		for {
+			f, err := c.Next()
+			if err != nil || f.Type == proto.Exit || f.Type == proto.Detach {
+				ended <- frameOrErr{f, err}
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case fe := <-ended:
+			switch {
+			case fe.err != nil:
+				finishOn(o, st, fmt.Sprintf("[lost connection to %s]", o.Name))
+				return Result{}, fmt.Errorf("session %s: connection lost: %w", o.Name, fe.err)
+			case fe.f.Type == proto.Detach:
+				finishOn(o, st, "[detached]")
+				return Result{Detached: true}, nil
+			default:
+				code := proto.ParseExitCode(fe.f.Payload)
+				finishOn(o, st, fmt.Sprintf("[%s exited with code %d]", o.Name, code))
+				return Result{Exited: true, Code: code}, nil
+			}
+		case <-winch:
+			r, cl := TermSize(o.OutFile, o.In)
 			if r != rows || cl != cols {
 				rows, cols = r, cl
 				c.WriteFrame(proto.Resize, proto.Size(rows, cols))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ptyorg/pty/internal/rawio"
@@ -68,20 +69,46 @@ func (d *Daemon) enqueue(c *client, t proto.Type, payload []byte) {
 // A queue that would pass MaxQueue is dropped and the client marked for a
 // fresh baseline, which its writer takes when it is ready for more.
 func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
-	if c.closed || c.overflow {
+	if c.closed {
+		return
+	}
+	if c.tty != nil {
+		switch t {
+		case proto.Data:
+		case proto.Screen:
+			if !c.overflow {
+				c.pending = proto.Redraw(c.pending, payload)
+			}
+			return
+		case proto.Geometry:
+			return // the terminal knows its size
+		default:
+			c.ctl = proto.AppendFrame(c.ctl, t, payload)
+			return
+		}
+	}
+	if c.overflow {
 		return
 	}
 	if len(c.pending) > 0 && len(c.pending)+proto.HeaderLen+len(payload) > MaxQueue {
 		if t == proto.Exit || !c.live {
 			// EXIT and replies are never dropped; they are tiny.
-			c.pending = proto.AppendFrame(c.pending, t, payload)
+			c.pending = c.appendOut(c.pending, t, payload)
 		} else {
 			c.pending = nil
 			c.overflow = true
 		}
 	} else {
-		c.pending = proto.AppendFrame(c.pending, t, payload)
+		c.pending = c.appendOut(c.pending, t, payload)
 	}
+}
+
+// appendOut appends output for c: a frame, or for a terminal the bytes.
+func (c *client) appendOut(b []byte, t proto.Type, payload []byte) []byte {
+	if c.tty != nil {
+		return append(b, payload...)
+	}
+	return proto.AppendFrame(b, t, payload)
 }
 
 // flush hands c's queue to its writer goroutine, except that when the
@@ -91,21 +118,20 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 // the last flush go out in one write, so a client that reads a baseline
 // also has the EXIT queued with it. Called under d.mu.
 func (d *Daemon) flush(c *client) {
-	if c.closed || (len(c.pending) == 0 && !c.overflow) {
+	if c.closed || (len(c.pending) == 0 && len(c.ctl) == 0 && !c.overflow) {
 		return
 	}
-	if !c.busy && !c.overflow && len(c.pending) <= directMax && c.raw != nil {
-		n := 0
-		c.raw.Write(func(fd uintptr) bool {
-			var err error
-			n, err = rawio.Write(int(fd), c.pending)
-			if err != nil {
-				n = 0 // EAGAIN, or a failure the writer will meet too
-			}
-			return true // never wait: the caller holds d.mu
-		})
-		c.pending = c.pending[:copy(c.pending, c.pending[n:])]
+	if !c.busy && !c.overflow && len(c.pending) <= directMax {
+		out := c.raw
+		if c.tty != nil {
+			out = c.ttyRaw
+		}
+		c.pending = writeNow(out, c.pending)
 		if len(c.pending) == 0 {
+			// A terminal client's socket frames, behind its output.
+			c.ctl = writeNow(c.raw, c.ctl)
+		}
+		if len(c.pending) == 0 && len(c.ctl) == 0 {
 			return
 		}
 	}
@@ -113,6 +139,24 @@ func (d *Daemon) flush(c *client) {
 	case c.wake <- struct{}{}:
 	default:
 	}
+}
+
+// writeNow makes one non-blocking attempt to write b to out and returns
+// what is left of it, moved to the front. Called under d.mu.
+func writeNow(out syscall.RawConn, b []byte) []byte {
+	if len(b) == 0 || out == nil {
+		return b
+	}
+	n := 0
+	out.Write(func(fd uintptr) bool {
+		var err error
+		n, err = rawio.Write(int(fd), b)
+		if err != nil {
+			n = 0 // EAGAIN, or a failure the writer will meet too
+		}
+		return true // never wait: the caller holds d.mu
+	})
+	return b[:copy(b, b[n:])]
 }
 
 // baseline appends GEOMETRY and SCREEN for c's role. Called under d.mu.
@@ -149,15 +193,25 @@ func (d *Daemon) writeLoop(c *client) {
 			c.pending = c.pending[:0]
 			d.baseline(c)
 		}
-		buf := c.pending
+		buf, ctl := c.pending, c.ctl
 		c.pending = c.spare[:0]
-		c.spare = nil
-		c.busy = len(buf) > 0
+		c.spare, c.ctl = nil, nil
+		c.busy = len(buf) > 0 || len(ctl) > 0
+		out := c.conn
+		if c.tty != nil {
+			out = c.tty
+		}
 		d.mu.Unlock()
-		if len(buf) == 0 {
+		if !c.busy {
 			continue
 		}
-		_, err := c.conn.Write(buf)
+		var err error
+		if len(buf) > 0 {
+			_, err = out.Write(buf)
+		}
+		if err == nil && len(ctl) > 0 {
+			_, err = c.conn.Write(ctl)
+		}
 		d.mu.Lock()
 		c.busy = false
 		// Keep a burst's buffer only if it is modest: an idle client
@@ -182,6 +236,7 @@ func (d *Daemon) drop(c *client) {
 	if !c.closed {
 		c.closed = true
 		c.conn.Close()
+		c.closeTTY()
 	}
 	if _, ok := d.clients[c]; ok {
 		delete(d.clients, c)
@@ -198,8 +253,10 @@ func (d *Daemon) drop(c *client) {
 func (d *Daemon) readLoop(c *client) {
 	defer d.drop(c)
 	var r frameReader
+	fds := &fdReader{rc: c.raw}
+	defer fds.closeAll()
 	if c.raw != nil {
-		r.r = rawio.Conn{RC: c.raw} // see rawio
+		r.r = fds
 	} else {
 		r.r = c.conn
 	}
@@ -234,6 +291,8 @@ func (d *Daemon) readLoop(c *client) {
 			case d.attached <- struct{}{}:
 			default:
 			}
+		case proto.AttachTTY:
+			d.attachTTY(c, f.Payload, fds.take())
 		case proto.Peek:
 			var flags byte
 			if len(f.Payload) > 0 {

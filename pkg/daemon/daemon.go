@@ -138,6 +138,12 @@ type client struct {
 	stale     bool
 	redrawing bool
 	wake      chan struct{}
+	// A client that handed us its terminal (tty.go): the output goes to
+	// tty, the socket carries ctl, frames queued behind that output.
+	tty    *os.File
+	ttyRaw syscall.RawConn
+	keys   *os.File
+	ctl    []byte
 }
 
 // Status is what the daemon writes on the readiness pipe.
@@ -991,8 +997,8 @@ func (d *Daemon) trimClients() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for c := range d.clients {
-		if !c.busy && len(c.pending) == 0 {
-			c.pending, c.spare = nil, nil
+		if !c.busy && len(c.pending) == 0 && len(c.ctl) == 0 {
+			c.pending, c.spare, c.ctl = nil, nil, nil
 		}
 	}
 }
@@ -1088,7 +1094,7 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 		d.mu.Lock()
 		busy := false
 		for c := range d.clients {
-			if !c.closed && (len(c.pending) > 0 || c.busy) {
+			if !c.closed && (len(c.pending) > 0 || len(c.ctl) > 0 || c.busy) {
 				busy = true
 			}
 		}

@@ -25,7 +25,30 @@ const (
 	Peek     Type = 6  // client→daemon: flags byte; become a read-only client
 	Status   Type = 7  // client→daemon empty request; daemon→client JSON reply
 	Geometry Type = 10 // daemon→client: rows u16, cols u16
+	// AttachTTY (client→daemon: rows u16, cols u16, and the user's
+	// keyboard and screen as two descriptors in SCM_RIGHTS) hands the
+	// terminal itself to the daemon; TTYAttached (daemon→client, empty)
+	// says it took it. See docs/protocol.md.
+	AttachTTY   Type = 32
+	TTYAttached Type = 33
 )
+
+// ResetModes undoes, on the user's terminal, whatever modes a session may
+// have turned on: alternate screen, mouse reporting, bracketed paste,
+// focus events, the kitty keyboard stack, a hidden cursor, the scroll
+// region and colours.
+const ResetModes = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[<99u\x1b[r\x1b[0m\x1b[?25h"
+
+// Redraw is how a client draws a SCREEN on the user's terminal, whenever
+// it comes: a baseline may also be a resync or a flood's redraw, when the
+// terminal holds modes the session has since turned off, so everything is
+// reset and cleared first; inside a synchronized update (mode 2026), so a
+// terminal that knows it shows the redraw whole.
+func Redraw(dst, screen []byte) []byte {
+	dst = append(dst, "\x1b[?2026h"+ResetModes+"\x1b[H\x1b[2J"...)
+	dst = append(dst, screen...)
+	return append(dst, "\x1b[?2026l"...)
+}
 
 func (t Type) String() string {
 	switch t {
@@ -47,6 +70,10 @@ func (t Type) String() string {
 		return "STATUS"
 	case Geometry:
 		return "GEOMETRY"
+	case AttachTTY:
+		return "ATTACH_TTY"
+	case TTYAttached:
+		return "TTY_ATTACHED"
 	}
 	return fmt.Sprintf("TYPE(%d)", uint8(t))
 }
