@@ -41,16 +41,11 @@ import (
 // dropped and the client is re-synchronised with a fresh baseline.
 const (
 	MaxQueue         = 4 << 20
-	readBuf          = 16 << 10 // a pty read rarely returns more than 4 KiB
-	maxBacklog       = 4 << 20
-	emulateSlice     = 256 << 10
-	inlineMax        = 1 << 10               // see pump
+	readBuf          = 16 << 10              // a pty read rarely returns more than 4 KiB
 	floodWindow      = 50 * time.Millisecond // see flooding
 	floodThreshold   = 256 << 10
 	floodKeep        = 64 << 10
 	floodRedraw      = 33 * time.Millisecond
-	handoffMin       = 64 << 10
-	keepBacklog      = 1 << 20 // see pump
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
 	killGrace        = 1500 * time.Millisecond
@@ -105,7 +100,6 @@ type Daemon struct {
 	attached   chan struct{}
 	lastOutput atomic.Int64
 	readBuf    []byte
-	backlog    backlog
 	// Output since the last trim, and whether metaLoop is already
 	// watching for the end of the output: see noteOutput.
 	outBytes  atomic.Int64
@@ -570,160 +564,46 @@ func (d *Daemon) reap() {
 	}
 }
 
-// pump is the hot path: pty → emulator → every live client's queue.
+// pump is the hot path: pty → emulator → every live client's queue, in
+// one goroutine that emulates each chunk before it reads the next. A
+// child that outruns the emulator waits in its write, as it would on a
+// real terminal.
 //
-// Two goroutines share it. The reader drains the pty; when the emulator
-// is idle and the chunk is small (a keystroke's echo, a prompt), the
-// reader emulates and fans it out itself, which saves a goroutine
-// hand-off on the latency path. Otherwise it appends the chunk to a
-// bounded byte backlog for the emulating goroutine, so that under heavy
-// output the child's bytes keep draining from the pty while the previous
-// chunk is emulated (on two cores the two overlap instead of adding up);
-// a child that outruns the emulator by more than maxBacklog waits, as it
-// would on a real terminal. The reader wakes an idle emulator only when
-// the pty runs dry or handoffMin bytes are waiting, not after every read:
-// a pty read returns at most 4 KiB, and a wake-up per read cost about a
-// third more context switches on a 32 MiB cat. Bytes reach the emulator in order either way:
-// the reader only emulates itself when the backlog is empty and the
-// emulating goroutine holds nothing.
+// It used to hand bursts to a second goroutine, so that reading and
+// emulating overlapped on two cores. Once the emulator passed 500 MB/s the
+// hand-offs (cond wake-ups, thread switches, a futex per batch) cost more
+// than the overlap gained: cat of 32 MiB took about 15% longer that way,
+// with twice the context switches.
 func (d *Daemon) pump() {
-	bl := &d.backlog
-	bl.cond = sync.NewCond(&bl.mu)
+	defer close(d.pumpDone)
 	// On the heap: as a local the buffer would live on the goroutine's
 	// stack, which then doubles to hold it.
 	d.readBuf = make([]byte, readBuf)
-	go func() {
-		buf := d.readBuf
-		rc, err := d.ptmx.SyscallConn()
-		if err != nil { // only for a closed file: the session is over
-			bl.end()
-			return
-		}
+	buf := d.readBuf
+	rc, err := d.ptmx.SyscallConn()
+	if err != nil {
+		return // only for a closed file: the session is over
+	}
+	rc.Read(func(fd uintptr) bool {
 		for {
-			done := false
-			rerr := rc.Read(func(fd uintptr) bool {
-				for {
-					n, err := rawio.Read(int(fd), buf)
-					if n > 0 {
-						bl.mu.Lock()
-						if n <= inlineMax && len(bl.back) == 0 && !bl.busy {
-							bl.mu.Unlock()
-							d.emulate(buf[:n])
-							// After the echo is on its way: noting
-							// output may wake metaLoop, a thread wake-up
-							// that a keystroke should not wait for.
-							d.noteOutput(n)
-							continue
-						}
-						bl.back = append(bl.back, buf[:n]...)
-						wake := !bl.busy && len(bl.back)-bl.signalled >= handoffMin
-						if wake {
-							bl.signalled = len(bl.back)
-						}
-						full := len(bl.back) >= maxBacklog
-						bl.mu.Unlock()
-						d.noteOutput(n)
-						if wake {
-							bl.cond.Broadcast()
-						}
-						if full {
-							return true
-						}
-						continue
-					}
-					if err == unix.EINTR {
-						continue
-					}
-					if err == unix.EAGAIN {
-						bl.mu.Lock()
-						wake := len(bl.back) > bl.signalled
-						bl.signalled = len(bl.back)
-						bl.mu.Unlock()
-						if wake {
-							bl.cond.Broadcast()
-						}
-						return false
-					}
-					done = true
-					return true
-				}
-			})
-			if rerr != nil || done {
-				bl.end()
-				return
+			n, err := rawio.Read(int(fd), buf)
+			if n > 0 {
+				d.emulate(buf[:n])
+				// After the output is on its way: noting it may wake
+				// metaLoop, a thread wake-up that an echo should not
+				// wait for.
+				d.noteOutput(n)
+				continue
 			}
-			bl.mu.Lock()
-			for len(bl.back) >= maxBacklog {
-				bl.cond.Wait()
+			switch err {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false // wait for the poller
 			}
-			bl.mu.Unlock()
+			return true // EOF, or EIO once the child's side is closed
 		}
-	}()
-	defer close(d.pumpDone)
-	for {
-		bl.mu.Lock()
-		for len(bl.back) == 0 && !bl.eof {
-			bl.cond.Wait()
-		}
-		if len(bl.back) == 0 && bl.eof {
-			bl.mu.Unlock()
-			return
-		}
-		b := bl.back
-		bl.back = bl.spare[:0]
-		bl.spare = nil
-		bl.busy = true
-		bl.signalled = 0
-		bl.mu.Unlock()
-		bl.cond.Broadcast()
-		// Slices keep d.mu free for attaches between them.
-		for rest := b; len(rest) > 0; {
-			n := min(len(rest), emulateSlice)
-			d.emulate(rest[:n])
-			rest = rest[n:]
-		}
-		bl.mu.Lock()
-		bl.busy = false
-		// The two buffers take turns for the whole burst, rather than a
-		// fresh one (and its garbage) per batch; release drops them when
-		// the burst is over.
-		if cap(b) <= keepBacklog {
-			bl.spare = b[:0]
-		}
-		bl.mu.Unlock()
-	}
-}
-
-// backlog joins pump's reader and emulating goroutines: bytes read and
-// not yet emulated, and the buffer they take turns with.
-type backlog struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
-	back  []byte
-	spare []byte
-	busy  bool // the emulating goroutine holds a batch
-	eof   bool
-	// signalled is how much of back the emulating goroutine has been
-	// woken for.
-	signalled int
-}
-
-// end tells the emulating goroutine that no more output will come.
-func (bl *backlog) end() {
-	bl.mu.Lock()
-	bl.eof = true
-	bl.mu.Unlock()
-	bl.cond.Broadcast()
-}
-
-// release drops the buffers of a burst that is over (metaLoop), so an
-// idle session does not keep them resident.
-func (bl *backlog) release() {
-	bl.mu.Lock()
-	if !bl.busy && len(bl.back) == 0 {
-		bl.back, bl.spare = nil, nil
-	}
-	bl.mu.Unlock()
+	})
 }
 
 // emulate feeds one chunk of output to the screen and to every live
@@ -968,7 +848,6 @@ func (d *Daemon) metaLoop() {
 			if d.outBytes.Load() >= trimAfter {
 				d.outBytes.Store(0)
 				d.trimClients()
-				d.backlog.release()
 				debug.FreeOSMemory()
 			}
 			if lo > saved {
