@@ -312,4 +312,11 @@ func TestDaemonTakesTheTerminal(t *testing.T) {
 		t.Fatalf("detach exit code %d", code)
 	}
 	testutil.WaitFor(t, 5*time.Second, "the daemon to let go of the terminal", func() bool { return !holds() })
+
+	// A client killed outright closes its connection, and with it the
+	// daemon's hold on the terminal.
+	u = onTerminal(t, root, 24, 80, nil, "attach", "tk")
+	testutil.WaitFor(t, 5*time.Second, "the daemon to hold "+u.TTYName()+" again", holds)
+	u.Cmd.Process.Kill()
+	testutil.WaitFor(t, 5*time.Second, "the daemon to let go of a killed client's terminal", func() bool { return !holds() })
 }
