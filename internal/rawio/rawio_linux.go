@@ -27,21 +27,6 @@ func rw(trap uintptr, fd int, b []byte) (int, error) {
 	return int(n), nil
 }
 
-// SendNow writes to a socket, blocking or not, without waiting: what the
-// socket cannot take at once is left (EAGAIN, or a short count).
-func SendNow(fd int, b []byte) (int, error) {
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
-	n, _, e := syscall.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(p), uintptr(len(b)),
-		uintptr(unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL), 0, 0)
-	if e != 0 {
-		return 0, e
-	}
-	return int(n), nil
-}
-
 // Recvmsg is recvmsg(2) on a non-blocking socket, with MSG_CMSG_CLOEXEC:
 // the bytes into p, any ancillary data (passed descriptors) into oob.
 func Recvmsg(fd int, p, oob []byte) (n, oobn int, err error) {

@@ -13,11 +13,6 @@ func Read(fd int, b []byte) (int, error) { return unix.Read(fd, b) }
 // Write writes to a non-blocking descriptor.
 func Write(fd int, b []byte) (int, error) { return unix.Write(fd, b) }
 
-// SendNow writes to a socket without waiting.
-func SendNow(fd int, b []byte) (int, error) {
-	return unix.SendmsgN(fd, b, nil, nil, unix.MSG_DONTWAIT)
-}
-
 // Recvmsg is recvmsg(2): the bytes into p, ancillary data into oob.
 func Recvmsg(fd int, p, oob []byte) (n, oobn int, err error) {
 	n, oobn, _, _, err = unix.Recvmsg(fd, p, oob, 0)

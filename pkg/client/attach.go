@@ -18,16 +18,6 @@ import (
 	"github.com/ptyorg/pty/pkg/proto"
 )
 
-// DetachKey is Ctrl+\ (see detachkey).
-const DetachKey = detachkey.Key
-
-// DetachWindow is how long a first Ctrl+\ waits for a second one (see
-// detachkey).
-const DetachWindow = detachkey.Window
-
-// ResetModes: see proto.ResetModes.
-const ResetModes = proto.ResetModes
-
 // AttachOptions configures Attach.
 type AttachOptions struct {
 	In  *os.File  // the user's keyboard; raw mode is set if it is a terminal
@@ -241,7 +231,7 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 	// the cursor (to the top, or to where it was saved), so go to the
 	// bottom row before printing, as dtach does: the message lands below
 	// the session's screen, never over it.
-	io.WriteString(o.Out, ResetModes+"\x1b[999;1H")
+	io.WriteString(o.Out, proto.ResetModes+"\x1b[999;1H")
 	if st != nil {
 		term.Restore(int(o.In.Fd()), st)
 	}

@@ -1,9 +1,9 @@
 package client
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -30,7 +30,10 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(fd)
+	// Blocking, so not on the runtime's poller: reads and writes are
+	// plain system calls.
+	f := os.NewFile(uintptr(fd), "session socket")
+	defer f.Close()
 	unix.CloseOnExec(fd)
 	tv := unix.NsecToTimeval(timeout.Nanoseconds())
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
@@ -39,64 +42,44 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 	if err := retry(func() error { return unix.Connect(fd, sa) }); err != nil {
 		return nil, ErrNotRunning
 	}
-	req := proto.AppendFrame(nil, proto.Peek, []byte{flags})
-	for len(req) > 0 {
-		var n int
-		if err := retry(func() (err error) { n, err = unix.Write(fd, req); return err }); err != nil {
-			return nil, err
-		}
-		req = req[n:]
+	if _, err := f.Write(proto.AppendFrame(nil, proto.Peek, []byte{flags})); err != nil {
+		return nil, err
 	}
 	// GEOMETRY, then SCREEN (the one we want), perhaps EXIT between them.
-	buf := make([]byte, 0, 16<<10)
+	r := proto.NewReader(f)
 	for {
-		for len(buf) >= proto.HeaderLen {
-			n := binary.BigEndian.Uint32(buf[1:proto.HeaderLen])
-			if n > proto.MaxPayload {
-				return nil, proto.ErrTooLarge
-			}
-			end := proto.HeaderLen + int(n)
-			if len(buf) < end {
-				if cap(buf) < end {
-					buf = append(make([]byte, 0, end), buf...)
-				}
-				break
-			}
-			if proto.Type(buf[0]) == proto.Screen {
-				if exitFollows(fd, buf[end:]) {
-					// An ended session lingering to tell its clients:
-					// the long way prints its saved last lines.
-					return nil, ErrNotRunning
-				}
-				return buf[proto.HeaderLen:end], nil
-			}
-			buf = buf[:copy(buf, buf[end:])]
-		}
-		var n int
-		err := retry(func() (err error) { n, err = unix.Read(fd, buf[len(buf):cap(buf)]); return err })
+		fr, err := r.Next()
 		if err != nil {
 			return nil, err
 		}
-		if n == 0 {
-			return nil, io.ErrUnexpectedEOF
+		if fr.Type != proto.Screen {
+			continue
 		}
-		buf = buf[:len(buf)+n]
+		if exitFollows(f, r) {
+			// An ended session lingering to tell its clients: the long
+			// way prints its saved last lines.
+			return nil, ErrNotRunning
+		}
+		return fr.Payload, nil
 	}
 }
 
 // exitFollows reports whether an EXIT frame comes right after the
 // baseline: the daemon queues it with the baseline when the session has
-// already ended, and sends both in one write.
-func exitFollows(fd int, rest []byte) bool {
-	if len(rest) == 0 {
-		var b [proto.HeaderLen]byte
-		n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_DONTWAIT|unix.MSG_PEEK)
-		if err != nil || n < 1 {
-			return false
-		}
-		rest = b[:n]
+// already ended, and sends both in one write, so it is either read
+// already or waiting in the socket.
+func exitFollows(f *os.File, r *proto.Reader) bool {
+	if t, ok := r.BufferedType(); ok {
+		return t == proto.Exit
 	}
-	return proto.Type(rest[0]) == proto.Exit
+	var b [1]byte
+	n := 0
+	if rc, err := f.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) {
+			n, _, _ = unix.Recvfrom(int(fd), b[:], unix.MSG_DONTWAIT|unix.MSG_PEEK)
+		})
+	}
+	return n == 1 && proto.Type(b[0]) == proto.Exit
 }
 
 // retry repeats a system call interrupted by a signal (the runtime's own

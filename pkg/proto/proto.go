@@ -130,6 +130,17 @@ func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 6
 // returned as frames.
 func (r *Reader) Buffered() int { return r.r.Buffered() }
 
+// BufferedType is the type of the next frame when its first byte has
+// already been read from the stream; ok is false when nothing is
+// buffered. It never reads.
+func (r *Reader) BufferedType() (t Type, ok bool) {
+	if r.r.Buffered() == 0 {
+		return 0, false
+	}
+	b, _ := r.r.Peek(1)
+	return Type(b[0]), true
+}
+
 // Next reads the next frame. The payload is freshly allocated and owned by
 // the caller. io.EOF at a frame boundary; io.ErrUnexpectedEOF inside one.
 func (r *Reader) Next() (Frame, error) {
