@@ -25,7 +25,7 @@ type tmuxTerm struct {
 func startTmux(t *testing.T, root string, args ...string) *tmuxTerm {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
+		testutil.MissingTool(t, "tmux")
 	}
 	bin := testutil.BinDir(t)
 	tm := &tmuxTerm{t: t, socket: fmt.Sprintf("ptyui%d-%d", os.Getpid(), time.Now().UnixNano())}

@@ -269,3 +269,15 @@ func FakeDaemon(t testing.TB) int {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return cmd.Process.Pid
 }
+
+// MissingTool skips a test that needs something this machine lacks (a
+// program, root, a kernel feature), naming it. Where PTY_TOOLS_REQUIRED=1
+// (CI sets it after installing everything the tests use) it fails
+// instead, so CI cannot pass by skipping.
+func MissingTool(t testing.TB, what string) {
+	t.Helper()
+	if os.Getenv("PTY_TOOLS_REQUIRED") == "1" {
+		t.Fatalf("%s is required (PTY_TOOLS_REQUIRED=1) but missing", what)
+	}
+	t.Skipf("%s is missing", what)
+}

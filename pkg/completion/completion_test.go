@@ -202,7 +202,7 @@ func TestShells(t *testing.T) {
 
 	t.Run("bash", func(t *testing.T) {
 		if _, err := exec.LookPath("bash"); err != nil {
-			t.Skip("bash is not installed")
+			testutil.MissingTool(t, "bash")
 		}
 		for _, c := range checks {
 			words := strings.Split(c.line, " ")
@@ -218,7 +218,7 @@ printf '%s\n' "${COMPREPLY[@]}"`
 	})
 	t.Run("zsh", func(t *testing.T) {
 		if _, err := exec.LookPath("zsh"); err != nil {
-			t.Skip("zsh is not installed")
+			testutil.MissingTool(t, "zsh")
 		}
 		harness, _ := filepath.Abs("testdata/zcap.zsh")
 		for _, c := range checks {
@@ -232,7 +232,7 @@ printf '%s\n' "${COMPREPLY[@]}"`
 	})
 	t.Run("fish", func(t *testing.T) {
 		if _, err := exec.LookPath("fish"); err != nil {
-			t.Skip("fish is not installed")
+			testutil.MissingTool(t, "fish")
 		}
 		for _, c := range checks {
 			out := runShell(t, env, dir, "fish", "--no-config", "-c", "source (pty completions fish | psub); complete -C '"+c.line+"'")

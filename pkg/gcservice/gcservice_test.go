@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
 )
 
 func testConfig(t *testing.T) Config {
@@ -35,7 +37,7 @@ func testConfig(t *testing.T) Config {
 func TestSystemdUnitsVerify(t *testing.T) {
 	sa, err := exec.LookPath("systemd-analyze")
 	if err != nil {
-		t.Skip("systemd-analyze not installed (apt-get install systemd)")
+		testutil.MissingTool(t, "systemd-analyze (apt-get install systemd)")
 	}
 	for _, system := range []bool{false, true} {
 		c := testConfig(t)

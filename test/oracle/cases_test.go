@@ -190,7 +190,7 @@ func needVimSyntax(t *testing.T) {
 	vim := need(t, "vim", "vim")
 	out, err := exec.Command(vim, "--version").Output()
 	if err != nil || !strings.Contains(string(out), "+syntax") {
-		t.Skipf("%s has no syntax highlighting (apt-get install vim, not vim-tiny)", vim)
+		testutil.MissingTool(t, vim+" with syntax highlighting (apt-get install vim, not vim-tiny)")
 	}
 }
 

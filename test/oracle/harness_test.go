@@ -58,7 +58,7 @@ func needTmux(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux not installed (apt-get install tmux)")
+		testutil.MissingTool(t, "tmux (apt-get install tmux)")
 	}
 	return p
 }
@@ -68,7 +68,7 @@ func need(t *testing.T, prog, pkg string) string {
 	t.Helper()
 	p, err := exec.LookPath(prog)
 	if err != nil {
-		t.Skipf("%s not installed (apt-get install %s)", prog, pkg)
+		testutil.MissingTool(t, prog+" (apt-get install "+pkg+")")
 	}
 	return p
 }
