@@ -302,4 +302,3 @@ func isZombie(pid int) bool {
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
-
