@@ -154,3 +154,26 @@ func TestEverySubcommandHasHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestEverySubcommandNamesBadFlagsAsTyped checks that every command
+// reports an unknown flag and a bad value the way people type flags,
+// never in the flag package's Go-program wording.
+func TestEverySubcommandNamesBadFlagsAsTyped(t *testing.T) {
+	root := testutil.Root(t)
+	bins, _ := filepath.Glob(filepath.Join(testutil.BinDir(t), "pty-*"))
+	for _, b := range bins {
+		sub := strings.TrimPrefix(filepath.Base(b), "pty-")
+		if sub == "daemon" {
+			continue
+		}
+		r := testutil.Run(t, root, sub, "--no-such-flag")
+		want := "pty: unknown flag --no-such-flag (see 'pty " + sub + " --help')\n"
+		if r.Code != 1 || r.Stderr != want {
+			t.Errorf("pty %s --no-such-flag: code %d stderr %q, want %q", sub, r.Code, r.Stderr, want)
+		}
+	}
+	r := testutil.Run(t, root, "run", "--rows", "abc", "--", "true")
+	if want := "pty: --rows: \"abc\" is not a whole number (see 'pty run --help')\n"; r.Code != 1 || r.Stderr != want {
+		t.Errorf("run --rows abc: code %d stderr %q, want %q", r.Code, r.Stderr, want)
+	}
+}

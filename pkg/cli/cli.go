@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/peterbourgon/ff/v3"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -95,7 +96,7 @@ func (c *Command) Parse(args []string) []string {
 			os.Exit(0)
 		}
 		if err != nil {
-			Fatalf("%v (see 'pty %s --help')", cleanFlagErr(err), c.Name)
+			Fatalf("%v (see 'pty %s --help')", cleanFlagErr(c.Flags, err), c.Name)
 		}
 		rest = c.Flags.Args()
 		if len(rest) == 0 {
@@ -111,8 +112,8 @@ func (c *Command) Parse(args []string) []string {
 	}
 }
 
-// ParseInterspersed is Parse; ParseUntilPositional stops at the first
-// positional argument (for commands like run whose tail is a command line).
+// ParseUntilPositional stops at the first positional argument (for
+// commands like run whose tail is a command line).
 func (c *Command) ParseUntilPositional(args []string) []string {
 	err := ff.Parse(c.Flags, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -120,7 +121,7 @@ func (c *Command) ParseUntilPositional(args []string) []string {
 		os.Exit(0)
 	}
 	if err != nil {
-		Fatalf("%v (see 'pty %s --help')", cleanFlagErr(err), c.Name)
+		Fatalf("%v (see 'pty %s --help')", cleanFlagErr(c.Flags, err), c.Name)
 	}
 	return c.Flags.Args()
 }
@@ -130,10 +131,69 @@ func consumedDashDash(all, rest []string) bool {
 	return n > 0 && all[n-1] == "--"
 }
 
-func cleanFlagErr(err error) error {
-	s := err.Error()
-	s = strings.TrimPrefix(s, "error parsing commandline arguments: ")
+// cleanFlagErr turns the flag package's messages, written for Go
+// programs ("flag provided but not defined: -force"), into the form
+// people type flags in: "unknown flag --force".
+func cleanFlagErr(fs *flag.FlagSet, err error) error {
+	s := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
+	if name, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
+		return errors.New("unknown flag " + dashed(name))
+	}
+	if name, ok := strings.CutPrefix(s, "flag needs an argument: "); ok {
+		return errors.New(dashed(name) + " needs a value")
+	}
+	if rest, ok := strings.CutPrefix(s, "invalid value "); ok {
+		// invalid value "abc" for flag -rows: parse error
+		if i := strings.Index(rest, " for flag "); i > 0 {
+			val, tail := rest[:i], rest[i+len(" for flag "):]
+			name, why, _ := strings.Cut(tail, ": ")
+			return fmt.Errorf("%s: %s %s", dashed(name), val, valueProblem(fs.Lookup(strings.TrimLeft(name, "-")), why))
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "invalid boolean value "); ok {
+		// invalid boolean value "maybe" for -d: parse error
+		if val, name, ok := strings.Cut(rest, " for "); ok {
+			name, _, _ = strings.Cut(name, ":")
+			return fmt.Errorf("%s: %s is not true or false", dashed(name), val)
+		}
+	}
 	return errors.New(s)
+}
+
+// dashed writes a flag name as it is typed: -d for one letter, --name
+// otherwise, whatever dashes the message came with.
+func dashed(name string) string {
+	name = strings.TrimLeft(name, "-")
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// valueProblem says in words what was wrong with a flag's value: the
+// flag package reports every conversion failure as "parse error".
+func valueProblem(f *flag.Flag, why string) string {
+	if why == "value out of range" {
+		return "is out of range"
+	}
+	if why != "parse error" {
+		return "is not valid: " + why
+	}
+	var v any
+	if f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			v = g.Get()
+		}
+	}
+	switch v.(type) {
+	case int, int64, uint, uint64:
+		return "is not a whole number"
+	case float64:
+		return "is not a number"
+	case time.Duration:
+		return "is not a duration (write it like 30s, 5m or 2h)"
+	}
+	return "is not valid"
 }
 
 // Fatalf prints "pty: <message>" on stderr and exits 1.
