@@ -177,3 +177,26 @@ func TestEverySubcommandNamesBadFlagsAsTyped(t *testing.T) {
 		t.Errorf("run --rows abc: code %d stderr %q, want %q", r.Code, r.Stderr, want)
 	}
 }
+
+// TestRootFlagAnywhere: --root DIR works after the command name and
+// among its arguments, as the original pty accepts it.
+func TestRootFlagAnywhere(t *testing.T) {
+	root := testutil.Root(t)
+	other := testutil.Root(t)
+	testutil.MustRun(t, other, "run", "-d", "--id", "elsewhere", "--", "sleep", "60")
+	for _, args := range [][]string{
+		{"list", "--root", other},
+		{"--root", other, "list"},
+		{"list", "--json", "--root=" + other},
+	} {
+		r := testutil.MustRun(t, root, args...)
+		if !strings.Contains(r.Stdout, "elsewhere") {
+			t.Errorf("pty %v: %q does not list the session in %s", args, r.Stdout, other)
+		}
+	}
+	testutil.MustRun(t, root, "run", "-d", "--root", other, "--id", "second", "--", "sleep", "60")
+	testutil.MustRun(t, root, "peek", "second", "--root", other)
+	if _, err := os.Stat(filepath.Join(root, "second.json")); err == nil {
+		t.Errorf("run --root %s wrote into PTY_ROOT %s", other, root)
+	}
+}

@@ -33,7 +33,23 @@ type Command struct {
 func NewCommand(name, usage, summary string) *Command {
 	fs := flag.NewFlagSet("pty "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	fs.Var(rootFlag{}, "root", "the registry `DIR` (default $PTY_ROOT, else ~/.local/state/pty)")
 	return &Command{Name: name, Usage: usage, Summary: summary, Flags: fs}
+}
+
+// rootFlag is --root DIR, accepted by every command anywhere on its line
+// as the original pty accepts it. It sets PTY_ROOT, so Root and every
+// program the command starts (a daemon, a plugin) see the same registry.
+type rootFlag struct{}
+
+func (rootFlag) String() string { return "" }
+
+func (rootFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("give the registry directory")
+	}
+	os.Unsetenv("PTY_SESSION_DIR") // an explicit root beats the legacy variable, silently
+	return os.Setenv("PTY_ROOT", v)
 }
 
 // PrintHelp writes --help output.
