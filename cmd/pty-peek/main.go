@@ -41,6 +41,9 @@ For a session that has ended, prints its last saved lines.`
 	if *timeout < 0 {
 		cli.Fatalf("-t must be a positive number of seconds")
 	}
+	if len(waits) == 0 && c.Set("t") {
+		cli.Fatalf("-t only limits --wait TEXT: add --wait, or drop -t")
+	}
 	if *follow && len(waits) > 0 {
 		cli.Fatalf("-f and --wait cannot be combined: use one")
 	}

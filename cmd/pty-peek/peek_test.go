@@ -130,3 +130,13 @@ func TestPeekQuickAndResolvedAgree(t *testing.T) {
 		t.Errorf("unknown session: %+v", r)
 	}
 }
+
+// -t limits --wait; alone it would be silently ignored, so it is refused.
+func TestPeekTimeoutNeedsWait(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "pt", "--", "sleep", "30")
+	r := testutil.Run(t, root, "peek", "-t", "5", "pt")
+	if r.Code != 1 || r.Stderr != "pty: -t only limits --wait TEXT: add --wait, or drop -t\n" || r.Stdout != "" {
+		t.Errorf("code %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -14,21 +14,29 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("restart", "pty restart [-y] REF", "start a session again from its stored settings")
+	c := cli.NewCommand("restart", "pty restart [-y] [--force] REF", "start a session again from its stored settings")
 	c.Long = `Starts the session's command again with its stored cwd, size, environment
 settings, tags and display name, under the same id. A running session is
 killed first (as "pty kill" does) after asking "Kill and restart? [Y/n]";
 -y skips the question, and is required when stdin is not a terminal.
 gc's crash-loop bookkeeping tags (strategy.status and friends) are
-cleared. restart does not attach: use "pty attach REF" afterwards.`
+cleared. restart does not attach: use "pty attach REF" afterwards.
+
+An AI agent's session (tagged role=agent, or a "claude ... --resume"
+command) is refused unless --force: restarting it throws away its
+conversation.`
 	yes := c.Flags.Bool("y", false, "kill a running session without asking")
 	c.Flags.BoolVar(yes, "yes", false, "same as -y")
+	force := c.Flags.Bool("force", false, "restart an AI agent's session too")
 	pos := c.Parse(os.Args[1:])
 	if len(pos) != 1 {
 		cli.Fatalf("restart takes one session: pty restart [-y] REF (see 'pty restart --help')")
 	}
 	root := cli.Root()
 	s := cli.Resolve(root, pos[0])
+	if lifecycle.IsAgent(s.Meta) && !*force {
+		cli.Fatalf("Session %q runs an AI agent; restarting it throws away its conversation. Pass --force to restart it anyway.", s.ID)
+	}
 	if s.Status == layout.Running && !*yes {
 		if !term.IsTerminal(int(os.Stdin.Fd())) {
 			cli.Fatalf("Session %q is running; pass -y to kill and restart it without a prompt.", s.ID)

@@ -180,3 +180,33 @@ func TestRestartWaitsForLingeringDaemon(t *testing.T) {
 		t.Fatalf("after restart: %v %v", s.Status, err)
 	}
 }
+
+// Restarting an AI agent throws away its conversation: refused unless
+// --force, whether the session is tagged role=agent or resumes claude.
+func TestRestartRefusesAgentsUnlessForced(t *testing.T) {
+	root := testutil.Root(t)
+	bin := t.TempDir()
+	fake := filepath.Join(bin, "claude")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexec sleep 1000\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testutil.MustRun(t, root, "run", "-d", "--id", "tagged", "--tag", "role=agent", "--", "sleep", "1000")
+	testutil.MustRun(t, root, "run", "-d", "--id", "resumes", "--", fake, "--resume", "abc")
+	testutil.MustRun(t, root, "run", "-d", "--id", "plain", "--", fake, "--print", "hi")
+	for _, id := range []string{"tagged", "resumes"} {
+		gen := func() string { m, _ := layout.ReadMetadata(root, id); return m.Generation }
+		before := gen()
+		r := testutil.Run(t, root, "restart", "-y", id)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "AI agent") || !strings.Contains(r.Stderr, "--force") {
+			t.Errorf("restart -y %s: code %d stderr %q", id, r.Code, r.Stderr)
+		}
+		if gen() != before {
+			t.Errorf("restart of %s was refused but the session was restarted anyway", id)
+		}
+		testutil.MustRun(t, root, "restart", "-y", "--force", id)
+		if gen() == before {
+			t.Errorf("restart --force %s did not restart it", id)
+		}
+	}
+	testutil.MustRun(t, root, "restart", "-y", "plain")
+}

@@ -37,6 +37,13 @@ func NewCommand(name, usage, summary string) *Command {
 	return &Command{Name: name, Usage: usage, Summary: summary, Flags: fs}
 }
 
+// Set reports whether the flag name was given on the command line.
+func (c *Command) Set(name string) bool {
+	set := false
+	c.Flags.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // rootFlag is --root DIR, accepted by every command anywhere on its line
 // as the original pty accepts it. It sets PTY_ROOT, so Root and every
 // program the command starts (a daemon, a plugin) see the same registry.

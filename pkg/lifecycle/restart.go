@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ptyorg/pty/pkg/layout"
@@ -87,4 +88,25 @@ func scrubbed(env []string) []string {
 		}
 	}
 	return out
+}
+
+// IsAgent reports whether a session runs an AI agent whose conversation a
+// restart would throw away: tagged role=agent, or a claude command
+// resuming a conversation (directly or through a shell's -c string).
+// Restart refuses such sessions unless forced, as the original pty does.
+func IsAgent(m *layout.Metadata) bool {
+	if m.Tags["role"] == "agent" {
+		return true
+	}
+	words := strings.Fields(strings.Join(append([]string{m.Command}, m.Args...), " "))
+	claude := false
+	for _, w := range words {
+		switch {
+		case filepath.Base(strings.Trim(w, `"'`)) == "claude":
+			claude = true
+		case claude && (w == "--resume" || strings.HasPrefix(w, "--resume=")):
+			return true
+		}
+	}
+	return false
 }
