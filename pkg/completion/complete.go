@@ -92,12 +92,16 @@ func Complete(words []string, src Source) ([]Candidate, Directive) {
 			continue
 		}
 		if len(w) > 1 && strings.HasPrefix(w, "-") {
-			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
+			name, val, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
 			if f, ok := cmd.flag(name); ok && f.Takes && !hasValue {
 				if j+1 == len(rest) {
 					pending = &f
+				} else if name == "root" {
+					root = rest[j+1]
 				}
 				j++ // its value
+			} else if name == "root" && hasValue {
+				root = val
 			}
 			continue
 		}

@@ -47,10 +47,13 @@ func TestComplete(t *testing.T) {
 		{[]string{"a", "w"}, []string{"web"}, NoFiles},
 		{[]string{"--root", "/other", "kill", ""}, []string{"other123"}, NoFiles},
 		{[]string{"--root=/other", "kill", ""}, []string{"other123"}, NoFiles},
+		{[]string{"kill", "--root", "/other", ""}, []string{"other123"}, NoFiles},
+		{[]string{"kill", "--root=/other", ""}, []string{"other123"}, NoFiles},
+		{[]string{"kill", "--root", ""}, []string{}, Dirs},
 		{[]string{"attach", "web", ""}, []string{}, NoFiles}, // one REF only
 		{[]string{"attach", "-r", "x"}, []string{"xyz23456"}, NoFiles},
 		{[]string{"attach", "--no"}, []string{"--no-restart"}, NoFiles},
-		{[]string{"peek", "-"}, []string{"-f", "--plain", "--full", "--wait", "-t", "--help"}, NoFiles},
+		{[]string{"peek", "-"}, []string{"-f", "--plain", "--full", "--wait", "-t", "--root", "--help"}, NoFiles},
 		{[]string{"peek", "--wait", ""}, []string{}, NoFiles}, // free text
 		{[]string{"peek", "--wait", "ready", "a"}, []string{"abcd2345"}, NoFiles},
 		{[]string{"run", "--cwd", ""}, []string{}, Dirs},

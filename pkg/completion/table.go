@@ -66,7 +66,7 @@ var Commands = []Cmd{
 	{Name: "kill", Summary: "stop a session and everything it started; keep its record", Args: []Arg{Ref}},
 	{Name: "rm", Summary: "remove a finished session's files", Args: []Arg{Ref}},
 	{Name: "restart", Summary: "start a session again from its stored settings", Args: []Arg{Ref},
-		Flags: []Flag{b("y"), b("yes")}},
+		Flags: []Flag{b("y"), b("yes"), b("force")}},
 	{Name: "tag", Summary: "show or change a session's tags", Args: []Arg{Ref, None}, Variadic: true,
 		Flags: []Flag{text("rm")}},
 	{Name: "tag-multi", Summary: "show or change the tags of several sessions", Args: []Arg{Ref}, Variadic: true,
@@ -89,6 +89,13 @@ var Commands = []Cmd{
 	{Name: "ui", Summary: "the interactive session picker (also: pty with no arguments)",
 		Flags: []Flag{text("filter-tag"), b("preselect-new"), b("force")}},
 	{Name: "completions", Summary: "print a shell completion script (bash, zsh, fish)", Args: []Arg{Shell}},
+}
+
+// Every command takes --root DIR anywhere on its line (pkg/cli adds it).
+func init() {
+	for i := range Commands {
+		Commands[i].Flags = append(Commands[i].Flags, v("root", Dir))
+	}
 }
 
 // Aliases map short names to commands, as the dispatcher does.
