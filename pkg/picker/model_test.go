@@ -360,3 +360,27 @@ func TestNewSessionCommand(t *testing.T) {
 		}
 	}
 }
+
+// Status, age and markers are what the picker is for: at any usual width
+// they stay whole, and the command column gives way first.
+func TestNarrowWindowKeepsStatusAndMarkers(t *testing.T) {
+	for _, width := range []int{100, 80} {
+		m := New(Options{Root: "/nonexistent", Home: "/home/u", Cwd: "/home/u", Shell: "/bin/bash"})
+		m.Update(tea.WindowSizeMsg{Width: width, Height: 20})
+		m.SetSessions(Scope([]layout.Session{
+			sess("aaaa1111", "a long display name", layout.Running, "/home/u/projects/a-rather-long-directory-name", "sleep 600 && echo a very long command line indeed", map[string]string{"strategy": "permanent"}),
+			sess("dddd4444", "", layout.Vanished, "/home/u", "bash", map[string]string{"strategy.status": "flapping"}),
+		}, nil))
+		view := ansi.Strip(m.View())
+		for _, want := range []string{"up 5m", "[permanent]", "[flapping]", "aaaa1111", "sleep"} {
+			if !strings.Contains(view, want) {
+				t.Errorf("width %d: view lacks %q:\n%s", width, want, view)
+			}
+		}
+		for _, l := range strings.Split(view, "\n") {
+			if n := ansi.StringWidth(l); n > width {
+				t.Errorf("width %d: line of %d cells: %q", width, n, l)
+			}
+		}
+	}
+}

@@ -146,6 +146,13 @@ func (m *Model) rows() []string {
 	}
 	// Long commands and paths must not push the rest off screen.
 	w[2], w[3] = min(w[2], 40), min(w[3], 40)
+	markerW := 0
+	for _, c := range cs {
+		if c.marker != "" {
+			markerW = max(markerW, 2+ansi.StringWidth(c.marker))
+		}
+	}
+	fitColumns(&w, m.width, markerW)
 	out := make([]string, 0, len(m.items))
 	ci := 0
 	for _, it := range m.items {
@@ -171,6 +178,29 @@ func (m *Model) rows() []string {
 		out = append(out, strings.TrimRight(b.String(), " "))
 	}
 	return out
+}
+
+// fitColumns narrows the columns so that a row's status and marker fit in
+// width cells: they are what the picker is for, so they never go. The
+// command gives way first (down to a few cells), then the directory, then
+// the display name, then the rest of the command. Tags come last on the
+// row and are what the window cuts.
+func fitColumns(w *[6]int, width, markerW int) {
+	// "  ● " + id + 2 + name + 2 + cwd + 2 + cmd + 2 + when + marker
+	need := 4 + w[0] + 2 + w[1] + 2 + w[2] + 2 + w[3] + 2 + w[4] + markerW
+	over := need - width
+	shrink := func(i, floor int) {
+		if over <= 0 || w[i] <= floor {
+			return
+		}
+		cut := min(over, w[i]-floor)
+		w[i] -= cut
+		over -= cut
+	}
+	shrink(3, 12)
+	shrink(2, 0)
+	shrink(1, 0)
+	shrink(3, 1)
 }
 
 // fit pads or truncates s to exactly w cells.
