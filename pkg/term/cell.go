@@ -108,6 +108,13 @@ const clusterBase = 0x110000
 // without limit; past it, combining marks are dropped.
 const maxClusters = 1 << 16
 
+// maxClusterBytes bounds the UTF-8 length of one cell's grapheme cluster
+// (its base and combining marks); further marks are dropped. It is long
+// enough for the longest emoji ZWJ sequences in common use (a family of
+// four is 25 bytes) and for a letter with several accents, and it bounds
+// the cluster table to maxClusters short strings.
+const maxClusterBytes = 32
+
 // littleEndian is fixed at init; packAttrUL follows the memory layout.
 var littleEndian = func() bool {
 	x := uint16(1)

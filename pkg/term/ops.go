@@ -2,6 +2,7 @@ package term
 
 import (
 	"encoding/binary"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -290,7 +291,11 @@ func (s *Screen) breakWide(cells []Cell, x int) {
 	}
 }
 
-// combine attaches a zero-width rune to the previously written cell.
+// combine attaches a zero-width rune to the previously written cell. A
+// cell keeps at most maxClusterBytes of grapheme: marks past that are
+// dropped, as xterm and tmux drop them, so that a base followed by
+// endless marks costs neither memory nor more than a length check per
+// mark.
 func (s *Screen) combine(r rune) {
 	x := s.x
 	if !s.wrapNext {
@@ -304,11 +309,24 @@ func (s *Screen) combine(r rune) {
 	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
 		x--
 	}
-	ln.extend(x + 1)
 	c := &cells[x]
-	// A mark after a blank cell combines with a space, as in tmux.
-	base := s.CellText(*c)
-	id, ok := s.clusterIDs[base+string(r)]
+	var buf [maxClusterBytes]byte
+	var key []byte
+	switch {
+	case c.R >= clusterBase:
+		base := s.clusters[c.R-clusterBase]
+		if len(base)+utf8.RuneLen(r) > maxClusterBytes {
+			return
+		}
+		key = append(buf[:0], base...)
+	case c.R == 0:
+		// A mark after a blank cell combines with a space, as in tmux.
+		key = append(buf[:0], ' ')
+	default:
+		key = utf8.AppendRune(buf[:0], c.R)
+	}
+	key = utf8.AppendRune(key, r)
+	id, ok := s.clusterIDs[string(key)]
 	if !ok {
 		if len(s.clusters) >= maxClusters {
 			return
@@ -317,10 +335,11 @@ func (s *Screen) combine(r rune) {
 			s.clusterIDs = make(map[string]rune)
 		}
 		id = clusterBase + rune(len(s.clusters))
-		str := base + string(r)
+		str := string(key)
 		s.clusters = append(s.clusters, str)
 		s.clusterIDs[str] = id
 	}
+	ln.extend(x + 1)
 	c.R = id
 }
 

@@ -253,7 +253,7 @@ type Screen struct {
 	scratch     []byte     // encodeLine buffers
 	scratchRuns []styleRun // (reused to avoid garbage)
 
-	kittyPending Event // OSC 99 chunks awaiting d=1
+	kittyPending struct{ title, body []byte } // OSC 99 chunks awaiting d=1
 }
 
 // maxOSC bounds an OSC payload kept in memory; the rest is discarded but

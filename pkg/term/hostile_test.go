@@ -1,0 +1,221 @@
+package term
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// memWatch measures what a piece of hostile output costs: the bytes
+// allocated while it is written and the heap still in use afterwards.
+// Output is fed in chunks and the allocation is checked after each, so a
+// regression fails the test long before it can exhaust the machine.
+type memWatch struct {
+	t         *testing.T
+	base      runtime.MemStats
+	allocMax  uint64
+	retainMax uint64
+}
+
+func watchMem(t *testing.T, allocMax, retainMax uint64) *memWatch {
+	t.Helper()
+	w := &memWatch{t: t, allocMax: allocMax, retainMax: retainMax}
+	runtime.GC()
+	runtime.ReadMemStats(&w.base)
+	return w
+}
+
+// write feeds data to s in chunks of chunk bytes, failing as soon as the
+// allocation bound is passed.
+func (w *memWatch) write(s *Screen, data []byte, chunk int) {
+	w.t.Helper()
+	var m runtime.MemStats
+	for len(data) > 0 {
+		n := min(chunk, len(data))
+		s.Write(data[:n])
+		data = data[n:]
+		runtime.ReadMemStats(&m)
+		if got := m.TotalAlloc - w.base.TotalAlloc; got > w.allocMax {
+			w.t.Fatalf("allocated %d bytes with %d bytes of output still to write, want at most %d in all", got, len(data), w.allocMax)
+		}
+	}
+}
+
+// done checks the heap still in use, keeping s alive until then.
+func (w *memWatch) done(s *Screen) {
+	w.t.Helper()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	runtime.KeepAlive(s)
+	var grown uint64
+	if m.HeapAlloc > w.base.HeapAlloc {
+		grown = m.HeapAlloc - w.base.HeapAlloc
+	}
+	if grown > w.retainMax {
+		w.t.Fatalf("heap grew by %d bytes, want at most %d", grown, w.retainMax)
+	}
+	w.t.Logf("allocated %d bytes, heap grew by %d", m.TotalAlloc-w.base.TotalAlloc, grown)
+}
+
+const mb = 1 << 20
+
+// TestCombiningMarksBounded: a letter followed by 100,000 combining marks
+// (200 KB of output) once kept a new, longer string per mark, 20 GB in
+// all. A cell keeps maxClusterBytes of grapheme and drops the rest.
+func TestCombiningMarksBounded(t *testing.T) {
+	mark := "\u0301" // 2 bytes in UTF-8
+	for _, tc := range []struct {
+		name, in string
+		chunk    int
+		cell     int    // column of the cell that gets the marks
+		base     string // its text before the marks
+	}{
+		{"whole", "a" + strings.Repeat(mark, 100000), 4096, 0, "a"},
+		// Odd chunks split the marks' UTF-8 across writes.
+		{"split", "a" + strings.Repeat(mark, 100000), 3, 0, "a"},
+		{"after wide", "中" + strings.Repeat(mark, 100000), 4096, 0, "中"},
+		{"after blank", "\x1b[C" + strings.Repeat(mark, 100000), 4096, 0, " "},
+		{"pending wrap", strings.Repeat("x", 9) + "b" + strings.Repeat(mark, 100000), 4096, 9, "b"},
+		{"zwj", "👍" + strings.Repeat("\u200d", 100000), 4096, 0, "👍"},
+		{"slow path", "\x1b[4h" + "a" + strings.Repeat(mark, 100000), 4096, 0, "a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(5, 10, Options{})
+			w := watchMem(t, 4*mb, 1*mb)
+			w.write(s, []byte(tc.in), tc.chunk)
+			w.done(s)
+			got := s.CellText(s.Cell(0, tc.cell))
+			if !strings.HasPrefix(got, tc.base) || len(got) > maxClusterBytes {
+				t.Fatalf("cell text %q (%d bytes), want %q and marks, at most %d bytes", got, len(got), tc.base, maxClusterBytes)
+			}
+			marks := strings.TrimPrefix(got, tc.base)
+			m := "\u0301"
+			if tc.name == "zwj" {
+				m = "\u200d"
+			}
+			if want := (maxClusterBytes - len(tc.base)) / len(m); marks != strings.Repeat(m, want) {
+				t.Fatalf("cell keeps %q, want %d marks", marks, want)
+			}
+			if len(s.clusters) > maxClusterBytes {
+				t.Fatalf("%d clusters for one cell", len(s.clusters))
+			}
+			// The screen still works afterwards.
+			s.Write([]byte("\r\nok"))
+			if l := s.Lines(false); !strings.HasPrefix(l[1], "ok") {
+				t.Fatalf("after the marks: %q", l)
+			}
+		})
+	}
+}
+
+// TestCombiningMarksCapKeepsGraphemes: ordinary clusters fit in a cell.
+func TestCombiningMarksCapKeepsGraphemes(t *testing.T) {
+	for _, g := range []string{
+		"e\u0301",
+		"a\u0323\u0302\u0301",
+		"👨\u200d👩\u200d👧\u200d👦", // 25 bytes
+		"\u0915\u094d\u0937",     // क्ष
+	} {
+		s := newScreen(2, 10, g+"|")
+		var got string
+		for x := 0; x < 10; x++ {
+			c := s.Cell(0, x)
+			if c.Attr&AttrWideCont != 0 {
+				continue
+			}
+			got += s.CellText(c)
+		}
+		if want := g + "|"; !strings.HasPrefix(got, want) {
+			t.Errorf("%q: screen holds %q", g, got)
+		}
+	}
+}
+
+// TestHostileOutputBounded feeds other shapes of output that a careless
+// emulator keeps growing with and checks what they cost.
+func TestHostileOutputBounded(t *testing.T) {
+	var distinct bytes.Buffer
+	// More distinct clusters than the table holds: CJK bases times
+	// combining marks.
+	for i := 0; distinct.Len() < 1<<20; i++ {
+		distinct.WriteRune(rune(0x4e00 + i%20000))
+		distinct.WriteRune(rune(0x300 + i/20000%112))
+		distinct.WriteRune(rune(0x300 + i/(20000*112)%112))
+	}
+	rep := func(s string, n int) string { return strings.Repeat(s, n) }
+	for _, tc := range []struct {
+		name  string
+		in    string
+		alloc uint64 // bytes allocated while writing, at most
+		keep  uint64 // heap growth afterwards, at most
+	}{
+		// The cluster table is bounded by maxClusters short strings.
+		{"distinct clusters", distinct.String(), 32 * mb, 12 * mb},
+		{"long title", "\x1b]2;" + rep("t", 4<<20) + "\x07", 2 * mb, 1 * mb},
+		{"unterminated osc", "\x1b]0;" + rep("t", 4<<20), 2 * mb, 1 * mb},
+		{"title stack", rep("\x1b]2;"+rep("t", 60000)+"\x07\x1b[22t", 200), 16 * mb, 2 * mb},
+		{"hyperlink", "\x1b]8;;" + rep("u", 4<<20) + "\x1b\\x\x1b]8;;\x1b\\", 2 * mb, 1 * mb},
+		{"notification chunks", rep("\x1b]99;d=0;"+rep("n", 1000)+"\x1b\\", 4000), 12 * mb, 1 * mb},
+		{"csi params", "\x1b[" + rep("1;", 1<<20) + "m", 1 * mb, 1 * mb},
+		{"csi digits", "\x1b[" + rep("9", 1<<20) + "m", 1 * mb, 1 * mb},
+		{"sub-params", "\x1b[38" + rep(":2", 1<<20) + "m", 1 * mb, 1 * mb},
+		{"dcs", "\x1bP$q" + rep("m", 4<<20) + "\x1b\\", 1 * mb, 1 * mb},
+		{"apc", "\x1b_G" + rep("A", 4<<20) + "\x1b\\", 1 * mb, 1 * mb},
+		{"pm sos", "\x1b^" + rep("A", 1<<20) + "\x1b\\\x1bX" + rep("A", 1<<20) + "\x1b\\", 1 * mb, 1 * mb},
+		{"tab stops", rep("\x1bH\x1b[C", 1<<18), 1 * mb, 1 * mb},
+		{"saved cursor", rep("\x1b7\x1b[s\x1b[?1048h", 1<<17), 1 * mb, 1 * mb},
+		{"kitty stack", rep("\x1b[>5u", 1<<18), 1 * mb, 1 * mb},
+		{"underline colours", func() string {
+			var b strings.Builder
+			for i := 0; b.Len() < 2<<20; i++ {
+				b.WriteString("\x1b[58;2;" + string(rune('0'+i%10)) + ";" + string(rune('0'+i/10%10)) + ";" + string(rune('0'+i/100%10)) + "mx")
+			}
+			return b.String()
+		}(), 4 * mb, 2 * mb},
+		{"rep", rep("x\x1b[65535b", 1<<14), 1 * mb, 1 * mb},
+		{"insert lines", "\x1b[2;20r" + rep("\x1b[5H\x1b[65535L\x1b[65535M", 1<<14), 1 * mb, 1 * mb},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(24, 80, Options{Scrollback: 100, Reply: func([]byte) {}, OnEvent: func(Event) {}})
+			w := watchMem(t, tc.alloc, tc.keep)
+			w.write(s, []byte(tc.in), 64<<10)
+			w.done(s)
+			s.Write([]byte("\x1b[m\x1b[H\x1b[2Kok"))
+			if l := s.Lines(false); !strings.HasPrefix(l[0], "ok") {
+				t.Fatalf("afterwards: %q", l[0])
+			}
+		})
+	}
+}
+
+// TestWideScrollbackBounded: scrollback full of the costliest lines (every
+// cell a cluster, every cell its own colour) stays within what the
+// scrollback limit and the width imply, however much is written.
+func TestWideScrollbackBounded(t *testing.T) {
+	const rows, cols, lines = 10, 300, 1000
+	var b strings.Builder
+	for i := 0; i < cols; i++ {
+		b.WriteString("\x1b[38;5;" + string(rune('0'+i%10)) + "me\u0301")
+	}
+	b.WriteString("\r\n")
+	line := b.String()
+	s := New(rows, cols, Options{Scrollback: lines})
+	// Raw lines cost 16 bytes a cell; allow double, plus the grid.
+	w := watchMem(t, 1<<30, uint64(2*lines*cols*16+4*rows*cols*16))
+	for range 3 * lines {
+		s.Write([]byte(line))
+	}
+	s.Resize(rows, cols-7) // reflow the whole scrollback
+	s.Resize(rows, cols)
+	w.done(s)
+	// Narrowing split every line in two, and the limit counts rows.
+	if n := s.ScrollbackLen(); n < lines/2-rows || n > lines {
+		t.Fatalf("%d lines of scrollback, want %d to %d", n, lines/2-rows, lines)
+	}
+	if got := s.Lines(false)[0]; utf8.RuneCountInString(got) != 2*cols {
+		t.Fatalf("first row %q", got)
+	}
+}
