@@ -3,8 +3,10 @@ package term
 import (
 	"bytes"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -219,3 +221,54 @@ func TestWideScrollbackBounded(t *testing.T) {
 		t.Fatalf("first row %q", got)
 	}
 }
+
+// TestRegionScrollCost: inserting, deleting or scrolling many lines in a
+// tall scroll region costs one pass over the region, not one per line.
+// Row by row, each of these sequences cost the region's height squared
+// (16 million row moves here).
+func TestRegionScrollCost(t *testing.T) {
+	const rows = 4000
+	s := New(rows, 20, Options{Scrollback: 100})
+	for y := range rows {
+		s.Write([]byte("\x1b[" + itoa(y+1) + "Hrow" + itoa(y)))
+	}
+	s.Write([]byte("\x1b[2;" + itoa(rows) + "r"))
+	start := time.Now()
+	for i := range 200 {
+		s.Write([]byte("\x1b[3H\x1b[3999L\x1b[3998M\x1b[3997S\x1b[3996T"))
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("%d rounds of IL/DL/SU/SD in a %d-row region took %v", i+1, rows, d)
+		}
+	}
+	// The first row is outside the region; the rest was scrolled away.
+	if l := s.Lines(false); l[0] != "row0" || l[1] != "" || l[rows-1] != "" {
+		t.Fatalf("rows: %q %q %q", l[0], l[1], l[rows-1])
+	}
+}
+
+// TestRegionScrollOrder: scrolling a region by several lines keeps the
+// order of the rows that stay and pushes the rows that leave to the
+// scrollback oldest first.
+func TestRegionScrollOrder(t *testing.T) {
+	s := newScreen(6, 10, "a\r\nb\r\nc\r\nd\r\ne\r\nf\x1b[2;5r\x1b[2S")
+	if got := text(s); got != "a|d|e|||f" {
+		t.Fatalf("SU 2: %q", got)
+	}
+	if got := strings.Join(s.Lines(true)[:2], "|"); got != "b|c" {
+		t.Fatalf("scrollback %q", got)
+	}
+	s.Write([]byte("\x1b[2T"))
+	if got := text(s); got != "a|||d|e|f" {
+		t.Fatalf("SD 2: %q", got)
+	}
+	s.Write([]byte("\x1b[3H\x1b[2M"))
+	if got := text(s); got != "a||e|||f" {
+		t.Fatalf("DL 2: %q", got)
+	}
+	s.Write([]byte("\x1b[2H\x1b[2L"))
+	if got := text(s); got != "a||||e|f" {
+		t.Fatalf("IL 2: %q", got)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -436,17 +436,14 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 		}
 		return
 	}
-	for range n {
-		first := *g.row(top)
+	for y := top; y < top+n; y++ {
+		ln := g.row(y)
 		if keep {
-			s.hist.push(s.encodeRow(&first))
+			s.hist.push(s.encodeRow(ln))
 		}
-		for y := top; y < bottom; y++ {
-			*g.row(y) = *g.row(y + 1)
-		}
-		first.erase(blank)
-		*g.row(bottom) = first
+		ln.erase(blank)
 	}
+	g.rotateUp(top, bottom, n)
 }
 
 func (s *Screen) scrollDown(top, bottom, n int) {
@@ -456,13 +453,28 @@ func (s *Screen) scrollDown(top, bottom, n int) {
 	}
 	blank := s.blank()
 	g := s.g
-	for range n {
-		last := *g.row(bottom)
-		for y := bottom; y > top; y-- {
-			*g.row(y) = *g.row(y - 1)
-		}
-		last.erase(blank)
-		*g.row(top) = last
+	g.rotateUp(top, bottom, bottom-top+1-n)
+	for y := top; y < top+n; y++ {
+		g.row(y).erase(blank)
+	}
+}
+
+// rotateUp moves rows top..bottom up by n, the top n rows going to the
+// bottom, in one pass whatever n: rotating a row at a time made a large
+// count cost the region's height squared.
+func (g *grid) rotateUp(top, bottom, n int) {
+	if n <= 0 || n > bottom-top {
+		return
+	}
+	g.reverse(top, top+n-1)
+	g.reverse(top+n, bottom)
+	g.reverse(top, bottom)
+}
+
+func (g *grid) reverse(a, b int) {
+	for ; a < b; a, b = a+1, b-1 {
+		ra, rb := g.row(a), g.row(b)
+		*ra, *rb = *rb, *ra
 	}
 }
 
@@ -762,15 +774,10 @@ func (s *Screen) deleteLines(n int) {
 	n = min(n, s.bottom-s.y+1)
 	s.unwrapAbove(s.y)
 	blank := s.blank()
-	g := s.g
-	for range n {
-		first := *g.row(s.y)
-		for y := s.y; y < s.bottom; y++ {
-			*g.row(y) = *g.row(y + 1)
-		}
-		first.erase(blank)
-		*g.row(s.bottom) = first
+	for y := s.y; y < s.y+n; y++ {
+		s.g.row(y).erase(blank)
 	}
+	s.g.rotateUp(s.y, s.bottom, n)
 	s.x = 0
 	s.wrapNext = false
 }
