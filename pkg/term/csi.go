@@ -33,7 +33,7 @@ func count(ps ansi.Params, i int) int {
 
 func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	prefix, inter, final := cmd.Prefix(), cmd.Intermediate(), cmd.Final()
-	if final != 'b' {
+	if final != 'b' || prefix != 0 || inter != 0 {
 		s.forgetLast()
 	}
 	if prefix != 0 || inter != 0 {
@@ -100,6 +100,9 @@ func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 				s.printRune(s.lastRune)
 			}
 		}
+		// REP is a control sequence too: a second one straight after
+		// repeats nothing.
+		s.forgetLast()
 	case 'c':
 		if param(ps, 0, 0) == 0 {
 			s.reply([]byte("\x1b[?62;22c"))

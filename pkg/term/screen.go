@@ -420,13 +420,20 @@ func (s *Screen) Write(p []byte) (int, error) {
 			}
 			s.p.Advance(p[i])
 			i++
-			if s.p.State() == parser.OscStringState {
+			switch st := s.p.State(); {
+			case st == parser.OscStringState:
 				// OSC strings are collected here rather than by the
 				// parser, which would end them at a 0x9c byte inside
 				// UTF-8 text.
 				s.p.Reset()
 				s.inOSC = true
 				s.osc = s.osc[:0]
+				s.forgetLast()
+			case st >= parser.DcsEntryState && st <= parser.DcsStringState,
+				st >= parser.SosStringState && st <= parser.ApcStringState:
+				// Like any control sequence, these strings stand
+				// between REP and the character it would repeat.
+				s.forgetLast()
 			}
 			continue
 		}

@@ -115,6 +115,20 @@ func TestText(t *testing.T) {
 		{"HTS/TBC", 1, 30, "\x1b[3g\x1b[4G\x1bH\ra\tb", "a  b"},
 		{"TBC 0", 1, 30, "\x1b[9G\x1b[g\ra\tb", "a" + strings.Repeat(" ", 15) + "b"},
 		{"REP", 1, 10, "ab\x1b[3b", "abbbb"},
+		// REP repeats only the character straight before it: any
+		// control sequence in between, REP included, cancels it.
+		{"REP after REP", 1, 20, "+\x1b[1b\x1b[10b", "++"},
+		{"REP after SGR", 1, 20, "+\x1b[m\x1b[3b", "+"},
+		{"REP after private CSI", 1, 20, "+\x1b[?5b\x1b[3b", "+"},
+		{"REP after OSC", 1, 20, "+\x1b]2;t\x07\x1b[3b", "+"},
+		{"REP after DCS", 1, 20, "+\x1bP$qm\x1b\\\x1b[3b", "+"},
+		{"REP after APC", 1, 20, "+\x1b_x\x1b\\\x1b[3b", "+"},
+		{"REP after PM", 1, 20, "+\x1b^x\x1b\\\x1b[3b", "+"},
+		{"REP after DCS ended by C1 ST", 1, 20, "+\x1bP$qm\x9c\x1b[3b", "+"},
+		{"REP after APC ended by C1 ST", 1, 20, "+\x1b_x\x9c\x1b[3b", "+"},
+		{"REP after ESC", 1, 20, "+\x1b=\x1b[3b", "+"},
+		{"REP after C0", 1, 20, "+\x07\x1b[3b", "+"},
+		{"REP of wide", 1, 20, "中\x1b[2b\x1b[2b", "中中中"},
 		{"DECALN", 2, 3, "\x1b#8", "EEE|EEE"},
 		{"IRM", 1, 10, "abcd\x1b[1;2H\x1b[4hXY\x1b[4lZ", "aXYZcd"},
 		{"no autowrap", 2, 5, "\x1b[?7labcdefg", "abcdg"},
@@ -943,4 +957,15 @@ func lineText(i, size int) string {
 		b[j] = byte('a' + (i+j)%26)
 	}
 	return string(b)
+}
+
+// TestREPSplit: a REP split across writes still repeats, once.
+func TestREPSplit(t *testing.T) {
+	s := New(1, 20, Options{})
+	for _, w := range []string{"x", "\x1b", "[", "2", "b", "\x1b[", "2b"} {
+		s.Write([]byte(w))
+	}
+	if got := text(s); got != "xxx" {
+		t.Fatalf("got %q, want xxx", got)
+	}
 }
