@@ -280,6 +280,8 @@ func (s *Screen) privateMode(mode int) (set, known bool) {
 	switch mode {
 	case 1:
 		return m.AppCursor, true
+	case 3:
+		return s.col132, true
 	case 6:
 		return m.Origin, true
 	case 7:
@@ -288,6 +290,8 @@ func (s *Screen) privateMode(mode int) (set, known bool) {
 		return m.MouseX10, true
 	case 25:
 		return !m.CursorHidden, true
+	case 40:
+		return s.allowColumns, true
 	case 47, 1047, 1049:
 		return s.altActive, true
 	case 66:
@@ -315,6 +319,12 @@ func (s *Screen) setPrivateMode(mode int, on bool) {
 	switch mode {
 	case 1:
 		m.AppCursor = on
+	case 3:
+		if s.allowColumns {
+			s.deccolm(on)
+		}
+	case 40:
+		s.allowColumns = on
 	case 6:
 		m.Origin = on
 		s.moveTo(0, 0)

@@ -851,6 +851,18 @@ func (s *Screen) decaln() {
 	s.wrapNext = false
 }
 
+// deccolm is DECCOLM (mode 3) while mode 40 allows it. xterm switches
+// between 80 and 132 columns; the size here is the clients' to choose, so
+// only the rest of what xterm does happens: the screen is cleared (into
+// the scrollback, like ED 2), the margins are reset and the cursor goes
+// home.
+func (s *Screen) deccolm(on bool) {
+	s.col132 = on
+	s.top, s.bottom = 0, s.rows-1
+	s.eraseDisplay(2)
+	s.moveTo(0, 0)
+}
+
 // fullReset is RIS. The scrollback and title survive, as in tmux.
 func (s *Screen) fullReset() {
 	wasHidden := s.modes.CursorHidden

@@ -313,8 +313,9 @@ func (s *Screen) Redraw() []byte {
 	}
 	// Modes are reset first so that a terminal that showed another
 	// session before ends up in exactly this state.
-	b = append(b, "\x1b[?1;9;1000;1002;1003;1006;1004;2004l\x1b>"...)
+	b = append(b, "\x1b[?1;9;40;1000;1002;1003;1006;1004;2004l\x1b>"...)
 	flag(m.AppCursor, "\x1b[?1h")
+	flag(s.allowColumns, "\x1b[?40h")
 	flag(m.AppKeypad, "\x1b=")
 	flag(m.BracketedPaste, "\x1b[?2004h")
 	flag(m.MouseX10, "\x1b[?9h")

@@ -539,6 +539,9 @@ func assertSameScreen(t *testing.T, a, b *Screen) {
 	if a.top != b.top || a.bottom != b.bottom {
 		t.Errorf("margins %d-%d vs %d-%d", a.top, a.bottom, b.top, b.bottom)
 	}
+	if a.allowColumns != b.allowColumns {
+		t.Errorf("mode 40 %v vs %v", a.allowColumns, b.allowColumns)
+	}
 }
 
 func TestScrollback(t *testing.T) {
@@ -967,5 +970,65 @@ func TestREPSplit(t *testing.T) {
 	}
 	if got := text(s); got != "xxx" {
 		t.Fatalf("got %q, want xxx", got)
+	}
+}
+
+// TestDECCOLM: as in xterm, DECCOLM (CSI ? 3 h / l) clears the screen,
+// resets the margins and homes the cursor only while mode 40 allows
+// 80/132-column switching; without it (the default, and after RIS) it does
+// nothing, so "tput reset" (CSI ? 3 ; 4 l) keeps the screen. The width
+// never changes: it is the clients' to choose.
+func TestDECCOLM(t *testing.T) {
+	const setup = "one\r\ntwo\r\nthree\x1b[2;4r\x1b[3;2H"
+	for _, tc := range []struct {
+		name, in string
+		clears   bool
+	}{
+		{"without mode 40", setup + "\x1b[?3h", false},
+		{"without mode 40, reset", setup + "\x1b[?3;4l", false},
+		{"mode 40 set then reset", "\x1b[?40h\x1b[?40l" + setup + "\x1b[?3h", false},
+		{"mode 40 then RIS", "\x1b[?40h\x1bc" + setup + "\x1b[?3l", false},
+		{"132 columns", "\x1b[?40h" + setup + "\x1b[?3h", true},
+		{"80 columns", "\x1b[?40h" + setup + "\x1b[?3l", true},
+		{"mode 40 with DECCOLM", setup + "\x1b[?40;3h", true},
+		{"origin mode", "\x1b[?40h" + setup + "\x1b[?6h\x1b[?3h", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScreen(5, 10, tc.in)
+			y, x, _ := s.Cursor()
+			rows, cols := s.Size()
+			if rows != 5 || cols != 10 {
+				t.Fatalf("size %dx%d", rows, cols)
+			}
+			if !tc.clears {
+				if got := text(s); got != "one|two|three" {
+					t.Errorf("screen %q, want it kept", got)
+				}
+				if y != 2 || x != 1 || s.top != 1 || s.bottom != 3 {
+					t.Errorf("cursor %d,%d margins %d-%d, want them kept", y, x, s.top, s.bottom)
+				}
+				return
+			}
+			if got := text(s); got != "" {
+				t.Errorf("screen %q, want it cleared", got)
+			}
+			if y != 0 || x != 0 || s.top != 0 || s.bottom != 4 {
+				t.Errorf("cursor %d,%d margins %d-%d, want home and no margins", y, x, s.top, s.bottom)
+			}
+			// Like ED 2, the cleared screen stays in the scrollback.
+			if got := strings.Join(s.Lines(true)[:3], "|"); got != "one|two|three" {
+				t.Errorf("scrollback %q", got)
+			}
+		})
+	}
+}
+
+func TestDECCOLMReport(t *testing.T) {
+	var replies []string
+	s := New(5, 10, Options{Reply: func(b []byte) { replies = append(replies, string(b)) }})
+	s.Write([]byte("\x1b[?40$p\x1b[?3$p\x1b[?40h\x1b[?3h\x1b[?40$p\x1b[?3$p\x1b[?3l\x1b[?3$p"))
+	want := []string{"\x1b[?40;2$y", "\x1b[?3;2$y", "\x1b[?40;1$y", "\x1b[?3;1$y", "\x1b[?3;2$y"}
+	if !reflect.DeepEqual(replies, want) {
+		t.Fatalf("DECRQM replies %q, want %q", replies, want)
 	}
 }
