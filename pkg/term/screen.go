@@ -233,19 +233,20 @@ type Screen struct {
 	charsets [2]charset     // G0, G1
 	gl       int            // which of G0/G1 is invoked
 
-	modes Modes
+	modes      Modes
+	kitty      [2][]int // kitty keyboard flag stacks, main and alt
+	title      string
+	titles     []string // XTWINOPS title stack
+	lastRune   rune
+	clusters   []string
+	clusterIDs map[string]rune
+	ulColors   []Color // underline colours; [0] is the default
+	ulIDs      map[Color]uint16
+
 	// allowColumns is mode 40 (allow 80/132 columns): without it DECCOLM
 	// does nothing, as in xterm. col132 is what the last DECCOLM asked
 	// for, reported by DECRQM; the width itself never changes.
 	allowColumns, col132 bool
-	kitty                [2][]int // kitty keyboard flag stacks, main and alt
-	title                string
-	titles               []string // XTWINOPS title stack
-	lastRune             rune
-	clusters             []string
-	clusterIDs           map[string]rune
-	ulColors             []Color // underline colours; [0] is the default
-	ulIDs                map[Color]uint16
 
 	p      *ansi.Parser
 	utf8   [utf8.UTFMax]byte
