@@ -192,9 +192,17 @@ func (s *Screen) handleCSIExt(prefix, inter, final byte, ps ansi.Params) {
 			s.setPrivateMode(param(ps, i, 0), on)
 		}
 	case prefix == '?' && inter == 0 && final == 'J':
-		s.eraseDisplay(param(ps, 0, 0))
+		s.selectiveEraseDisplay(param(ps, 0, 0))
 	case prefix == '?' && inter == 0 && final == 'K':
-		s.eraseLine(param(ps, 0, 0))
+		s.selectiveEraseLine(param(ps, 0, 0))
+	case prefix == 0 && inter == '"' && final == 'q':
+		// DECSCA
+		switch param(ps, 0, 0) {
+		case 1:
+			s.pen.Attr |= AttrProtected
+		case 0, 2:
+			s.pen.Attr &^= AttrProtected
+		}
 	case prefix == '?' && inter == '$' && final == 'p':
 		mode := param(ps, 0, 0)
 		v := 0
@@ -379,7 +387,7 @@ func (s *Screen) setPrivateMode(mode int, on bool) {
 // sgr applies Select Graphic Rendition parameters to the pen.
 func (s *Screen) sgr(ps ansi.Params) {
 	if len(ps) == 0 {
-		s.pen = Cell{}
+		s.pen = Cell{Attr: s.pen.Attr & AttrProtected}
 		return
 	}
 	pen := &s.pen
@@ -394,7 +402,8 @@ func (s *Screen) sgr(ps ansi.Params) {
 		}
 		switch {
 		case p == 0:
-			pen.Fg, pen.Bg, pen.Attr, pen.ul = 0, 0, 0, 0
+			// DECSCA's protection is not a rendition.
+			pen.Fg, pen.Bg, pen.Attr, pen.ul = 0, 0, pen.Attr&AttrProtected, 0
 		case p == 1:
 			pen.Attr |= AttrBold
 		case p == 2:
@@ -589,6 +598,11 @@ func (s *Screen) handleDCS(cmd ansi.Cmd, ps ansi.Params, data []byte) {
 			v = string(s.appendSGRParams(nil, s.pen)) + "m"
 		case " q":
 			v = strconv.Itoa(s.modes.CursorShape) + " q"
+		case "\"q":
+			v = "0\"q"
+			if s.pen.Attr&AttrProtected != 0 {
+				v = "1\"q"
+			}
 		case "r":
 			v = strconv.Itoa(s.top+1) + ";" + strconv.Itoa(s.bottom+1) + "r"
 		default:

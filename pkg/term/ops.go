@@ -706,6 +706,91 @@ func (s *Screen) eraseLine(mode int) {
 	s.wrapNext = false
 }
 
+// protectedIn reports whether any of cells[from:to] of row y is protected
+// (DECSCA).
+func (s *Screen) protectedIn(y, from, to int) bool {
+	cells := s.g.row(y).cells
+	for x := max(from, 0); x < min(to, s.cols); x++ {
+		if cells[x].Attr&AttrProtected != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// selectiveErase erases the characters of cells[from:to] of row y that
+// are not protected, a run at a time. A protected wide character is
+// protected in both halves, so no run splits one.
+func (s *Screen) selectiveErase(y, from, to int) {
+	cells := s.g.row(y).cells
+	from, to = max(from, 0), min(to, s.cols)
+	for x := from; x < to; {
+		if cells[x].Attr&AttrProtected != 0 {
+			x++
+			continue
+		}
+		end := x + 1
+		for end < to && cells[end].Attr&AttrProtected == 0 {
+			end++
+		}
+		s.eraseCells(y, x, end)
+		x = end
+	}
+}
+
+// selectiveEraseLine is DECSEL: EL sparing protected characters. With
+// none in its range it is EL exactly.
+func (s *Screen) selectiveEraseLine(mode int) {
+	from, to := 0, s.cols
+	switch mode {
+	case 0:
+		from = s.x
+	case 1:
+		to = s.x + 1
+	case 2:
+	default:
+		s.eraseLine(mode)
+		return
+	}
+	if !s.protectedIn(s.y, from, to) {
+		s.eraseLine(mode)
+		return
+	}
+	s.selectiveErase(s.y, from, to)
+	s.wrapNext = false
+}
+
+// selectiveEraseDisplay is DECSED: ED sparing protected characters. With
+// none in its range it is ED exactly (the screen going to the scrollback
+// included); otherwise what is left of the screen stays where it is.
+func (s *Screen) selectiveEraseDisplay(mode int) {
+	// The range: rows y0..y1 whole, and the cursor row from x0 to x1.
+	y0, y1, x0, x1 := 0, s.rows-1, 0, 0
+	switch mode {
+	case 0:
+		y0, x0, x1 = s.y+1, s.x, s.cols
+	case 1:
+		y1, x1 = s.y-1, s.x+1
+	case 2:
+	default:
+		s.eraseDisplay(mode)
+		return
+	}
+	prot := s.protectedIn(s.y, x0, x1)
+	for y := y0; y <= y1 && !prot; y++ {
+		prot = s.protectedIn(y, 0, s.cols)
+	}
+	if !prot {
+		s.eraseDisplay(mode)
+		return
+	}
+	s.selectiveErase(s.y, x0, x1)
+	for y := y0; y <= y1; y++ {
+		s.selectiveErase(y, 0, s.cols)
+	}
+	s.wrapNext = false
+}
+
 // insertCells shifts cells at x right by n within the row.
 func (s *Screen) insertCells(ln *line, x, n int) {
 	cells := ln.cells

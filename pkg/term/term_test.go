@@ -1032,3 +1032,73 @@ func TestDECCOLMReport(t *testing.T) {
 		t.Fatalf("DECRQM replies %q, want %q", replies, want)
 	}
 }
+
+// TestDECSCA: characters printed after DECSCA 1 are protected from the
+// selective erases DECSED (CSI ? J) and DECSEL (CSI ? K), which erase
+// everything else in their range as ED and EL do; ED and EL erase
+// protected characters too. Protection is kept per cell, survives SGR 0
+// (it is not a rendition), is saved by DECSC and cleared by DECSTR.
+func TestDECSCA(t *testing.T) {
+	const p, u = "\x1b[1\"q", "\x1b[0\"q" // protect, unprotect
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"DECSEL 2", p + "AB" + u + "cd" + p + "E" + u + "f\x1b[?2K", "AB  E"},
+		{"DECSEL 0", p + "AB" + u + "cd" + p + "E" + u + "f\x1b[1;2H\x1b[?K", "AB  E"},
+		{"DECSEL 0 mid", "ab" + p + "C" + u + "de\x1b[1;2H\x1b[?0K", "a C"},
+		{"DECSEL 1", "ab" + p + "C" + u + "de\x1b[1;4H\x1b[?1K", "  C e"},
+		{"EL erases protected", p + "AB" + u + "cd\x1b[2K", ""},
+		{"ED erases protected", p + "AB" + u + "cd\x1b[2J", ""},
+		{"DECSED 2", p + "AB" + u + "cd\r\nef" + p + "G\x1b[?2J", "AB|  G"},
+		{"DECSED 0", "ab" + p + "C\r\n" + u + "de" + p + "F\x1b[1;2H\x1b[?J", "a C|  F"},
+		{"DECSED 1", "ab" + p + "C\r\n" + u + "de" + p + "F\r\ngh\x1b[2;2H\x1b[?1J", "  C|  F|gh"},
+		{"DECSED without protection is ED", "ab\r\ncd\x1b[?2J", ""},
+		{"SGR 0 keeps it", p + "\x1b[0;1mA\x1b[mB" + u + "c\x1b[?2K", "AB"},
+		{"DECSTR clears it", p + "A\x1b[!pB\x1b[?2K", "A"},
+		{"DECSC saves it", p + "\x1b7" + u + "a\x1b8\x1b[1;2HB\x1b[?2K", " B"},
+		{"wide", p + "中" + u + "x中\x1b[?2K", "中"},
+		{"overwritten", p + "AB" + u + "\x1b[1;1Hx\x1b[?2K", " B"},
+		{"RIS clears it", p + "\x1bcA\x1b[?2K", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScreen(4, 10, tc.in)
+			if got := text(s); got != tc.want {
+				t.Errorf("%q: screen %q, want %q", tc.in, got, tc.want)
+			}
+			if got := strings.Join(s.Lines(true)[:s.ScrollbackLen()], "|"); tc.name != "ED erases protected" && tc.name != "DECSED without protection is ED" && got != "" {
+				t.Errorf("scrollback %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestDECSCAKeptByScrollback: protection survives a trip through the
+// scrollback (lines scrolled out and pulled back by growing the screen),
+// and does not show in captures.
+func TestDECSCAKeptByScrollback(t *testing.T) {
+	s := newScreen(2, 10, "\x1b[1\"qAB\x1b[0\"qcd\r\n\x1b[31m\x1b[1\"qRED\x1b[0\"q\x1b[mx\r\n\r\n")
+	if s.ScrollbackLen() != 2 {
+		t.Fatalf("%d lines of scrollback", s.ScrollbackLen())
+	}
+	if got, want := string(s.ANSI(true)), "ABcd\n\x1b[0;31mRED\x1b[0mx\n\n\n"; got != want {
+		t.Errorf("ANSI capture %q, want %q", got, want)
+	}
+	s.Resize(4, 10)
+	if got := text(s); got != "ABcd|REDx" {
+		t.Fatalf("screen %q", got)
+	}
+	s.Write([]byte("\x1b[H\x1b[?J"))
+	if got := text(s); got != "AB|RED" {
+		t.Errorf("after DECSED: %q", got)
+	}
+}
+
+func TestDECSCAReport(t *testing.T) {
+	var replies []string
+	s := New(2, 10, Options{Reply: func(b []byte) { replies = append(replies, string(b)) }})
+	s.Write([]byte("\x1bP$q\"q\x1b\\\x1b[1\"q\x1bP$q\"q\x1b\\"))
+	want := []string{"\x1bP1$r0\"q\x1b\\", "\x1bP1$r1\"q\x1b\\"}
+	if !reflect.DeepEqual(replies, want) {
+		t.Fatalf("DECRQSS replies %q, want %q", replies, want)
+	}
+}
