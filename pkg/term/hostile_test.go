@@ -2,6 +2,7 @@ package term
 
 import (
 	"bytes"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -154,8 +155,9 @@ func TestHostileOutputBounded(t *testing.T) {
 		alloc uint64 // bytes allocated while writing, at most
 		keep  uint64 // heap growth afterwards, at most
 	}{
-		// The cluster table is bounded by maxClusters short strings.
-		{"distinct clusters", distinct.String(), 32 * mb, 12 * mb},
+		// The cluster table is bounded by maxClusters short strings;
+		// compacting it makes each new cluster cost an allocation.
+		{"distinct clusters", distinct.String(), 64 * mb, 12 * mb},
 		{"long title", "\x1b]2;" + rep("t", 4<<20) + "\x07", 2 * mb, 1 * mb},
 		{"unterminated osc", "\x1b]0;" + rep("t", 4<<20), 2 * mb, 1 * mb},
 		{"title stack", rep("\x1b]2;"+rep("t", 60000)+"\x07\x1b[22t", 200), 16 * mb, 2 * mb},
@@ -272,3 +274,39 @@ func TestRegionScrollOrder(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestClusterTableCompacts: once the session has shown maxClusters
+// distinct clusters, clusters no cell refers to any more make room for
+// new ones, so combining marks keep working; the ones still on the
+// screen and in the scrollback keep their text.
+func TestClusterTableCompacts(t *testing.T) {
+	s := New(5, 20, Options{Scrollback: 3})
+	// Distinct clusters, most of which scroll away for good.
+	var b strings.Builder
+	for i := 0; i < maxClusters+100; i++ {
+		b.WriteRune(rune(0x4e00 + i%20000))
+		b.WriteRune(rune(0x300 + i/20000))
+		if i%10 == 9 {
+			b.WriteString("\r\n")
+		}
+	}
+	s.Write([]byte(b.String()))
+	before := s.Lines(true)
+	s.Write([]byte("\x1b[Hx\u0301"))
+	if got := s.CellText(s.Cell(0, 0)); got != "x\u0301" {
+		t.Fatalf("new cluster after %d distinct ones: %q", maxClusters+100, got)
+	}
+	after := s.Lines(true)
+	// Only the first character of the screen changed (and the right
+	// half of the wide one it overwrote became a space).
+	n := len(before) - 5
+	before[n] = "x\u0301 " + string([]rune(before[n])[2:])
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("text changed by compaction:\n%q\n%q", before, after)
+	}
+	// At most the cells of screen and scrollback when the table was
+	// compacted, and the clusters added since.
+	if len(s.clusters) > 8*20+100+1 {
+		t.Fatalf("%d clusters kept for %d cells", len(s.clusters), 8*20)
+	}
+}

@@ -328,7 +328,7 @@ func (s *Screen) combine(r rune) {
 	key = utf8.AppendRune(key, r)
 	id, ok := s.clusterIDs[string(key)]
 	if !ok {
-		if len(s.clusters) >= maxClusters {
+		if len(s.clusters) >= maxClusters && !s.compactClusters() {
 			return
 		}
 		if s.clusterIDs == nil {
@@ -341,6 +341,56 @@ func (s *Screen) combine(r rune) {
 	}
 	ln.extend(x + 1)
 	c.R = id
+}
+
+// compactClusters makes room in a full cluster table by dropping the
+// clusters that no cell refers to any more (they scrolled out of the
+// scrollback or were overwritten) and renumbering the rest, so that a
+// long session does not lose combining marks for good once it has shown
+// maxClusters distinct ones. It walks the screens and the scrollback
+// lines that hold cells, so it runs only after as many marks have been
+// dropped since the last walk as that walk visited cells: whatever the
+// output, that is O(1) per mark. It reports whether there is room now.
+func (s *Screen) compactClusters() bool {
+	if s.clusterDrops < s.clusterWalk {
+		s.clusterDrops++
+		return false
+	}
+	remap := make([]rune, len(s.clusters)) // old index -> new rune, 0 if dead
+	live := make([]string, 0, len(s.clusters)/2)
+	walked := 0
+	visit := func(cells []Cell) {
+		walked += len(cells)
+		for i := range cells {
+			c := &cells[i]
+			if c.R < clusterBase {
+				continue
+			}
+			k := c.R - clusterBase
+			if remap[k] == 0 {
+				remap[k] = clusterBase + rune(len(live))
+				live = append(live, s.clusters[k])
+			}
+			c.R = remap[k]
+		}
+	}
+	for _, g := range []*grid{&s.main, &s.alt} {
+		for i := range g.lines {
+			visit(g.lines[i].cells)
+		}
+	}
+	for i := range s.hist.n {
+		if raw := s.hist.at(i).raw(); raw != nil {
+			visit(raw)
+		}
+	}
+	s.clusters = live
+	s.clusterIDs = make(map[string]rune, len(live))
+	for i, str := range live {
+		s.clusterIDs[str] = clusterBase + rune(i)
+	}
+	s.clusterWalk, s.clusterDrops = walked, 0
+	return len(s.clusters) < maxClusters
 }
 
 func (s *Screen) execute(b byte) {

@@ -243,6 +243,11 @@ type Screen struct {
 	ulColors   []Color // underline colours; [0] is the default
 	ulIDs      map[Color]uint16
 
+	// clusterWalk is how many cells the last compactClusters visited,
+	// and clusterDrops how many marks were dropped since, for a full
+	// table.
+	clusterWalk, clusterDrops int
+
 	// allowColumns is mode 40 (allow 80/132 columns): without it DECCOLM
 	// does nothing, as in xterm. col132 is what the last DECCOLM asked
 	// for, reported by DECRQM; the width itself never changes.
@@ -380,7 +385,9 @@ func (s *Screen) ulIndex(c Color) uint16 {
 }
 
 // CellText returns the text of a cell: "" for a continuation cell, " " for
-// a blank and the whole grapheme cluster for combined characters.
+// a blank and the whole grapheme cluster for combined characters. A
+// cluster cell is only meaningful until the next Write, which may
+// renumber the clusters (see compactClusters).
 func (s *Screen) CellText(c Cell) string {
 	switch {
 	case c.Attr&AttrWideCont != 0:
