@@ -91,9 +91,10 @@
 // memory beyond what the screen size and scrollback length imply, nor
 // cost more than a bounded amount of work per byte. A cell keeps at most
 // 32 bytes of grapheme cluster, and the per-screen cluster and
-// underline-colour tables at most 65,536 entries each (past that, new
-// clusters lose their marks and new underline colours fall back to the
-// text colour). An OSC payload (title, notification) is kept up to
+// underline-colour tables at most 65,536 entries each. A full cluster
+// table drops the clusters no cell shows any more; only while all are in
+// use do new clusters lose their marks. New underline colours past the
+// limit fall back to the text colour. An OSC payload (title, notification) is kept up to
 // 64 KiB, a DCS payload up to 4 KiB, and APC, PM and SOS strings not at
 // all; a CSI keeps 32 parameters. Counts (CUU, IL, ICH, ECH, ...) are
 // capped at 65,536 and REP at one screenful; scrolling a region by any
