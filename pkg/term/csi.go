@@ -94,11 +94,8 @@ func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	case 'Z':
 		s.backTab(count(ps, 0))
 	case 'b':
-		if s.lastRune != 0 {
-			n := min(count(ps, 0), s.rows*s.cols)
-			for range n {
-				s.printRune(s.lastRune)
-			}
+		if r := s.lastRune; r != 0 {
+			s.repeat(r, min(count(ps, 0), s.rows*s.cols))
 		}
 		// REP is a control sequence too: a second one straight after
 		// repeats nothing.

@@ -310,3 +310,81 @@ func TestClusterTableCompacts(t *testing.T) {
 		t.Fatalf("%d clusters kept for %d cells", len(s.clusters), 8*20)
 	}
 }
+
+// timePerOp is the CPU-independent part of a cost check: the time one
+// repetition of seq takes, written n times on a fresh 50x200 screen.
+func timePerOp(seq string, n int) time.Duration {
+	s := New(50, 200, Options{})
+	data := []byte(strings.Repeat(seq, n))
+	start := time.Now()
+	s.Write(data)
+	return time.Since(start) / time.Duration(n)
+}
+
+// TestScreenOpsCost: sequences that touch the whole screen cost about
+// what filling it costs (DECALN, the reference measured alongside so that
+// the machine's load cancels out), not several times that. REP printed a
+// screenful a character at a time (18 times DECALN here), and ED 2 on an
+// empty screen scanned every cell for text (twice DECALN).
+func TestScreenOpsCost(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("timing")
+	}
+	fill := timePerOp("\x1b#8", 20000)
+	for _, tc := range []struct {
+		seq   string
+		n     int
+		ratio float64 // at most this many DECALNs
+	}{
+		{"x\x1b[65535b", 5000, 5},
+		{"\x1b[2J", 50000, 0.25},
+	} {
+		// The best of three, against a fresh reference each time.
+		best := 1e9
+		for range 3 {
+			fill = min(fill, timePerOp("\x1b#8", 20000))
+			best = min(best, float64(timePerOp(tc.seq, tc.n))/float64(fill))
+		}
+		if best > tc.ratio {
+			t.Errorf("%q costs %.2f times a DECALN (%v), want at most %.2f", tc.seq, best, fill, tc.ratio)
+		}
+	}
+}
+
+// TestAltScreenKept: a program that keeps entering and leaving the
+// alternate screen does not allocate a screen each time; the grid kept
+// between visits starts cleared, and is let go of once the main screen has
+// scrolled a screenful, or on a resize.
+func TestAltScreenKept(t *testing.T) {
+	s := New(50, 200, Options{})
+	s.Write([]byte("\x1b[?1049h\x1b[?1049l"))
+	data := []byte(strings.Repeat("\x1b[?1049hvim\x1b[?1049l\x1b[?47h\x1b[?47l\x1b[?1047h\x1b[?1047l", 10000))
+	w := watchMem(t, 64<<10, 64<<10)
+	w.write(s, data, 64<<10)
+	w.done(s)
+	for _, mode := range []string{"47", "1047", "1049"} {
+		s.Write([]byte("\x1b[?" + mode + "hleft behind\x1b[?" + mode + "l\x1b[?" + mode + "h"))
+		if got := text(s); got != "" {
+			t.Errorf("re-entering with %s: %q", mode, got)
+		}
+		s.Write([]byte("\x1b[?" + mode + "l"))
+	}
+	if s.alt.lines == nil {
+		t.Fatal("the alternate grid was let go of at once")
+	}
+	s.Write([]byte("\x1b[50H" + strings.Repeat("\n", 49)))
+	if s.alt.lines == nil {
+		t.Fatal("the alternate grid was let go of before a screenful scrolled")
+	}
+	s.Write([]byte("\n"))
+	if s.alt.lines != nil {
+		t.Fatal("the alternate grid is kept after a screenful scrolled")
+	}
+	s.Write([]byte("\x1b[?1049h\x1b[?1049l"))
+	s.Resize(40, 100)
+	if s.alt.lines != nil {
+		t.Fatal("the alternate grid is kept across a resize")
+	}
+	s.Write([]byte("\x1b[?1049hx"))
+	check(t, s)
+}

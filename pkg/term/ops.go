@@ -291,6 +291,26 @@ func (s *Screen) breakWide(cells []Cell, x int) {
 	}
 }
 
+// repeat prints r n times for REP. Printable ASCII, the usual case (a
+// row of '-' or '='), goes through the fast path a buffer at a time.
+func (s *Screen) repeat(r rune, n int) {
+	if r < 0x20 || r >= 0x7f {
+		for range n {
+			s.printRune(r)
+		}
+		return
+	}
+	var buf [256]byte
+	for i := range buf {
+		buf[i] = byte(r)
+	}
+	for n > 0 {
+		k := min(n, len(buf))
+		s.printASCIIRun(buf[:k], 0)
+		n -= k
+	}
+}
+
 // combine attaches a zero-width rune to the previously written cell. A
 // cell keeps at most maxClusterBytes of grapheme: marks past that are
 // dropped, as xterm and tmux drop them, so that a base followed by
@@ -473,6 +493,11 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 	blank := s.blank()
 	g := s.g
 	if top == 0 && bottom == s.rows-1 {
+		if !s.altActive && s.alt.lines != nil {
+			if s.altKeep -= n; s.altKeep <= 0 {
+				s.alt = grid{}
+			}
+		}
 		for range n {
 			ln := g.row(0)
 			if keep {
@@ -673,7 +698,7 @@ func (s *Screen) eraseDisplay(mode int) {
 			// reachable in the scrollback.
 			last := -1
 			for y := s.rows - 1; y >= 0; y-- {
-				if !rowUnused(s.g.row(y).cells) {
+				if ln := s.g.row(y); !rowUnused(ln.cells[:ln.ink]) {
 					last = y
 					break
 				}
@@ -950,6 +975,12 @@ func (s *Screen) setAlt(on, clearIt, cursor bool) {
 		s.altActive = true
 		if len(s.alt.lines) == 0 {
 			s.alt = newGrid(s.rows, s.cols)
+		} else if !clearIt {
+			// The grid kept from the last time is not the fresh
+			// one this mode starts from.
+			for i := range s.alt.lines {
+				s.alt.lines[i].erase(Cell{})
+			}
 		}
 		s.g = &s.alt
 		if clearIt {
@@ -966,8 +997,11 @@ func (s *Screen) setAlt(on, clearIt, cursor bool) {
 	}
 	s.altActive = false
 	s.g = &s.main
-	// Entering again starts from a cleared screen anyway.
-	s.alt = grid{}
+	// The grid is kept for a program that comes straight back (a loop
+	// of them, or hostile output, would otherwise allocate a screen per
+	// switch) and let go of once the main screen has scrolled a screenful
+	// (see scrollUp): entering again starts from a cleared screen anyway.
+	s.altKeep = s.rows
 	if cursor {
 		s.restoreCursor()
 	}
@@ -1042,6 +1076,10 @@ func (s *Screen) Resize(rows, cols int) {
 	rows, cols = max(rows, 1), max(cols, 1)
 	if rows == s.rows && cols == s.cols {
 		return
+	}
+	if !s.altActive {
+		// A kept alternate grid would have the old size.
+		s.alt = grid{}
 	}
 	if rows != s.rows {
 		s.resizeRows(rows)

@@ -217,7 +217,8 @@ type Screen struct {
 	rows, cols int
 	opts       Options
 
-	main, alt grid  // alt is allocated only while in use
+	main, alt grid  // alt is allocated while in use and a little after
+	altKeep   int   // lines the main screen scrolls before alt is let go
 	g         *grid // active grid
 	altActive bool
 	hist      history
