@@ -98,7 +98,11 @@
 // 64 KiB, a DCS payload up to 4 KiB, and APC, PM and SOS strings not at
 // all; a CSI keeps 32 parameters. Counts (CUU, IL, ICH, ECH, ...) are
 // capped at 65,536 and REP at one screenful; scrolling a region by any
-// count is one pass over it. The title stack holds 10 entries, the kitty
+// count is one pass over it, and the other sequences that touch the whole
+// screen (ED, DECALN, DECCOLM, REP, switching to the alternate screen and
+// back) cost about what filling it does: the alternate grid is kept until
+// the main screen has scrolled a screenful, so switching back and forth
+// does not allocate. The title stack holds 10 entries, the kitty
 // keyboard stacks 16. The scrollback holds its configured number of rows
 // (reflow counts rows too), each at most the screen width: about a byte
 // a cell for text, more for styles, 16 bytes a cell for rows holding
