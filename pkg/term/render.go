@@ -348,7 +348,9 @@ func (s *Screen) Redraw() []byte {
 		b = s.appendPen(b, sc.pen)
 		b = appendCharsets(b, sc.charsets, sc.gl)
 		b = append(b, "\x1b7"...)
-		b = appendDECSCA(b, false)
+		if sc.pen.Attr&AttrProtected != 0 {
+			b = appendDECSCA(b, false)
+		}
 		flag(sc.origin, "\x1b[?6l")
 		b = appendCharsets(b, [2]charset{}, 0)
 	}
@@ -380,7 +382,9 @@ func (s *Screen) Redraw() []byte {
 		c := cells[x]
 		b = s.appendPen(b, c)
 		b = s.appendCellText(b, c)
-		b = appendDECSCA(b, false)
+		if c.Attr&AttrProtected != 0 {
+			b = appendDECSCA(b, false)
+		}
 	} else {
 		b = appendCUP(b, cy, s.x)
 	}
