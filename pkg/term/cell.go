@@ -57,6 +57,11 @@ const (
 	// AttrWideCont marks the second (continuation) cell of a wide character;
 	// it carries no rune of its own.
 	AttrWideCont
+	// AttrProtected is DECSCA's protection: the selective erases (DECSED,
+	// DECSEL) leave the character alone. It is part of the pen, so it is
+	// printed into cells, but not of the rendition: SGR 0 keeps it, as
+	// in xterm, and captures do not show it.
+	AttrProtected
 )
 
 // Underline styles live in bits 12-14 of Attr.
@@ -74,6 +79,10 @@ const (
 
 // styleMask selects the bits that are part of the pen (not the wide flags).
 const styleMask = ^(AttrWide | AttrWideCont)
+
+// renditionMask selects the bits that SGR sets, which are what captures
+// and redraws compare to decide whether to emit an SGR.
+const renditionMask = styleMask &^ AttrProtected
 
 // Underline returns the underline style (Underline* constants).
 func (a Attr) Underline() int { return int(a&underlineMask) >> underlineShift }
@@ -107,6 +116,13 @@ const clusterBase = 0x110000
 // maxClusters bounds the cluster table so hostile output cannot grow it
 // without limit; past it, combining marks are dropped.
 const maxClusters = 1 << 16
+
+// maxClusterBytes bounds the UTF-8 length of one cell's grapheme cluster
+// (its base and combining marks); further marks are dropped. It is long
+// enough for the longest emoji ZWJ sequences in common use (a family of
+// four is 25 bytes) and for a letter with several accents, and it bounds
+// the cluster table to maxClusters short strings.
+const maxClusterBytes = 32
 
 // littleEndian is fixed at init; packAttrUL follows the memory layout.
 var littleEndian = func() bool {
@@ -153,16 +169,16 @@ func (c *Cell) setAttrUL(v uint32) { *(*uint32)(unsafe.Pointer(&c.Attr)) = v }
 const maxULColors = 1<<16 - 1
 
 // sameStyle reports whether two cells of one screen render with the same
-// pen.
+// SGR rendition.
 func sameStyle(a, b Cell) bool {
-	return a.Fg == b.Fg && a.Bg == b.Bg && a.Attr&styleMask == b.Attr&styleMask && a.ul == b.ul
+	return a.Fg == b.Fg && a.Bg == b.Bg && a.Attr&renditionMask == b.Attr&renditionMask && a.ul == b.ul
 }
 
 // isDefaultBlank reports whether c is indistinguishable from a never-written
 // cell, which lets trailing cells be dropped from scrollback and output.
 func isDefaultBlank(c Cell) bool {
 	// Written to stay cheap enough for trimmedLen to be inlined.
-	return c.R|' ' == ' ' && c.Fg|c.Bg == 0 && c.Attr == 0 && c.ul == 0
+	return c.R|' ' == ' ' && c.Fg|c.Bg == 0 && c.Attr&^AttrProtected == 0 && c.ul == 0
 }
 
 func runeWidth(r rune) int {

@@ -33,7 +33,7 @@ func count(ps ansi.Params, i int) int {
 
 func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	prefix, inter, final := cmd.Prefix(), cmd.Intermediate(), cmd.Final()
-	if final != 'b' {
+	if final != 'b' || prefix != 0 || inter != 0 {
 		s.forgetLast()
 	}
 	if prefix != 0 || inter != 0 {
@@ -94,12 +94,12 @@ func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	case 'Z':
 		s.backTab(count(ps, 0))
 	case 'b':
-		if s.lastRune != 0 {
-			n := min(count(ps, 0), s.rows*s.cols)
-			for range n {
-				s.printRune(s.lastRune)
-			}
+		if r := s.lastRune; r != 0 {
+			s.repeat(r, min(count(ps, 0), s.rows*s.cols))
 		}
+		// REP is a control sequence too: a second one straight after
+		// repeats nothing.
+		s.forgetLast()
 	case 'c':
 		if param(ps, 0, 0) == 0 {
 			s.reply([]byte("\x1b[?62;22c"))
@@ -189,9 +189,17 @@ func (s *Screen) handleCSIExt(prefix, inter, final byte, ps ansi.Params) {
 			s.setPrivateMode(param(ps, i, 0), on)
 		}
 	case prefix == '?' && inter == 0 && final == 'J':
-		s.eraseDisplay(param(ps, 0, 0))
+		s.selectiveEraseDisplay(param(ps, 0, 0))
 	case prefix == '?' && inter == 0 && final == 'K':
-		s.eraseLine(param(ps, 0, 0))
+		s.selectiveEraseLine(param(ps, 0, 0))
+	case prefix == 0 && inter == '"' && final == 'q':
+		// DECSCA
+		switch param(ps, 0, 0) {
+		case 1:
+			s.pen.Attr |= AttrProtected
+		case 0, 2:
+			s.pen.Attr &^= AttrProtected
+		}
 	case prefix == '?' && inter == '$' && final == 'p':
 		mode := param(ps, 0, 0)
 		v := 0
@@ -277,6 +285,8 @@ func (s *Screen) privateMode(mode int) (set, known bool) {
 	switch mode {
 	case 1:
 		return m.AppCursor, true
+	case 3:
+		return s.col132, true
 	case 6:
 		return m.Origin, true
 	case 7:
@@ -285,6 +295,8 @@ func (s *Screen) privateMode(mode int) (set, known bool) {
 		return m.MouseX10, true
 	case 25:
 		return !m.CursorHidden, true
+	case 40:
+		return s.allowColumns, true
 	case 47, 1047, 1049:
 		return s.altActive, true
 	case 66:
@@ -312,6 +324,12 @@ func (s *Screen) setPrivateMode(mode int, on bool) {
 	switch mode {
 	case 1:
 		m.AppCursor = on
+	case 3:
+		if s.allowColumns {
+			s.deccolm(on)
+		}
+	case 40:
+		s.allowColumns = on
 	case 6:
 		m.Origin = on
 		s.moveTo(0, 0)
@@ -366,7 +384,7 @@ func (s *Screen) setPrivateMode(mode int, on bool) {
 // sgr applies Select Graphic Rendition parameters to the pen.
 func (s *Screen) sgr(ps ansi.Params) {
 	if len(ps) == 0 {
-		s.pen = Cell{}
+		s.pen = Cell{Attr: s.pen.Attr & AttrProtected}
 		return
 	}
 	pen := &s.pen
@@ -381,7 +399,8 @@ func (s *Screen) sgr(ps ansi.Params) {
 		}
 		switch {
 		case p == 0:
-			pen.Fg, pen.Bg, pen.Attr, pen.ul = 0, 0, 0, 0
+			// DECSCA's protection is not a rendition.
+			pen.Fg, pen.Bg, pen.Attr, pen.ul = 0, 0, pen.Attr&AttrProtected, 0
 		case p == 1:
 			pen.Attr |= AttrBold
 		case p == 2:
@@ -576,6 +595,11 @@ func (s *Screen) handleDCS(cmd ansi.Cmd, ps ansi.Params, data []byte) {
 			v = string(s.appendSGRParams(nil, s.pen)) + "m"
 		case " q":
 			v = strconv.Itoa(s.modes.CursorShape) + " q"
+		case "\"q":
+			v = "0\"q"
+			if s.pen.Attr&AttrProtected != 0 {
+				v = "1\"q"
+			}
 		case "r":
 			v = strconv.Itoa(s.top+1) + ";" + strconv.Itoa(s.bottom+1) + "r"
 		default:

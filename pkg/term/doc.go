@@ -22,7 +22,12 @@
 //     attaching terminal's theme still applies. Grapheme clusters (a base
 //     plus combining marks) live in a per-screen interned table referenced
 //     from the rune field, so ordinary cells carry no pointers and the GC
-//     never scans the grid. The rare underline colour (SGR 58) is likewise
+//     never scans the grid. A cell's cluster is at most 32 bytes (a
+//     letter and 15 two-byte accents, or a family emoji); further marks
+//     are dropped, as in xterm and tmux, at the cost of a length check.
+//     DECSCA's protection is an attribute bit of the cell, so it costs
+//     nothing and travels through the scrollback with the style. The
+//     rare underline colour (SGR 58) is likewise
 //     a 16-bit index into a per-screen table, in bits the cell had spare;
 //     scrollback style runs carry it only when it is set.
 //   - The visible screen is a ring of rows: a full-screen scroll advances
@@ -56,7 +61,8 @@
 // ED 0 from the home position) moves the screen into the scrollback like
 // tmux's scroll-on-clear; lines scrolled out of any scroll region on the
 // main screen are kept; a pending wrap survives LF; REP only repeats the
-// character immediately before it; conjoining Hangul vowels and final
+// character immediately before it (any control sequence in between, REP,
+// OSC and DCS included, cancels it); conjoining Hangul vowels and final
 // consonants have width 0 (glibc's wcwidth); a resize reflows. The tests
 // compare against tmux byte for byte, resizes included. Where tmux loses
 // text we do not follow it: it deletes rows below the cursor when the
@@ -72,7 +78,36 @@
 // on the last column; IL/DL do nothing outside the scroll region and move
 // to column 0; REP wraps; autowrap scrolling fills the new line with the
 // current background; overwriting either half of a wide character blanks
-// the other half; Cursor reports a pending wrap on the last column.
+// the other half; Cursor reports a pending wrap on the last column;
+// DECCOLM acts only while mode 40 allows it, and then clears the screen
+// (into the scrollback, like ED 2), resets the margins and homes the
+// cursor without changing the width, which is the clients' to choose;
+// DECSED and DECSEL spare DECSCA-protected characters, and with none in
+// their range are ED and EL (ED, EL and ECH erase protected characters).
+//
+// # Limits
+//
+// Output is untrusted: nothing a program prints may grow the emulator's
+// memory beyond what the screen size and scrollback length imply, nor
+// cost more than a bounded amount of work per byte. A cell keeps at most
+// 32 bytes of grapheme cluster, and the per-screen cluster and
+// underline-colour tables at most 65,536 entries each. A full cluster
+// table drops the clusters no cell shows any more; only while all are in
+// use do new clusters lose their marks. New underline colours past the
+// limit fall back to the text colour. An OSC payload (title, notification) is kept up to
+// 64 KiB, a DCS payload up to 4 KiB, and APC, PM and SOS strings not at
+// all; a CSI keeps 32 parameters. Counts (CUU, IL, ICH, ECH, ...) are
+// capped at 65,536 and REP at one screenful; scrolling a region by any
+// count is one pass over it, and the other sequences that touch the whole
+// screen (ED, DECALN, DECCOLM, REP, switching to the alternate screen and
+// back) cost about what filling it does: the alternate grid is kept until
+// the main screen has scrolled a screenful, so switching back and forth
+// does not allocate. The title stack holds 10 entries, the kitty
+// keyboard stacks 16. The scrollback holds its configured number of rows
+// (reflow counts rows too), each at most the screen width: about a byte
+// a cell for text, more for styles, 16 bytes a cell for rows holding
+// clusters. FuzzRepeatedWrite checks these bounds against output
+// repeated up to a megabyte.
 //
 // A Screen is not safe for concurrent use: the daemon serialises access.
 // Callbacks (Options.Reply, Options.OnEvent) run synchronously inside Write

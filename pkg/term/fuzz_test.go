@@ -1,6 +1,7 @@
 package term
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -113,4 +114,66 @@ func check(t *testing.T, s *Screen) {
 			}
 		}
 	}
+}
+
+// FuzzRepeatedWrite writes its input over and over (up to 10,000 times or
+// 1 MiB), the shape of a program printing the same thing in a loop, and
+// checks that the emulator's memory stays within what its screen and
+// scrollback limits allow however long that goes on: a per-character or
+// per-sequence structure that keeps growing (a cell's combining marks,
+// once) shows up here where a short input cannot reveal it.
+func FuzzRepeatedWrite(f *testing.F) {
+	seeds := []string{
+		"a\u0301",
+		"\u0301",
+		"é",
+		"中\u200d",
+		"x\x1b[9b\x1b[9b",
+		"\x1b]2;title\x07\x1b[22t",
+		"\x1b]99;d=0;chunk\x1b\\",
+		"\x1b[2;30r\x1b[5H\x1b[99L\x1b[99M",
+		"\x1b[38;2;1;2;3;58;5;9mx\x1b[m\r\n",
+	}
+	for i, s := range seeds {
+		f.Add([]byte(s), uint8(20+i), uint8(60+i))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, r, c uint8) {
+		if len(data) == 0 {
+			return
+		}
+		rows, cols := int(r%40)+1, int(c%90)+1
+		const scrollback = 50
+		s := New(rows, cols, Options{Scrollback: scrollback, Reply: func([]byte) {}, OnEvent: func(Event) {}})
+		// What a screen may legitimately hold: the grids and the
+		// scrollback at most 64 bytes a cell, plus the fixed-size
+		// tables (clusters, underline colours, OSC, titles).
+		bound := uint64(16<<20 + 64*(2*rows+scrollback)*cols)
+		reps := max(min(10000, (1<<20)/len(data)), 1)
+		deadline := time.Now().Add(10 * time.Second)
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		base := m.HeapAlloc
+		for i := range reps {
+			s.Write(data)
+			if i%64 == 63 {
+				// Garbage included, the heap stays within twice the
+				// live data; stop before a runaway hurts the machine.
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > base+3*bound {
+					t.Fatalf("heap at %d bytes after %d writes of %d bytes", m.HeapAlloc-base, i+1, len(data))
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d writes of %d bytes took over 10s", i+1, len(data))
+				}
+			}
+		}
+		check(t, s)
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		if m.HeapAlloc > base+bound {
+			t.Fatalf("heap grew by %d bytes after %d writes of %d bytes, want at most %d", m.HeapAlloc-base, reps, len(data), bound)
+		}
+		runtime.KeepAlive(s)
+	})
 }

@@ -2,6 +2,7 @@ package term
 
 import (
 	"encoding/binary"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -290,7 +291,31 @@ func (s *Screen) breakWide(cells []Cell, x int) {
 	}
 }
 
-// combine attaches a zero-width rune to the previously written cell.
+// repeat prints r n times for REP. Printable ASCII, the usual case (a
+// row of '-' or '='), goes through the fast path a buffer at a time.
+func (s *Screen) repeat(r rune, n int) {
+	if r < 0x20 || r >= 0x7f {
+		for range n {
+			s.printRune(r)
+		}
+		return
+	}
+	var buf [256]byte
+	for i := range buf {
+		buf[i] = byte(r)
+	}
+	for n > 0 {
+		k := min(n, len(buf))
+		s.printASCIIRun(buf[:k], 0)
+		n -= k
+	}
+}
+
+// combine attaches a zero-width rune to the previously written cell. A
+// cell keeps at most maxClusterBytes of grapheme: marks past that are
+// dropped, as xterm and tmux drop them, so that a base followed by
+// endless marks costs neither memory nor more than a length check per
+// mark.
 func (s *Screen) combine(r rune) {
 	x := s.x
 	if !s.wrapNext {
@@ -304,24 +329,88 @@ func (s *Screen) combine(r rune) {
 	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
 		x--
 	}
-	ln.extend(x + 1)
 	c := &cells[x]
-	// A mark after a blank cell combines with a space, as in tmux.
-	base := s.CellText(*c)
-	id, ok := s.clusterIDs[base+string(r)]
+	var buf [maxClusterBytes]byte
+	var key []byte
+	switch {
+	case c.R >= clusterBase:
+		base := s.clusters[c.R-clusterBase]
+		if len(base)+utf8.RuneLen(r) > maxClusterBytes {
+			return
+		}
+		key = append(buf[:0], base...)
+	case c.R == 0:
+		// A mark after a blank cell combines with a space, as in tmux.
+		key = append(buf[:0], ' ')
+	default:
+		key = utf8.AppendRune(buf[:0], c.R)
+	}
+	key = utf8.AppendRune(key, r)
+	id, ok := s.clusterIDs[string(key)]
 	if !ok {
-		if len(s.clusters) >= maxClusters {
+		if len(s.clusters) >= maxClusters && !s.compactClusters() {
 			return
 		}
 		if s.clusterIDs == nil {
 			s.clusterIDs = make(map[string]rune)
 		}
 		id = clusterBase + rune(len(s.clusters))
-		str := base + string(r)
+		str := string(key)
 		s.clusters = append(s.clusters, str)
 		s.clusterIDs[str] = id
 	}
+	ln.extend(x + 1)
 	c.R = id
+}
+
+// compactClusters makes room in a full cluster table by dropping the
+// clusters that no cell refers to any more (they scrolled out of the
+// scrollback or were overwritten) and renumbering the rest, so that a
+// long session does not lose combining marks for good once it has shown
+// maxClusters distinct ones. It walks the screens and the scrollback
+// lines that hold cells, so it runs only after as many marks have been
+// dropped since the last walk as that walk visited cells: whatever the
+// output, that is O(1) per mark. It reports whether there is room now.
+func (s *Screen) compactClusters() bool {
+	if s.clusterDrops < s.clusterWalk {
+		s.clusterDrops++
+		return false
+	}
+	remap := make([]rune, len(s.clusters)) // old index -> new rune, 0 if dead
+	live := make([]string, 0, len(s.clusters)/2)
+	walked := 0
+	visit := func(cells []Cell) {
+		walked += len(cells)
+		for i := range cells {
+			c := &cells[i]
+			if c.R < clusterBase {
+				continue
+			}
+			k := c.R - clusterBase
+			if remap[k] == 0 {
+				remap[k] = clusterBase + rune(len(live))
+				live = append(live, s.clusters[k])
+			}
+			c.R = remap[k]
+		}
+	}
+	for _, g := range []*grid{&s.main, &s.alt} {
+		for i := range g.lines {
+			visit(g.lines[i].cells)
+		}
+	}
+	for i := range s.hist.n {
+		if raw := s.hist.at(i).raw(); raw != nil {
+			visit(raw)
+		}
+	}
+	s.clusters = live
+	s.clusterIDs = make(map[string]rune, len(live))
+	for i, str := range live {
+		s.clusterIDs[str] = clusterBase + rune(i)
+	}
+	s.clusterWalk, s.clusterDrops = walked, 0
+	return len(s.clusters) < maxClusters
 }
 
 func (s *Screen) execute(b byte) {
@@ -404,6 +493,11 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 	blank := s.blank()
 	g := s.g
 	if top == 0 && bottom == s.rows-1 {
+		if !s.altActive && s.alt.lines != nil {
+			if s.altKeep -= n; s.altKeep <= 0 {
+				s.alt = grid{}
+			}
+		}
 		for range n {
 			ln := g.row(0)
 			if keep {
@@ -417,17 +511,14 @@ func (s *Screen) scrollUp(top, bottom, n int) {
 		}
 		return
 	}
-	for range n {
-		first := *g.row(top)
+	for y := top; y < top+n; y++ {
+		ln := g.row(y)
 		if keep {
-			s.hist.push(s.encodeRow(&first))
+			s.hist.push(s.encodeRow(ln))
 		}
-		for y := top; y < bottom; y++ {
-			*g.row(y) = *g.row(y + 1)
-		}
-		first.erase(blank)
-		*g.row(bottom) = first
+		ln.erase(blank)
 	}
+	g.rotateUp(top, bottom, n)
 }
 
 func (s *Screen) scrollDown(top, bottom, n int) {
@@ -437,13 +528,28 @@ func (s *Screen) scrollDown(top, bottom, n int) {
 	}
 	blank := s.blank()
 	g := s.g
-	for range n {
-		last := *g.row(bottom)
-		for y := bottom; y > top; y-- {
-			*g.row(y) = *g.row(y - 1)
-		}
-		last.erase(blank)
-		*g.row(top) = last
+	g.rotateUp(top, bottom, bottom-top+1-n)
+	for y := top; y < top+n; y++ {
+		g.row(y).erase(blank)
+	}
+}
+
+// rotateUp moves rows top..bottom up by n, the top n rows going to the
+// bottom, in one pass whatever n: rotating a row at a time made a large
+// count cost the region's height squared.
+func (g *grid) rotateUp(top, bottom, n int) {
+	if n <= 0 || n > bottom-top {
+		return
+	}
+	g.reverse(top, top+n-1)
+	g.reverse(top+n, bottom)
+	g.reverse(top, bottom)
+}
+
+func (g *grid) reverse(a, b int) {
+	for ; a < b; a, b = a+1, b-1 {
+		ra, rb := g.row(a), g.row(b)
+		*ra, *rb = *rb, *ra
 	}
 }
 
@@ -592,7 +698,7 @@ func (s *Screen) eraseDisplay(mode int) {
 			// reachable in the scrollback.
 			last := -1
 			for y := s.rows - 1; y >= 0; y-- {
-				if !rowUnused(s.g.row(y).cells) {
+				if ln := s.g.row(y); !rowUnused(ln.cells[:ln.ink]) {
 					last = y
 					break
 				}
@@ -675,6 +781,91 @@ func (s *Screen) eraseLine(mode int) {
 	s.wrapNext = false
 }
 
+// protectedIn reports whether any of cells[from:to] of row y is protected
+// (DECSCA).
+func (s *Screen) protectedIn(y, from, to int) bool {
+	cells := s.g.row(y).cells
+	for x := max(from, 0); x < min(to, s.cols); x++ {
+		if cells[x].Attr&AttrProtected != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// selectiveErase erases the characters of cells[from:to] of row y that
+// are not protected, a run at a time. A protected wide character is
+// protected in both halves, so no run splits one.
+func (s *Screen) selectiveErase(y, from, to int) {
+	cells := s.g.row(y).cells
+	from, to = max(from, 0), min(to, s.cols)
+	for x := from; x < to; {
+		if cells[x].Attr&AttrProtected != 0 {
+			x++
+			continue
+		}
+		end := x + 1
+		for end < to && cells[end].Attr&AttrProtected == 0 {
+			end++
+		}
+		s.eraseCells(y, x, end)
+		x = end
+	}
+}
+
+// selectiveEraseLine is DECSEL: EL sparing protected characters. With
+// none in its range it is EL exactly.
+func (s *Screen) selectiveEraseLine(mode int) {
+	from, to := 0, s.cols
+	switch mode {
+	case 0:
+		from = s.x
+	case 1:
+		to = s.x + 1
+	case 2:
+	default:
+		s.eraseLine(mode)
+		return
+	}
+	if !s.protectedIn(s.y, from, to) {
+		s.eraseLine(mode)
+		return
+	}
+	s.selectiveErase(s.y, from, to)
+	s.wrapNext = false
+}
+
+// selectiveEraseDisplay is DECSED: ED sparing protected characters. With
+// none in its range it is ED exactly (the screen going to the scrollback
+// included); otherwise what is left of the screen stays where it is.
+func (s *Screen) selectiveEraseDisplay(mode int) {
+	// The range: rows y0..y1 whole, and the cursor row from x0 to x1.
+	y0, y1, x0, x1 := 0, s.rows-1, 0, 0
+	switch mode {
+	case 0:
+		y0, x0, x1 = s.y+1, s.x, s.cols
+	case 1:
+		y1, x1 = s.y-1, s.x+1
+	case 2:
+	default:
+		s.eraseDisplay(mode)
+		return
+	}
+	prot := s.protectedIn(s.y, x0, x1)
+	for y := y0; y <= y1 && !prot; y++ {
+		prot = s.protectedIn(y, 0, s.cols)
+	}
+	if !prot {
+		s.eraseDisplay(mode)
+		return
+	}
+	s.selectiveErase(s.y, x0, x1)
+	for y := y0; y <= y1; y++ {
+		s.selectiveErase(y, 0, s.cols)
+	}
+	s.wrapNext = false
+}
+
 // insertCells shifts cells at x right by n within the row.
 func (s *Screen) insertCells(ln *line, x, n int) {
 	cells := ln.cells
@@ -743,15 +934,10 @@ func (s *Screen) deleteLines(n int) {
 	n = min(n, s.bottom-s.y+1)
 	s.unwrapAbove(s.y)
 	blank := s.blank()
-	g := s.g
-	for range n {
-		first := *g.row(s.y)
-		for y := s.y; y < s.bottom; y++ {
-			*g.row(y) = *g.row(y + 1)
-		}
-		first.erase(blank)
-		*g.row(s.bottom) = first
+	for y := s.y; y < s.y+n; y++ {
+		s.g.row(y).erase(blank)
 	}
+	s.g.rotateUp(s.y, s.bottom, n)
 	s.x = 0
 	s.wrapNext = false
 }
@@ -789,6 +975,12 @@ func (s *Screen) setAlt(on, clearIt, cursor bool) {
 		s.altActive = true
 		if len(s.alt.lines) == 0 {
 			s.alt = newGrid(s.rows, s.cols)
+		} else if !clearIt {
+			// The grid kept from the last time is not the fresh
+			// one this mode starts from.
+			for i := range s.alt.lines {
+				s.alt.lines[i].erase(Cell{})
+			}
 		}
 		s.g = &s.alt
 		if clearIt {
@@ -805,8 +997,11 @@ func (s *Screen) setAlt(on, clearIt, cursor bool) {
 	}
 	s.altActive = false
 	s.g = &s.main
-	// Entering again starts from a cleared screen anyway.
-	s.alt = grid{}
+	// The grid is kept for a program that comes straight back (a loop
+	// of them, or hostile output, would otherwise allocate a screen per
+	// switch) and let go of once the main screen has scrolled a screenful
+	// (see scrollUp): entering again starts from a cleared screen anyway.
+	s.altKeep = s.rows
 	if cursor {
 		s.restoreCursor()
 	}
@@ -823,6 +1018,18 @@ func (s *Screen) decaln() {
 	}
 	s.x, s.y = 0, 0
 	s.wrapNext = false
+}
+
+// deccolm is DECCOLM (mode 3) while mode 40 allows it. xterm switches
+// between 80 and 132 columns; the size here is the clients' to choose, so
+// only the rest of what xterm does happens: the screen is cleared (into
+// the scrollback, like ED 2), the margins are reset and the cursor goes
+// home.
+func (s *Screen) deccolm(on bool) {
+	s.col132 = on
+	s.top, s.bottom = 0, s.rows-1
+	s.eraseDisplay(2)
+	s.moveTo(0, 0)
 }
 
 // fullReset is RIS. The scrollback and title survive, as in tmux.
@@ -869,6 +1076,10 @@ func (s *Screen) Resize(rows, cols int) {
 	rows, cols = max(rows, 1), max(cols, 1)
 	if rows == s.rows && cols == s.cols {
 		return
+	}
+	if !s.altActive {
+		// A kept alternate grid would have the old size.
+		s.alt = grid{}
 	}
 	if rows != s.rows {
 		s.resizeRows(rows)

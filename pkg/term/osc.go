@@ -155,21 +155,23 @@ func (s *Screen) kittyNotification(arg string) {
 		}
 		payload = string(dec)
 	}
-	if len(s.kittyPending.Title)+len(s.kittyPending.Body)+len(payload) > maxOSC {
-		s.kittyPending = Event{}
+	// The chunks are appended in place: building strings chunk by chunk
+	// copied the whole pending text for each one.
+	p := &s.kittyPending
+	if len(p.title)+len(p.body)+len(payload) > maxOSC {
+		p.title, p.body = p.title[:0], p.body[:0]
 		return
 	}
 	if kind == "title" {
-		s.kittyPending.Title += payload
+		p.title = append(p.title, payload...)
 	} else {
-		s.kittyPending.Body += payload
+		p.body = append(p.body, payload...)
 	}
 	if !done {
 		return
 	}
-	e := s.kittyPending
-	s.kittyPending = Event{}
-	e.Type, e.Source = "notification", "osc99"
+	e := Event{Type: "notification", Title: string(p.title), Body: string(p.body), Source: "osc99"}
+	p.title, p.body = p.title[:0], p.body[:0]
 	s.emit(e)
 }
 

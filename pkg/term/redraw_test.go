@@ -36,6 +36,9 @@ var redrawCases = map[string]string{
 	"modes": "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?1004h\x1b[?25l\x1b[5 q\x1b[>3u" +
 		"\x1b]2;my title\x07\x1b[1;35mpen",
 	"x10 mouse":           "\x1b[?9h",
+	"allow 132 columns":   "\x1b[?40h",
+	"protected":           "\x1b[1\"qAB\x1b[0\"qcd\x1b[1\"q\x1b[31m中\x1b[2;1H\x1b[0\"qx\x1b[1\"q\x1b7\x1b[0\"q\x1b[3;1H\x1b[1\"q",
+	"protected wrap":      "\x1b[1\"q\x1b[5;1H" + strings.Repeat("p", 20),
 	"sync":                "\x1b[?2026habc",
 	"scroll region":       "\x1b[3;8r\x1b[5;5Hx",
 	"origin":              "\x1b[3;8r\x1b[?6h\x1b[2;4Hx",

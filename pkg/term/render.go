@@ -192,7 +192,7 @@ func appendColor(b []byte, c Color, bg bool) []byte {
 }
 
 func (s *Screen) appendSGR(b []byte, c Cell) []byte {
-	if c.Fg == 0 && c.Bg == 0 && c.Attr&styleMask == 0 && c.ul == 0 {
+	if c.Fg == 0 && c.Bg == 0 && c.Attr&renditionMask == 0 && c.ul == 0 {
 		return append(b, "\x1b[0m"...)
 	}
 	b = append(b, "\x1b["...)
@@ -261,7 +261,7 @@ func (s *Screen) ANSI(full bool) []byte {
 // shows the right content.
 func (s *Screen) Redraw() []byte {
 	b := make([]byte, 0, s.rows*s.cols+256)
-	b = append(b, "\x1b[0m\x1b[?7h\x1b[?6l\x1b[4l"...)
+	b = append(b, "\x1b[0m\x1b[0\"q\x1b[?7h\x1b[?6l\x1b[4l"...)
 	b = appendCharsets(b, [2]charset{}, 0)
 	if s.altActive {
 		// The main screen is drawn underneath so that the client shows
@@ -272,14 +272,14 @@ func (s *Screen) Redraw() []byte {
 		}
 		sc := s.saved[0]
 		b = appendCUP(b, sc.y, sc.x)
-		b = s.appendSGR(b, sc.pen)
+		b = s.appendPen(b, sc.pen)
 		b = appendCharsets(b, sc.charsets, sc.gl)
 		if st := s.kitty[0]; len(st) > 0 && st[len(st)-1] != 0 {
 			b = append(b, "\x1b[>"...)
 			b = strconv.AppendInt(b, int64(st[len(st)-1]), 10)
 			b = append(b, 'u')
 		}
-		b = append(b, "\x1b[?1049h\x1b[H\x1b[0m"...)
+		b = append(b, "\x1b[?1049h\x1b[H\x1b[0m\x1b[0\"q"...)
 		b = appendCharsets(b, [2]charset{}, 0)
 	}
 	for y := 0; y < s.rows; y++ {
@@ -313,8 +313,9 @@ func (s *Screen) Redraw() []byte {
 	}
 	// Modes are reset first so that a terminal that showed another
 	// session before ends up in exactly this state.
-	b = append(b, "\x1b[?1;9;1000;1002;1003;1006;1004;2004l\x1b>"...)
+	b = append(b, "\x1b[?1;9;40;1000;1002;1003;1006;1004;2004l\x1b>"...)
 	flag(m.AppCursor, "\x1b[?1h")
+	flag(s.allowColumns, "\x1b[?40h")
 	flag(m.AppKeypad, "\x1b=")
 	flag(m.BracketedPaste, "\x1b[?2004h")
 	flag(m.MouseX10, "\x1b[?9h")
@@ -344,9 +345,12 @@ func (s *Screen) Redraw() []byte {
 		// No margins are set yet, so origin-relative is absolute.
 		flag(sc.origin, "\x1b[?6h")
 		b = appendCUP(b, sc.y, sc.x)
-		b = s.appendSGR(b, sc.pen)
+		b = s.appendPen(b, sc.pen)
 		b = appendCharsets(b, sc.charsets, sc.gl)
 		b = append(b, "\x1b7"...)
+		if sc.pen.Attr&AttrProtected != 0 {
+			b = appendDECSCA(b, false)
+		}
 		flag(sc.origin, "\x1b[?6l")
 		b = appendCharsets(b, [2]charset{}, 0)
 	}
@@ -376,8 +380,11 @@ func (s *Screen) Redraw() []byte {
 		}
 		b = appendCUP(b, cy, x)
 		c := cells[x]
-		b = s.appendSGR(b, c)
+		b = s.appendPen(b, c)
 		b = s.appendCellText(b, c)
+		if c.Attr&AttrProtected != 0 {
+			b = appendDECSCA(b, false)
+		}
 	} else {
 		b = appendCUP(b, cy, s.x)
 	}
@@ -391,10 +398,27 @@ func (s *Screen) Redraw() []byte {
 	b = append(b, "\x1b["...)
 	b = strconv.AppendInt(b, int64(m.CursorShape), 10)
 	b = append(b, " q"...)
-	b = s.appendSGR(b, s.pen)
+	b = s.appendPen(b, s.pen)
 	b = appendCharsets(b, s.charsets, s.gl)
 	flag(m.SyncOutput, "\x1b[?2026h")
 	return b
+}
+
+// appendPen appends the SGR and, when it is set, the DECSCA protection
+// of c, from a state where protection is off.
+func (s *Screen) appendPen(b []byte, c Cell) []byte {
+	b = s.appendSGR(b, c)
+	if c.Attr&AttrProtected != 0 {
+		b = appendDECSCA(b, true)
+	}
+	return b
+}
+
+func appendDECSCA(b []byte, on bool) []byte {
+	if on {
+		return append(b, "\x1b[1\"q"...)
+	}
+	return append(b, "\x1b[0\"q"...)
 }
 
 func appendCharsets(b []byte, cs [2]charset, gl int) []byte {
@@ -435,6 +459,7 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 	b = appendCUP(b, y, 0)
 	var cur Cell
 	b = s.appendSGR(b, cur)
+	prot := false // DECSCA, which erased cells never have
 	for x := 0; x < end; {
 		c := cells[x]
 		if c.R == 0 && c.Attr&AttrWideCont == 0 {
@@ -467,8 +492,15 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 			b = s.appendSGR(b, c)
 			cur = c
 		}
+		if p := c.Attr&AttrProtected != 0; p != prot {
+			b = appendDECSCA(b, p)
+			prot = p
+		}
 		b = s.appendCellText(b, c)
 		x++
+	}
+	if prot {
+		b = appendDECSCA(b, false)
 	}
 	return b
 }

@@ -217,7 +217,8 @@ type Screen struct {
 	rows, cols int
 	opts       Options
 
-	main, alt grid  // alt is allocated only while in use
+	main, alt grid  // alt is allocated while in use and a little after
+	altKeep   int   // lines the main screen scrolls before alt is let go
 	g         *grid // active grid
 	altActive bool
 	hist      history
@@ -243,6 +244,16 @@ type Screen struct {
 	ulColors   []Color // underline colours; [0] is the default
 	ulIDs      map[Color]uint16
 
+	// clusterWalk is how many cells the last compactClusters visited,
+	// and clusterDrops how many marks were dropped since, for a full
+	// table.
+	clusterWalk, clusterDrops int
+
+	// allowColumns is mode 40 (allow 80/132 columns): without it DECCOLM
+	// does nothing, as in xterm. col132 is what the last DECCOLM asked
+	// for, reported by DECRQM; the width itself never changes.
+	allowColumns, col132 bool
+
 	p      *ansi.Parser
 	utf8   [utf8.UTFMax]byte
 	utf8n  int
@@ -253,7 +264,7 @@ type Screen struct {
 	scratch     []byte     // encodeLine buffers
 	scratchRuns []styleRun // (reused to avoid garbage)
 
-	kittyPending Event // OSC 99 chunks awaiting d=1
+	kittyPending struct{ title, body []byte } // OSC 99 chunks awaiting d=1
 }
 
 // maxOSC bounds an OSC payload kept in memory; the rest is discarded but
@@ -296,6 +307,7 @@ func (s *Screen) resetState() {
 	s.kitty = [2][]int{}
 	s.wrapNext = false
 	s.modes = Modes{Autowrap: true}
+	s.allowColumns, s.col132 = false, false
 }
 
 func (s *Screen) resetTabs(from int) {
@@ -374,7 +386,9 @@ func (s *Screen) ulIndex(c Color) uint16 {
 }
 
 // CellText returns the text of a cell: "" for a continuation cell, " " for
-// a blank and the whole grapheme cluster for combined characters.
+// a blank and the whole grapheme cluster for combined characters. A
+// cluster cell is only meaningful until the next Write, which may
+// renumber the clusters (see compactClusters).
 func (s *Screen) CellText(c Cell) string {
 	switch {
 	case c.Attr&AttrWideCont != 0:
@@ -420,13 +434,20 @@ func (s *Screen) Write(p []byte) (int, error) {
 			}
 			s.p.Advance(p[i])
 			i++
-			if s.p.State() == parser.OscStringState {
+			switch st := s.p.State(); {
+			case st == parser.OscStringState:
 				// OSC strings are collected here rather than by the
 				// parser, which would end them at a 0x9c byte inside
 				// UTF-8 text.
 				s.p.Reset()
 				s.inOSC = true
 				s.osc = s.osc[:0]
+				s.forgetLast()
+			case st >= parser.DcsEntryState && st <= parser.DcsStringState,
+				st >= parser.SosStringState && st <= parser.ApcStringState:
+				// Like any control sequence, these strings stand
+				// between REP and the character it would repeat.
+				s.forgetLast()
 			}
 			continue
 		}

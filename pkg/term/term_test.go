@@ -115,6 +115,20 @@ func TestText(t *testing.T) {
 		{"HTS/TBC", 1, 30, "\x1b[3g\x1b[4G\x1bH\ra\tb", "a  b"},
 		{"TBC 0", 1, 30, "\x1b[9G\x1b[g\ra\tb", "a" + strings.Repeat(" ", 15) + "b"},
 		{"REP", 1, 10, "ab\x1b[3b", "abbbb"},
+		// REP repeats only the character straight before it: any
+		// control sequence in between, REP included, cancels it.
+		{"REP after REP", 1, 20, "+\x1b[1b\x1b[10b", "++"},
+		{"REP after SGR", 1, 20, "+\x1b[m\x1b[3b", "+"},
+		{"REP after private CSI", 1, 20, "+\x1b[?5b\x1b[3b", "+"},
+		{"REP after OSC", 1, 20, "+\x1b]2;t\x07\x1b[3b", "+"},
+		{"REP after DCS", 1, 20, "+\x1bP$qm\x1b\\\x1b[3b", "+"},
+		{"REP after APC", 1, 20, "+\x1b_x\x1b\\\x1b[3b", "+"},
+		{"REP after PM", 1, 20, "+\x1b^x\x1b\\\x1b[3b", "+"},
+		{"REP after DCS ended by C1 ST", 1, 20, "+\x1bP$qm\x9c\x1b[3b", "+"},
+		{"REP after APC ended by C1 ST", 1, 20, "+\x1b_x\x9c\x1b[3b", "+"},
+		{"REP after ESC", 1, 20, "+\x1b=\x1b[3b", "+"},
+		{"REP after C0", 1, 20, "+\x07\x1b[3b", "+"},
+		{"REP of wide", 1, 20, "中\x1b[2b\x1b[2b", "中中中"},
 		{"DECALN", 2, 3, "\x1b#8", "EEE|EEE"},
 		{"IRM", 1, 10, "abcd\x1b[1;2H\x1b[4hXY\x1b[4lZ", "aXYZcd"},
 		{"no autowrap", 2, 5, "\x1b[?7labcdefg", "abcdg"},
@@ -524,6 +538,9 @@ func assertSameScreen(t *testing.T, a, b *Screen) {
 	}
 	if a.top != b.top || a.bottom != b.bottom {
 		t.Errorf("margins %d-%d vs %d-%d", a.top, a.bottom, b.top, b.bottom)
+	}
+	if a.allowColumns != b.allowColumns {
+		t.Errorf("mode 40 %v vs %v", a.allowColumns, b.allowColumns)
 	}
 }
 
@@ -943,4 +960,145 @@ func lineText(i, size int) string {
 		b[j] = byte('a' + (i+j)%26)
 	}
 	return string(b)
+}
+
+// TestREPSplit: a REP split across writes still repeats, once.
+func TestREPSplit(t *testing.T) {
+	s := New(1, 20, Options{})
+	for _, w := range []string{"x", "\x1b", "[", "2", "b", "\x1b[", "2b"} {
+		s.Write([]byte(w))
+	}
+	if got := text(s); got != "xxx" {
+		t.Fatalf("got %q, want xxx", got)
+	}
+}
+
+// TestDECCOLM: as in xterm, DECCOLM (CSI ? 3 h / l) clears the screen,
+// resets the margins and homes the cursor only while mode 40 allows
+// 80/132-column switching; without it (the default, and after RIS) it does
+// nothing, so "tput reset" (CSI ? 3 ; 4 l) keeps the screen. The width
+// never changes: it is the clients' to choose.
+func TestDECCOLM(t *testing.T) {
+	const setup = "one\r\ntwo\r\nthree\x1b[2;4r\x1b[3;2H"
+	for _, tc := range []struct {
+		name, in string
+		clears   bool
+	}{
+		{"without mode 40", setup + "\x1b[?3h", false},
+		{"without mode 40, reset", setup + "\x1b[?3;4l", false},
+		{"mode 40 set then reset", "\x1b[?40h\x1b[?40l" + setup + "\x1b[?3h", false},
+		{"mode 40 then RIS", "\x1b[?40h\x1bc" + setup + "\x1b[?3l", false},
+		{"132 columns", "\x1b[?40h" + setup + "\x1b[?3h", true},
+		{"80 columns", "\x1b[?40h" + setup + "\x1b[?3l", true},
+		{"mode 40 with DECCOLM", setup + "\x1b[?40;3h", true},
+		{"origin mode", "\x1b[?40h" + setup + "\x1b[?6h\x1b[?3h", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScreen(5, 10, tc.in)
+			y, x, _ := s.Cursor()
+			rows, cols := s.Size()
+			if rows != 5 || cols != 10 {
+				t.Fatalf("size %dx%d", rows, cols)
+			}
+			if !tc.clears {
+				if got := text(s); got != "one|two|three" {
+					t.Errorf("screen %q, want it kept", got)
+				}
+				if y != 2 || x != 1 || s.top != 1 || s.bottom != 3 {
+					t.Errorf("cursor %d,%d margins %d-%d, want them kept", y, x, s.top, s.bottom)
+				}
+				return
+			}
+			if got := text(s); got != "" {
+				t.Errorf("screen %q, want it cleared", got)
+			}
+			if y != 0 || x != 0 || s.top != 0 || s.bottom != 4 {
+				t.Errorf("cursor %d,%d margins %d-%d, want home and no margins", y, x, s.top, s.bottom)
+			}
+			// Like ED 2, the cleared screen stays in the scrollback.
+			if got := strings.Join(s.Lines(true)[:3], "|"); got != "one|two|three" {
+				t.Errorf("scrollback %q", got)
+			}
+		})
+	}
+}
+
+func TestDECCOLMReport(t *testing.T) {
+	var replies []string
+	s := New(5, 10, Options{Reply: func(b []byte) { replies = append(replies, string(b)) }})
+	s.Write([]byte("\x1b[?40$p\x1b[?3$p\x1b[?40h\x1b[?3h\x1b[?40$p\x1b[?3$p\x1b[?3l\x1b[?3$p"))
+	want := []string{"\x1b[?40;2$y", "\x1b[?3;2$y", "\x1b[?40;1$y", "\x1b[?3;1$y", "\x1b[?3;2$y"}
+	if !reflect.DeepEqual(replies, want) {
+		t.Fatalf("DECRQM replies %q, want %q", replies, want)
+	}
+}
+
+// TestDECSCA: characters printed after DECSCA 1 are protected from the
+// selective erases DECSED (CSI ? J) and DECSEL (CSI ? K), which erase
+// everything else in their range as ED and EL do; ED and EL erase
+// protected characters too. Protection is kept per cell, survives SGR 0
+// (it is not a rendition), is saved by DECSC and cleared by DECSTR.
+func TestDECSCA(t *testing.T) {
+	const p, u = "\x1b[1\"q", "\x1b[0\"q" // protect, unprotect
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"DECSEL 2", p + "AB" + u + "cd" + p + "E" + u + "f\x1b[?2K", "AB  E"},
+		{"DECSEL 0", p + "AB" + u + "cd" + p + "E" + u + "f\x1b[1;2H\x1b[?K", "AB  E"},
+		{"DECSEL 0 mid", "ab" + p + "C" + u + "de\x1b[1;2H\x1b[?0K", "a C"},
+		{"DECSEL 1", "ab" + p + "C" + u + "de\x1b[1;4H\x1b[?1K", "  C e"},
+		{"EL erases protected", p + "AB" + u + "cd\x1b[2K", ""},
+		{"ED erases protected", p + "AB" + u + "cd\x1b[2J", ""},
+		{"DECSED 2", p + "AB" + u + "cd\r\nef" + p + "G\x1b[?2J", "AB|  G"},
+		{"DECSED 0", "ab" + p + "C\r\n" + u + "de" + p + "F\x1b[1;2H\x1b[?J", "a C|  F"},
+		{"DECSED 1", "ab" + p + "C\r\n" + u + "de" + p + "F\r\ngh\x1b[2;2H\x1b[?1J", "  C|  F|gh"},
+		{"DECSED without protection is ED", "ab\r\ncd\x1b[?2J", ""},
+		{"SGR 0 keeps it", p + "\x1b[0;1mA\x1b[mB" + u + "c\x1b[?2K", "AB"},
+		{"DECSTR clears it", p + "A\x1b[!pB\x1b[?2K", "A"},
+		{"DECSC saves it", p + "\x1b7" + u + "a\x1b8\x1b[1;2HB\x1b[?2K", " B"},
+		{"wide", p + "中" + u + "x中\x1b[?2K", "中"},
+		{"overwritten", p + "AB" + u + "\x1b[1;1Hx\x1b[?2K", " B"},
+		{"RIS clears it", p + "\x1bcA\x1b[?2K", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newScreen(4, 10, tc.in)
+			if got := text(s); got != tc.want {
+				t.Errorf("%q: screen %q, want %q", tc.in, got, tc.want)
+			}
+			if got := strings.Join(s.Lines(true)[:s.ScrollbackLen()], "|"); tc.name != "ED erases protected" && tc.name != "DECSED without protection is ED" && got != "" {
+				t.Errorf("scrollback %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestDECSCAKeptByScrollback: protection survives a trip through the
+// scrollback (lines scrolled out and pulled back by growing the screen),
+// and does not show in captures.
+func TestDECSCAKeptByScrollback(t *testing.T) {
+	s := newScreen(2, 10, "\x1b[1\"qAB\x1b[0\"qcd\r\n\x1b[31m\x1b[1\"qRED\x1b[0\"q\x1b[mx\r\n\r\n")
+	if s.ScrollbackLen() != 2 {
+		t.Fatalf("%d lines of scrollback", s.ScrollbackLen())
+	}
+	if got, want := string(s.ANSI(true)), "ABcd\n\x1b[0;31mRED\x1b[0mx\n\n\n"; got != want {
+		t.Errorf("ANSI capture %q, want %q", got, want)
+	}
+	s.Resize(4, 10)
+	if got := text(s); got != "ABcd|REDx" {
+		t.Fatalf("screen %q", got)
+	}
+	s.Write([]byte("\x1b[H\x1b[?J"))
+	if got := text(s); got != "AB|RED" {
+		t.Errorf("after DECSED: %q", got)
+	}
+}
+
+func TestDECSCAReport(t *testing.T) {
+	var replies []string
+	s := New(2, 10, Options{Reply: func(b []byte) { replies = append(replies, string(b)) }})
+	s.Write([]byte("\x1bP$q\"q\x1b\\\x1b[1\"q\x1bP$q\"q\x1b\\"))
+	want := []string{"\x1bP1$r0\"q\x1b\\", "\x1bP1$r1\"q\x1b\\"}
+	if !reflect.DeepEqual(replies, want) {
+		t.Fatalf("DECRQSS replies %q, want %q", replies, want)
+	}
 }
