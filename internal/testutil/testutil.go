@@ -248,24 +248,28 @@ func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) 
 	}
 }
 
-// FakeDaemon starts a long sleep whose process name is pty-daemon, for
-// tests and benchmarks that fabricate "running" sessions without paying
-// for real daemons: liveness checks insist on the daemon's name, so a pid
-// file naming a plain sleep reads as vanished.
-func FakeDaemon(t testing.TB) int {
+// FakeDaemon starts a stand-in for the daemon of session id (generation
+// gen) in root, for tests and benchmarks that fabricate "running" sessions
+// without paying for real daemons. Liveness checks insist on a daemon's
+// identity, its arguments "pty-daemon <id> <gen> <root>", so this is a
+// shell run under exactly those arguments: sh takes its first argument,
+// the id, as the script to run, and the script waits on a pipe that is
+// closed at cleanup.
+func FakeDaemon(t testing.TB, root, id, gen string) int {
 	t.Helper()
-	link := filepath.Join(t.TempDir(), "pty-daemon")
-	sleep, err := exec.LookPath("sleep")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, id), []byte("read x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(sleep, link); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(link, "3600")
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"pty-daemon", id, gen, root}, Dir: dir, Stdin: r}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r.Close()
+	t.Cleanup(func() { w.Close(); cmd.Process.Kill(); cmd.Wait() })
 	return cmd.Process.Pid
 }

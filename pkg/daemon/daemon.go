@@ -11,11 +11,9 @@
 package daemon
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
-	mrand "math/rand/v2"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -144,8 +142,11 @@ type client struct {
 type readyWriter interface{ io.Writer }
 
 // Main runs the daemon for pty-daemon: it reads the config from fd 3,
-// reports readiness on fd 4 and returns the process exit status.
-func Main(id string) int {
+// reports readiness on fd 4 and returns the process exit status. args are
+// its arguments after the program name: id, generation and root, which
+// must be the config's (see layout.DaemonArgs: they are how a pid is told
+// to be this session's daemon).
+func Main(args []string) int {
 	cfgFile := os.NewFile(3, "config")
 	status := os.NewFile(4, "status")
 	if cfgFile == nil || status == nil {
@@ -158,8 +159,8 @@ func Main(id string) int {
 	if err == nil {
 		cfg, err = spawn.ParseDaemonConfig(b)
 	}
-	if err == nil && cfg.ID != id {
-		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not " + strconv.Quote(id))
+	if err == nil && (len(args) != 3 || cfg.ID != args[0] || cfg.Generation != args[1] || cfg.Root != args[2]) {
+		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not the session its arguments name")
 	}
 	if err != nil {
 		status.WriteString("error pty-daemon: bad launch config: " + err.Error() + "\n")
@@ -188,11 +189,14 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	if err := spawn.CheckCwd(cfg.Cwd); err != nil {
 		return nil, err
 	}
+	if cfg.Generation == "" {
+		cfg.Generation = spawn.NewGeneration()
+	}
 	d := &Daemon{
 		cfg:       cfg,
 		root:      cfg.Root,
 		id:        cfg.ID,
-		gen:       newGeneration(),
+		gen:       cfg.Generation,
 		started:   time.Now(),
 		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
 		clients:   map[*client]struct{}{},
@@ -230,26 +234,6 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		return nil, errs.Wrap("start "+cfg.Command, err)
 	}
 	return d, nil
-}
-
-// newGeneration mints the generation: 128 bits from the kernel, read
-// directly rather than through crypto/rand, whose FIPS module (DRBG, AES,
-// SHA-2/3) would be a megabyte of this long-lived process's resident
-// binary. It only has to be unique, so should the read fail the
-// runtime-seeded math/rand stands in.
-func newGeneration() string {
-	var b [16]byte
-	f, err := os.Open("/dev/urandom")
-	if err == nil {
-		_, err = io.ReadFull(f, b[:])
-		f.Close()
-	}
-	if err != nil {
-		for i := range b {
-			b[i] = byte(mrand.Uint32())
-		}
-	}
-	return hex.EncodeToString(b[:])
 }
 
 // claim does, under both session locks, the check-and-create that makes
@@ -406,8 +390,12 @@ var isolateAllow = map[string]bool{
 
 // ChildEnv applies the env policy: base (all, or the isolate allow-list),
 // minus unset, plus extra (an assignment beats a removal), then the
-// session's own variables, then TERM if it is missing.
-func ChildEnv(base []string, isolate bool, unset []string, extra map[string]string, id, gen string) []string {
+// session's own variables, then TERM if it is missing. The session's
+// variables are PTY_SESSION, PTY_SESSION_GENERATION and, when root is not
+// "", PTY_ROOT: together they tell which processes a session started even
+// after its daemon is gone (kill and gc stop a crashed session's leftovers
+// by them), and pty commands run inside the session use its root.
+func ChildEnv(base []string, isolate bool, unset []string, extra map[string]string, root, id, gen string) []string {
 	vals := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -431,6 +419,9 @@ func ChildEnv(base []string, isolate bool, unset []string, extra map[string]stri
 	}
 	for k, v := range extra {
 		set(k, v)
+	}
+	if root != "" {
+		set("PTY_ROOT", root)
 	}
 	set("PTY_SESSION", id)
 	set("PTY_SESSION_GENERATION", gen)
@@ -456,7 +447,7 @@ func (d *Daemon) startChild() error {
 	// contexts, path lookup) this needs none of and would keep resident.
 	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
 		Dir:   d.cfg.Cwd,
-		Env:   ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.id, d.gen),
+		Env:   ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
 		Files: []*os.File{tty, tty, tty},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.

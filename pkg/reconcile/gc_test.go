@@ -276,7 +276,7 @@ func TestDebris(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
 	dp := strconv.Itoa(deadPid(t))
-	live := testutil.FakeDaemon(t)
+	live := testutil.FakeDaemon(t, root, "livepid", "0123")
 	files := map[string]string{
 		// A pid file naming a live process that is not a daemon (its pid
 		// reused after a reboot) is debris like a dead one.
@@ -436,7 +436,8 @@ func TestConcurrentPassesRespawnOnce(t *testing.T) {
 	}
 }
 
-// countDaemons counts live pty-daemon processes serving id.
+// countDaemons counts live pty-daemon processes serving id ("pty-daemon
+// <id> <generation> <root>").
 func countDaemons(id string) int {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	n := 0
@@ -446,7 +447,7 @@ func countDaemons(id string) int {
 			continue
 		}
 		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(argv) >= 2 && filepath.Base(argv[0]) == "pty-daemon" && argv[len(argv)-1] == id {
+		if len(argv) >= 2 && filepath.Base(argv[0]) == "pty-daemon" && argv[1] == id {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 			if layout.PidAlive(pid) {
 				n++
