@@ -197,3 +197,35 @@ func TestGcStopsWhatACrashedDaemonLeft(t *testing.T) {
 		t.Errorf("gc stopped a process of another root (pid %d)", d.Pid)
 	}
 }
+
+// A session started from inside another is a session of its own: its
+// daemon is reparented to the outer daemon (a subreaper), but killing the
+// outer session, or stopping what its crashed daemon left, must not stop
+// it.
+func TestKillLeavesASessionStartedInsideAlone(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	for _, crashOuter := range []bool{false, true} {
+		outer, inner := "out", "in"
+		if crashOuter {
+			outer, inner = "out2", "in2"
+		}
+		testutil.MustRun(t, root, "run", "-d", "--id", outer, "--no-display-name", "--", "sh", "-c",
+			"pty run -d --id "+inner+" --no-display-name -- sleep 1000; trap '' HUP; sleep 1000")
+		testutil.WaitFor(t, 10*time.Second, inner+" to run", func() bool { return statuses(t, root)[inner] == "running" })
+		in := layout.ReadPid(root, inner)
+		if crashOuter {
+			crash(t, root, outer)
+		}
+		r := testutil.Run(t, root, "kill", outer)
+		if r.Code != 0 && !crashOuter { // a crashed outer may have left nothing to stop
+			t.Errorf("kill %s: exit %d stdout %q stderr %q", outer, r.Code, r.Stdout, r.Stderr)
+		}
+		if !alive(in) {
+			t.Errorf("kill %s (crashed: %v) stopped the daemon of %s, a session started inside it", outer, crashOuter, inner)
+		}
+		if st := statuses(t, root)[inner]; st != "running" {
+			t.Errorf("after kill %s, %s is %s", outer, inner, st)
+		}
+	}
+}

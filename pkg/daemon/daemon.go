@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ import (
 	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/spawn"
 	"github.com/ptyorg/pty/pkg/term"
@@ -490,8 +492,7 @@ func (d *Daemon) Serve() int {
 	// Whatever goes wrong from here, the daemon is gone within the
 	// backstop, with its child tree.
 	backstop := time.AfterFunc(shutdownBackstop, func() {
-		syscall.Kill(-d.child.Pid, syscall.SIGKILL)
-		killTree(syscall.SIGKILL, d.child.Pid)
+		procs.Signal(sessionTree(), syscall.SIGKILL)
 		d.removeOwned()
 		os.Exit(0)
 	})
@@ -1034,65 +1035,54 @@ func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, 
 // stopTree stops the child's whole process tree: TERM, a grace period,
 // KILL, and returns the pids that outlived it all.
 func (d *Daemon) stopTree() []int {
-	pid := d.child.Pid
-	syscall.Kill(-pid, syscall.SIGTERM)
-	killTree(syscall.SIGTERM, pid)
-	if waitTreeGone(pid, killGrace) {
+	if signalTree(syscall.SIGTERM, killGrace) {
 		return nil
 	}
-	syscall.Kill(-pid, syscall.SIGKILL)
-	killTree(syscall.SIGKILL, pid)
-	if waitTreeGone(pid, 500*time.Millisecond) {
+	if signalTree(syscall.SIGKILL, 500*time.Millisecond) {
 		return nil
 	}
-	return treePids(pid)
+	return procs.Pids(procs.Survivors(sessionTree()))
 }
 
-func waitTreeGone(pid int, max time.Duration) bool {
+// sessionTree is every process below the daemon: as a subreaper it keeps
+// even double-forked and setsid'd ones of the session below it. A session
+// started from inside this one has its daemon reparented here too; that
+// daemon and its tree are a session of their own, not ours to stop.
+func sessionTree() []procs.Proc {
+	tree, err := procs.Tree(os.Getpid())
+	if err != nil || len(tree) == 0 {
+		return nil
+	}
+	return procs.Prune(tree[1:], func(p procs.Proc) bool {
+		args, err := procs.Cmdline(p.Pid)
+		return err == nil && len(args) > 0 && filepath.Base(args[0]) == layout.DaemonName
+	})
+}
+
+// signalTree sends sig to each process of the session (and its process
+// group, never our own) once, including those started meanwhile, until
+// none is left or max has passed; it reports whether none is left. pkg/procs
+// re-checks each pid's start time while it is pinned, so a pid the
+// session freed (we reap it) and the kernel reused is never hit.
+func signalTree(sig syscall.Signal, max time.Duration) bool {
 	deadline := time.Now().Add(max)
+	sent := map[procs.Proc]bool{}
 	for {
-		if len(treePids(pid)) == 0 {
+		live := procs.Survivors(sessionTree())
+		if len(live) == 0 {
 			return true
 		}
+		var fresh []procs.Proc
+		for _, p := range live {
+			if !sent[p] {
+				sent[p] = true
+				fresh = append(fresh, p)
+			}
+		}
+		procs.Signal(fresh, sig)
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// treePids lists the live processes of the session: the child (if alive)
-// and every descendant of the daemon.
-func treePids(child int) []int {
-	seen := map[int]bool{}
-	var out []int
-	if layout.PidAlive(child) {
-		seen[child] = true
-		out = append(out, child)
-	}
-	for _, p := range descendants(os.Getpid()) {
-		if !seen[p] && layout.PidAlive(p) {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// killTree signals every descendant and their process groups, never our
-// own group or a group <= 1.
-func killTree(sig syscall.Signal, child int) {
-	self := syscall.Getpgrp()
-	groups := map[int]bool{child: true}
-	for _, p := range descendants(os.Getpid()) {
-		syscall.Kill(p, sig)
-		if g, err := syscall.Getpgid(p); err == nil && g > 1 && g != self {
-			groups[g] = true
-		}
-	}
-	for g := range groups {
-		if g > 1 && g != self {
-			syscall.Kill(-g, sig)
-		}
 	}
 }
