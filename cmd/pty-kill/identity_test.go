@@ -229,3 +229,19 @@ func TestKillLeavesASessionStartedInsideAlone(t *testing.T) {
 		}
 	}
 }
+
+// Starting a crashed session again (run -a; attach, restart, up and gc's
+// respawn go the same way) stops what the old one left first: it would
+// run on beside the new one, untracked.
+func TestRunAgainStopsWhatACrashedDaemonLeft(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	sh := leftover(t, root, "HU")
+	testutil.MustRun(t, root, "run", "-a", "-d", "--id", "HU", "--no-display-name", "--", "bash", "-c", hupProof)
+	if procs.Still(sh) {
+		t.Fatalf("run -a started HU again beside its old loop (pid %d)", sh.Pid)
+	}
+	if st := statuses(t, root)["HU"]; st != "running" {
+		t.Errorf("HU is %s after run -a", st)
+	}
+}

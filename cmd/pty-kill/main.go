@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 )
 
@@ -43,7 +44,7 @@ an ephemeral session's record is removed by its daemon.`
 	cli.Check(err)
 	if res.DaemonGone {
 		if res.Leftovers > 0 {
-			fmt.Println(lifecycle.LeftoverMessage(s.ID, res.Leftovers))
+			fmt.Println(leftovers.Message(s.ID, res.Leftovers))
 		}
 		if len(res.Survivors) > 0 {
 			cli.Fatalf("Session %q: these processes it left are still running after TERM and KILL: %s", s.ID, lifecycle.FormatPids(res.Survivors))

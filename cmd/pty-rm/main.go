@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 )
 
@@ -27,10 +28,10 @@ says so.`
 	root := cli.Root()
 	s := cli.Resolve(root, pos[0])
 	if s.Status == layout.Vanished {
-		lr, err := lifecycle.StopLeftovers(root, s)
+		lr, err := leftovers.Stop(root, s.ID, s.Meta)
 		cli.Check(err)
 		if lr.Stopped > 0 {
-			fmt.Println(lifecycle.LeftoverMessage(s.ID, lr.Stopped))
+			fmt.Println(leftovers.Message(s.ID, lr.Stopped))
 		}
 		if len(lr.Survivors) > 0 {
 			cli.Fatalf("Session %q: processes its crashed daemon left are still running after TERM and KILL: %s; not removed.", s.ID, lifecycle.FormatPids(lr.Survivors))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -106,9 +107,21 @@ func identify(pid int, args []string, root, id, gen string) Verdict {
 
 // IsSessionDaemon reports whether pid is, provably, the daemon of session
 // id in root (of generation gen, when gen is not ""). Anything about to
-// signal a pid from a pid file or a record asks this first.
+// signal a pid from a pid file or a record asks this first. Without /proc
+// it asks ps for the arguments.
 func IsSessionDaemon(pid int, root, id, gen string) bool {
-	return IdentifyDaemon(pid, root, id, gen) == IsDaemon
+	switch IdentifyDaemon(pid, root, id, gen) {
+	case IsDaemon:
+		return true
+	case Unverifiable:
+		args, err := procs.Cmdline(pid)
+		if err != nil || len(args) < 4 || filepath.Base(args[0]) != DaemonName {
+			return false
+		}
+		// ps joins arguments with spaces: the root is the rest.
+		return args[1] == id && (gen == "" || args[2] == gen) && SameRoot(strings.Join(args[3:], " "), root)
+	}
+	return false
 }
 
 // startedBeforePidFile reports whether pid's process started before (or

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
@@ -83,7 +84,7 @@ type KillOptions struct {
 // The daemon is signalled only once its pid proves to be this session's
 // daemon (layout.IdentifyDaemon). A session whose daemon died without an
 // exit record (vanished) may have left processes running: those are
-// stopped instead (StopLeftovers), and it is an error only if there were
+// stopped instead (pkg/leftovers), and it is an error only if there were
 // none.
 func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	var res KillResult
@@ -167,7 +168,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 // killLeftovers is Kill for a session whose daemon is gone.
 func killLeftovers(root string, s layout.Session) (KillResult, error) {
 	res := KillResult{DaemonGone: true}
-	lr, err := StopLeftovers(root, s)
+	lr, err := leftovers.Stop(root, s.ID, s.Meta)
 	if err != nil {
 		return res, err
 	}
@@ -187,21 +188,9 @@ func otherDaemon(p procs.Proc) bool {
 }
 
 // VerifyDaemon reports whether pid is, provably, the daemon of session id
-// in root (of generation gen, when not ""): from /proc where there is one
-// (layout.IdentifyDaemon), from ps's view of its arguments elsewhere.
+// in root (of generation gen, when not ""): layout.IsSessionDaemon.
 func VerifyDaemon(pid int, root, id, gen string) bool {
-	switch layout.IdentifyDaemon(pid, root, id, gen) {
-	case layout.IsDaemon:
-		return true
-	case layout.Unverifiable:
-		args, err := procs.Cmdline(pid)
-		if err != nil || len(args) < 4 || filepath.Base(args[0]) != layout.DaemonName {
-			return false
-		}
-		// ps joins arguments with spaces: the root is the rest.
-		return args[1] == id && (gen == "" || args[2] == gen) && layout.SameRoot(strings.Join(args[3:], " "), root)
-	}
-	return false
+	return layout.IsSessionDaemon(pid, root, id, gen)
 }
 
 func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {

@@ -41,17 +41,6 @@ func Restart(ctx context.Context, root string, s layout.Session, env []string) e
 			return fmt.Errorf("Session %q: processes %s survived the kill; not restarted.", s.ID, FormatPids(res.Survivors))
 		}
 	}
-	if s.Status == layout.Vanished {
-		// Its daemon crashed: what it left running would run on beside
-		// the new session.
-		lr, err := StopLeftovers(root, s)
-		if err != nil {
-			return err
-		}
-		if len(lr.Survivors) > 0 {
-			return fmt.Errorf("Session %q: leftover processes %s of its crashed daemon survived TERM and KILL; not restarted.", s.ID, FormatPids(lr.Survivors))
-		}
-	}
 	// An exited session's daemon may still be in its short shutdown; a
 	// start now would find the id "already running".
 	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, DaemonWait); err != nil {

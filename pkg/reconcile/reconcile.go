@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ptyorg/pty/pkg/lifecycle"
+	"github.com/ptyorg/pty/pkg/leftovers"
 )
 
 // Tag names gc reads and writes. They match the original pty.
@@ -188,7 +188,7 @@ type pass struct {
 	done map[string]bool
 	// leftovers indexes the processes that carry a session's identity in
 	// their environment; read once, when the first dead session needs it.
-	leftovers     *lifecycle.Index
+	leftovers     *leftovers.Index
 	leftoversRead bool
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 )
 
@@ -180,13 +181,12 @@ func (p *pass) stopLeftovers(e *entry) error {
 	}
 	if !p.leftoversRead {
 		p.leftoversRead = true
-		p.leftovers, _ = lifecycle.ScanLeftovers()
+		p.leftovers, _ = leftovers.Scan()
 	}
 	if len(p.leftovers.For(p.o.Root, e.id, e.meta)) == 0 {
 		return nil
 	}
-	s := layout.Session{ID: e.id, Meta: e.meta, Status: layout.Vanished}
-	res, err := lifecycle.StopLeftovers(p.o.Root, s)
+	res, err := leftovers.Stop(p.o.Root, e.id, e.meta)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 )
 
 // Options are the launch settings of a session.
@@ -373,10 +374,37 @@ func Start(ctx context.Context, root string, o Options) (string, error) {
 	if err := layout.EnsureRoot(root); err != nil {
 		return "", err
 	}
+	if cfg.Replace {
+		if err := stopLeftovers(root, cfg.ID, cfg.ReplaceGen); err != nil {
+			return "", err
+		}
+	}
 	if err := Launch(ctx, cfg, o.Env); err != nil {
 		return "", err
 	}
 	return cfg.ID, nil
+}
+
+// stopLeftovers stops what the record about to be replaced left running,
+// if its daemon crashed (vanished): run -a, attach's restart, restart, up
+// and gc's respawn all come through here, and the old processes would run
+// on beside the new session, untracked.
+func stopLeftovers(root, id, gen string) error {
+	m, err := layout.ReadMetadata(root, id)
+	if err != nil || m.Exited() || (gen != "" && m.Generation != gen) {
+		return nil
+	}
+	if alive, _ := layout.DaemonAliveGen(root, id, m.Generation); alive {
+		return nil
+	}
+	res, err := leftovers.Stop(root, id, m)
+	if err != nil {
+		return err
+	}
+	if len(res.Survivors) > 0 {
+		return fmt.Errorf("session %s: processes its crashed daemon left (%v) survived TERM and KILL; not started again", id, res.Survivors)
+	}
+	return nil
 }
 
 // DaemonPath finds pty-daemon beside the running executable, then on PATH.

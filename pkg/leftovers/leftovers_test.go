@@ -1,4 +1,4 @@
-package lifecycle
+package leftovers
 
 import (
 	"os/exec"
@@ -30,7 +30,7 @@ func TestLeftoversAreNoOlderThanTheirSession(t *testing.T) {
 	pid := cmd.Process.Pid
 
 	found := func(m *layout.Metadata) bool {
-		x, err := ScanLeftovers()
+		x, err := Scan()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,9 @@
-package lifecycle
+// Package leftovers finds and stops what a session left running when its
+// daemon died without stopping it.
+package leftovers
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,6 +25,12 @@ import (
 // session started from inside this one), and started no earlier than the
 // generation did: nothing older can descend from it.
 
+// TERM, then KILL for what is still there after termGrace.
+const (
+	termGrace = 1 * time.Second
+	killGrace = 1 * time.Second
+)
+
 // leftoverSlack allows for the tick granularity of a start time.
 const leftoverSlack = time.Second
 
@@ -31,8 +38,8 @@ const leftoverSlack = time.Second
 // our signal, so the scan is repeated until it comes back empty.
 const leftoverRounds = 3
 
-// LeftoverResult says what stopping a dead session's leftovers did.
-type LeftoverResult struct {
+// Result says what stopping a dead session's leftovers did.
+type Result struct {
 	// Stopped counts the leftover processes that are gone now.
 	Stopped int
 	// Survivors are leftover pids still running after TERM and KILL.
@@ -55,9 +62,9 @@ type candidate struct {
 	root string // PTY_ROOT, or "" when the process has none
 }
 
-// ScanLeftovers reads the environment of every process of this user. A
+// Scan reads the environment of every process of this user. A
 // system without /proc has no index: procs.ErrUnsupported.
-func ScanLeftovers() (*Index, error) {
+func Scan() (*Index, error) {
 	all, err := procs.All()
 	if err != nil {
 		return nil, err
@@ -142,27 +149,29 @@ func selfAndAncestors(all []procs.Proc) map[int]bool {
 	return out
 }
 
-// StopLeftovers stops what is left of a session whose daemon is gone: the
-// processes found by ScanLeftovers, each TERM, then KILL for those still
-// the same process a second later. Only a session whose daemon is gone
-// may be passed: a live daemon's processes are its own to stop.
-func StopLeftovers(root string, s layout.Session) (LeftoverResult, error) {
-	var res LeftoverResult
+// Stop stops what is left of session id (record m) in root, whose daemon
+// is gone: the processes found by Scan, each TERM, then KILL for those
+// still the same process a second later. Only a session whose daemon is
+// gone may be passed: a live daemon's processes are its own to stop, and
+// if one of the processes found is a child of the session's daemon after
+// all, nothing is stopped.
+func Stop(root, id string, m *layout.Metadata) (Result, error) {
+	var res Result
 	var left []procs.Proc
 	for range leftoverRounds {
-		x, err := ScanLeftovers()
+		x, err := Scan()
 		if errors.Is(err, procs.ErrUnsupported) {
 			return res, nil
 		}
 		if err != nil {
-			return res, fmt.Errorf("session %s: look for leftover processes: %w", s.ID, err)
+			return res, errors.New("session " + id + ": look for leftover processes: " + err.Error())
 		}
-		found := x.For(root, s.ID, s.Meta)
+		found := x.For(root, id, m)
 		if len(found) == 0 {
 			break
 		}
 		for _, p := range found {
-			if VerifyDaemon(p.PPid, root, s.ID, s.Meta.Generation) {
+			if layout.IsSessionDaemon(p.PPid, root, id, m.Generation) {
 				// Its daemon is alive after all (it was misjudged or
 				// has just been identified): they are its to stop.
 				return res, nil
@@ -188,11 +197,27 @@ func StopLeftovers(root string, s layout.Session) (LeftoverResult, error) {
 	return res, nil
 }
 
-// LeftoverMessage is what kill, rm and gc say about stopped leftovers.
-func LeftoverMessage(id string, n int) string {
+// Message is what kill and rm say about stopped leftovers.
+func Message(id string, n int) string {
 	w := "processes"
 	if n == 1 {
 		w = "process"
 	}
-	return fmt.Sprintf("Session %q: daemon was gone; stopped %d leftover %s.", id, n, w)
+	return "Session " + strconv.Quote(id) + ": daemon was gone; stopped " + strconv.Itoa(n) + " leftover " + w + "."
+}
+
+func waitAllGone(ps []procs.Proc, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for delay := 5 * time.Millisecond; ; {
+		if len(procs.Survivors(ps)) == 0 {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(min(delay, time.Until(deadline)+time.Millisecond))
+		if delay < 100*time.Millisecond {
+			delay *= 2
+		}
+	}
 }
