@@ -77,7 +77,35 @@ func IdentifyDaemon(pid int, root, id, gen string) Verdict {
 		}
 		return NotDaemon
 	}
+	// The common case, our daemon with its generation, without
+	// allocating: list does this for every running session.
+	if f, n := fields4(cmdline); n == 4 && filepath.Base(string(f[0])) == DaemonName && string(f[1]) == id {
+		if (gen == "" || string(f[2]) == gen) && (string(f[3]) == root || SameRoot(string(f[3]), root)) {
+			return IsDaemon
+		}
+	}
 	return identify(pid, procs.SplitNul(cmdline), root, id, gen)
+}
+
+// fields4 splits NUL-terminated cmdline into its first four arguments and
+// counts them (5 meaning more than four).
+func fields4(b []byte) (f [4][]byte, n int) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			i = len(b)
+		}
+		if n == 4 {
+			return f, 5
+		}
+		f[n] = b[:i]
+		n++
+		if i == len(b) {
+			break
+		}
+		b = b[i+1:]
+	}
+	return f, n
 }
 
 // identify judges a process by its arguments (and where they are not
