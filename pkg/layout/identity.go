@@ -152,6 +152,26 @@ func IsSessionDaemon(pid int, root, id, gen string) bool {
 	return false
 }
 
+// PidAliveSince reports whether pid is alive and is still the process
+// that wrote a file at t: a pid written into a lock or a temporary file's
+// name is its writer's, and a process that started after t got the pid
+// later (after a crash or a reboot the kernel hands it to anyone), so it
+// does not hold the file. Without /proc, a live pid counts.
+func PidAliveSince(pid int, t time.Time) bool {
+	if !PidAlive(pid) {
+		return false
+	}
+	if !procMounted() {
+		return true
+	}
+	p, ok := procs.Lookup(pid)
+	if !ok || p.Zombie {
+		return false
+	}
+	start, ok := procs.StartTime(p)
+	return !ok || !start.After(t.Add(startSlack))
+}
+
 // startedBeforePidFile reports whether pid's process started before (or
 // as) the session's pid file was last written.
 func startedBeforePidFile(pid int, root, id string) bool {

@@ -81,3 +81,31 @@ func TestDaemonIdentity(t *testing.T) {
 		os.Remove(pidFile) // testutil's cleanup must not SIGKILL our stand-ins' groups
 	}
 }
+
+// A lock names its holder by pid. After a crash or a reboot that pid may
+// belong to a process that started after the lock was taken: it is not
+// the holder, and the lock must not stay busy forever.
+func TestLockHeldByAReusedPidIsStale(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	path := filepath.Join(root, "s.lock")
+	os.WriteFile(path, []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+	// Taken after the holder started: held.
+	if l, err := AcquireLock(path, 0); err == nil {
+		l.Release()
+		t.Fatalf("a lock held by a live process was taken")
+	}
+	// Taken an hour before the process with its pid started: stale.
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(path, past, past)
+	l, err := AcquireLock(path, 0)
+	if err != nil {
+		t.Fatalf("a lock whose pid was reused after it was taken stays busy: %v", err)
+	}
+	l.Release()
+}
