@@ -95,16 +95,17 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		return res, NotRunningError(s.ID)
 	}
 	pid := s.Pid
+	gen := s.Meta.Generation
+	if pid <= 0 && !VerifyDaemon(s.Meta.DaemonPid, root, s.ID, gen) {
+		// Its socket answers, but nothing says which process serves it.
+		return res, fmt.Errorf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock())
+	}
 	if pid <= 0 {
 		pid = s.Meta.DaemonPid
 	}
-	if pid <= 0 || !layout.PidAlive(pid) {
-		return res, fmt.Errorf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock())
-	}
-	gen := s.Meta.Generation
 	if !VerifyDaemon(pid, root, s.ID, gen) {
-		// It died since its status was read, and the pid is someone
-		// else's now.
+		// It died since its status was read (its pid may be someone
+		// else's by now).
 		s.Status = layout.Vanished
 		return killLeftovers(root, s)
 	}
@@ -168,6 +169,11 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 // killLeftovers is Kill for a session whose daemon is gone.
 func killLeftovers(root string, s layout.Session) (KillResult, error) {
 	res := KillResult{DaemonGone: true}
+	if m, err := layout.ReadMetadata(root, s.ID); err == nil && (m.Exited() || m.Generation != s.Meta.Generation) {
+		// It exited normally meanwhile (what it let run on was meant to),
+		// or was replaced.
+		return res, NotRunningError(s.ID)
+	}
 	lr, err := leftovers.Stop(root, s.ID, s.Meta)
 	if err != nil {
 		return res, err
