@@ -56,17 +56,10 @@ func reportCPU(b *testing.B, who int, start time.Duration) {
 	b.ReportMetric(float64(cpuTime(who)-start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
 
-func sleepers(b *testing.B, n int) []int {
-	var pids []int
-	for i := 0; i < n; i++ {
-		pids = append(pids, testutil.FakeDaemon(b))
-	}
-	return pids
-}
-
-// fabricate writes n sessions, half running (pid files naming pids), half
+// fabricate writes n sessions, half running (pid files naming a stand-in
+// daemon each: a pid is trusted only as its own session's daemon), half
 // exited.
-func fabricate(b *testing.B, n int, pids []int) string {
+func fabricate(b *testing.B, n int) string {
 	root, err := os.MkdirTemp("/tmp", "ptybench")
 	if err != nil {
 		b.Fatal(err)
@@ -84,7 +77,7 @@ func fabricate(b *testing.B, n int, pids []int) string {
 		}
 		p := layout.PathsFor(root, id)
 		if i%2 == 0 {
-			pid := pids[i%len(pids)]
+			pid := testutil.FakeDaemon(b, root, id, m.Generation)
 			m.DaemonPid = pid
 			if err := os.WriteFile(p.Pid(), []byte(strconv.Itoa(pid)), 0o600); err != nil {
 				b.Fatal(err)
@@ -110,9 +103,8 @@ func fabricate(b *testing.B, n int, pids []int) string {
 // BenchmarkList is the work of `pty list --json` inside one process:
 // read the registry, derive every status, sort and encode.
 func BenchmarkList(b *testing.B) {
-	pids := sleepers(b, 5)
 	for _, n := range sizes {
-		root := fabricate(b, n, pids)
+		root := fabricate(b, n)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			start := cpuTime(syscall.RUSAGE_SELF)
 			defer reportCPU(b, syscall.RUSAGE_SELF, start)
@@ -137,9 +129,8 @@ func BenchmarkListExec(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build pty-list: %v\n%s", err, out)
 	}
-	pids := sleepers(b, 5)
 	for _, n := range sizes {
-		root := fabricate(b, n, pids)
+		root := fabricate(b, n)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			start := cpuTime(syscall.RUSAGE_CHILDREN)
 			defer reportCPU(b, syscall.RUSAGE_CHILDREN, start)
@@ -159,8 +150,7 @@ func BenchmarkListExec(b *testing.B) {
 // with its own status probes, per id): the baseline ListFast is measured
 // against.
 func BenchmarkListLoadEach(b *testing.B) {
-	pids := sleepers(b, 5)
-	root := fabricate(b, 1000, pids)
+	root := fabricate(b, 1000)
 	start := cpuTime(syscall.RUSAGE_SELF)
 	defer reportCPU(b, syscall.RUSAGE_SELF, start)
 	for b.Loop() {

@@ -1,6 +1,7 @@
 // Command pty-daemon is the per-session process that holds a session's
-// pseudo-terminal. spawn starts it (argv "pty-daemon <id>", so ps shows
-// which session it serves) with its launch config on fd 3 and a readiness
+// pseudo-terminal. spawn starts it as "pty-daemon <id> <generation>
+// <root>" (layout.DaemonArgs: ps shows which session it serves, and a pid
+// is told to be a session's daemon by them) with its launch config on fd 3 and a readiness
 // pipe on fd 4; it is not meant to be run by hand.
 package main
 
@@ -11,9 +12,9 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 || os.Args[1] == "--help" || os.Args[1] == "-h" {
+	if len(os.Args) != 4 || os.Args[1] == "--help" || os.Args[1] == "-h" {
 		os.Stderr.WriteString("pty-daemon holds one session's terminal; it is started by 'pty run', not by hand.\n")
 		os.Exit(1)
 	}
-	os.Exit(daemon.Main(os.Args[1]))
+	os.Exit(daemon.Main(os.Args[1:]))
 }

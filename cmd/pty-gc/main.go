@@ -40,6 +40,13 @@ const long = `One pass, everything derived from the files on disk, in this order
      kept until --keep-max-age has passed since their exit.
   6. Layout tags :l<pid>-<rand> whose pid is dead are pruned.
 
+A vanished session (its daemon was SIGKILLed or crashed) may have left
+processes running; before removing or respawning it, gc stops them (TERM,
+then KILL): the user's processes whose environment carries its
+PTY_SESSION, PTY_SESSION_GENERATION and PTY_ROOT and that are no older
+than the session. A daemon pid is signalled only once it proves to be that
+session's daemon (its arguments name the session, generation and root).
+
 Each action prints one line, then a summary. Every action re-checks the
 session under its locks first: one replaced or edited meanwhile is skipped.
 A failed respawn is reported and retried next pass; gc exits 0 unless its

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 )
 
@@ -19,6 +20,17 @@ survivor's process group, TERM then KILL. "Session X killed." is printed
 only when nothing of the session is left; otherwise the leftover pids are
 listed on stderr and the exit status is 1.
 
+A session whose daemon died without stopping it (SIGKILL, a crash: status
+vanished) may have left processes running. kill finds them by the
+PTY_SESSION, PTY_SESSION_GENERATION and PTY_ROOT its daemon put in their
+environment (and by their start time: nothing older than the session)
+and stops them the same way, saying "daemon was gone; stopped N leftover
+processes". With nothing left, it says the session is not running.
+
+A pid from the session's pid file is signalled only once it proves to be
+this session's daemon (its arguments name the session, its generation and
+its root): a pid reused by another process is never signalled.
+
 A permanent session loses its strategy tag first, so gc does not start it
 again. The record stays (status exited) until "pty rm" or gc removes it;
 an ephemeral session's record is removed by its daemon.`
@@ -30,6 +42,15 @@ an ephemeral session's record is removed by its daemon.`
 	s := cli.Resolve(root, pos[0])
 	res, err := lifecycle.Kill(root, s, lifecycle.KillOptions{})
 	cli.Check(err)
+	if res.DaemonGone {
+		if res.Leftovers > 0 {
+			fmt.Println(leftovers.Message(s.ID, res.Leftovers))
+		}
+		if len(res.Survivors) > 0 {
+			cli.Fatalf("Session %q: these processes it left are still running after TERM and KILL: %s", s.ID, lifecycle.FormatPids(res.Survivors))
+		}
+		return
+	}
 	if len(res.Survivors) > 0 {
 		fmt.Printf("Session %q daemon stopped.\n", s.ID)
 		cli.Fatalf("Session %q: these processes it started are still running: %s", s.ID, lifecycle.FormatPids(res.Survivors))

@@ -222,7 +222,7 @@ func runInPlace(outer string, o spawn.Options) {
 	}
 	cmd, err := spawn.ResolveCommand(o.Command, cwd, path)
 	cli.Check(err)
-	env := daemon.ChildEnv(os.Environ(), o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, outer, os.Getenv("PTY_SESSION_GENERATION"))
+	env := daemon.ChildEnv(os.Environ(), o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, "", outer, os.Getenv("PTY_SESSION_GENERATION"))
 	if err := os.Chdir(cwd); err != nil {
 		cli.Fatalf("Working directory %s: %v", cwd, err)
 	}

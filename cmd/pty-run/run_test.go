@@ -95,9 +95,10 @@ func TestRunDetachedThenPeek(t *testing.T) {
 	if len(evs) == 0 || evs[0].Type != layout.EventSessionStart {
 		t.Errorf("events = %+v, want session_start first", evs)
 	}
+	// Its arguments are its identity: session, generation and root.
 	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(m.DaemonPid) + "/cmdline")
-	if string(comm) != "pty-daemon\x00hello\x00" {
-		t.Errorf("daemon cmdline = %q", comm)
+	if want := strings.Join(layout.DaemonArgs(root, "hello", m.Generation), "\x00") + "\x00"; string(comm) != want {
+		t.Errorf("daemon cmdline = %q, want %q", comm, want)
 	}
 }
 
@@ -398,7 +399,7 @@ func TestConcurrentRunSameID(t *testing.T) {
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-			if string(b) == "pty-daemon\x00race\x00" {
+			if strings.HasPrefix(string(b), "pty-daemon\x00race\x00") && strings.HasSuffix(string(b), "\x00"+root+"\x00") {
 				n++
 			}
 		}

@@ -133,8 +133,12 @@ func Root(t testing.TB) string {
 	return dir
 }
 
-// KillDaemons SIGKILLs the daemons (and their process groups) recorded in
-// root's pid files.
+// KillDaemons SIGKILLs everything that runs for root: the daemons its pid
+// files name, and the sessions' processes (everything whose environment
+// has PTY_ROOT=root), which a SIGKILLed daemon would leave running. A pid
+// from a pid file is killed only if its arguments say it is that
+// session's daemon: a pid file left by a crashed daemon may name any
+// process by now, another test's included.
 func KillDaemons(root string) {
 	pids, _ := filepath.Glob(filepath.Join(root, "*.pid"))
 	for _, p := range pids {
@@ -146,9 +150,35 @@ func KillDaemons(root string) {
 		if err != nil || pid <= 1 || pid == os.Getpid() {
 			continue // never the test process itself
 		}
-		syscall.Kill(-pid, syscall.SIGKILL)
-		syscall.Kill(pid, syscall.SIGKILL)
+		if daemonOf(pid, root, strings.TrimSuffix(filepath.Base(p), ".pid")) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
+	mark := []byte("\x00PTY_ROOT=" + root + "\x00")
+	names, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, n := range names {
+		env, err := os.ReadFile(n)
+		if err != nil || !bytes.Contains(append([]byte{0}, env...), mark) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(n))); err == nil && pid > 1 && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// daemonOf reports whether pid runs as the daemon of session id in root
+// ("pty-daemon <id> <generation> <root>", or an older "pty-daemon <id>").
+func daemonOf(pid int, root, id string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	if filepath.Base(args[0]) != "pty-daemon" || len(args) < 2 || args[1] != id {
+		return false
+	}
+	return len(args) != 4 || args[3] == root
 }
 
 // Env returns the environment for running pty binaries against root: the
@@ -248,25 +278,29 @@ func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) 
 	}
 }
 
-// FakeDaemon starts a long sleep whose process name is pty-daemon, for
-// tests and benchmarks that fabricate "running" sessions without paying
-// for real daemons: liveness checks insist on the daemon's name, so a pid
-// file naming a plain sleep reads as vanished.
-func FakeDaemon(t testing.TB) int {
+// FakeDaemon starts a stand-in for the daemon of session id (generation
+// gen) in root, for tests and benchmarks that fabricate "running" sessions
+// without paying for real daemons. Liveness checks insist on a daemon's
+// identity, its arguments "pty-daemon <id> <gen> <root>", so this is a
+// shell run under exactly those arguments: sh takes its first argument,
+// the id, as the script to run, and the script waits on a pipe that is
+// closed at cleanup.
+func FakeDaemon(t testing.TB, root, id, gen string) int {
 	t.Helper()
-	link := filepath.Join(t.TempDir(), "pty-daemon")
-	sleep, err := exec.LookPath("sleep")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, id), []byte("read x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(sleep, link); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(link, "3600")
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"pty-daemon", id, gen, root}, Dir: dir, Stdin: r}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	r.Close()
+	t.Cleanup(func() { w.Close(); cmd.Process.Kill(); cmd.Wait() })
 	return cmd.Process.Pid
 }
 

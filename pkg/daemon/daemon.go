@@ -11,13 +11,12 @@
 package daemon
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
-	mrand "math/rand/v2"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -32,6 +31,7 @@ import (
 	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/spawn"
 	"github.com/ptyorg/pty/pkg/term"
@@ -144,8 +144,11 @@ type client struct {
 type readyWriter interface{ io.Writer }
 
 // Main runs the daemon for pty-daemon: it reads the config from fd 3,
-// reports readiness on fd 4 and returns the process exit status.
-func Main(id string) int {
+// reports readiness on fd 4 and returns the process exit status. args are
+// its arguments after the program name: id, generation and root, which
+// must be the config's (see layout.DaemonArgs: they are how a pid is told
+// to be this session's daemon).
+func Main(args []string) int {
 	cfgFile := os.NewFile(3, "config")
 	status := os.NewFile(4, "status")
 	if cfgFile == nil || status == nil {
@@ -158,8 +161,8 @@ func Main(id string) int {
 	if err == nil {
 		cfg, err = spawn.ParseDaemonConfig(b)
 	}
-	if err == nil && cfg.ID != id {
-		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not " + strconv.Quote(id))
+	if err == nil && (len(args) != 3 || cfg.ID != args[0] || cfg.Generation != args[1] || cfg.Root != args[2]) {
+		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not the session its arguments name")
 	}
 	if err != nil {
 		status.WriteString("error pty-daemon: bad launch config: " + err.Error() + "\n")
@@ -188,11 +191,14 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	if err := spawn.CheckCwd(cfg.Cwd); err != nil {
 		return nil, err
 	}
+	if cfg.Generation == "" {
+		cfg.Generation = spawn.NewGeneration()
+	}
 	d := &Daemon{
 		cfg:       cfg,
 		root:      cfg.Root,
 		id:        cfg.ID,
-		gen:       newGeneration(),
+		gen:       cfg.Generation,
 		started:   time.Now(),
 		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
 		clients:   map[*client]struct{}{},
@@ -230,26 +236,6 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		return nil, errs.Wrap("start "+cfg.Command, err)
 	}
 	return d, nil
-}
-
-// newGeneration mints the generation: 128 bits from the kernel, read
-// directly rather than through crypto/rand, whose FIPS module (DRBG, AES,
-// SHA-2/3) would be a megabyte of this long-lived process's resident
-// binary. It only has to be unique, so should the read fail the
-// runtime-seeded math/rand stands in.
-func newGeneration() string {
-	var b [16]byte
-	f, err := os.Open("/dev/urandom")
-	if err == nil {
-		_, err = io.ReadFull(f, b[:])
-		f.Close()
-	}
-	if err != nil {
-		for i := range b {
-			b[i] = byte(mrand.Uint32())
-		}
-	}
-	return hex.EncodeToString(b[:])
 }
 
 // claim does, under both session locks, the check-and-create that makes
@@ -406,8 +392,12 @@ var isolateAllow = map[string]bool{
 
 // ChildEnv applies the env policy: base (all, or the isolate allow-list),
 // minus unset, plus extra (an assignment beats a removal), then the
-// session's own variables, then TERM if it is missing.
-func ChildEnv(base []string, isolate bool, unset []string, extra map[string]string, id, gen string) []string {
+// session's own variables, then TERM if it is missing. The session's
+// variables are PTY_SESSION, PTY_SESSION_GENERATION and, when root is not
+// "", PTY_ROOT: together they tell which processes a session started even
+// after its daemon is gone (kill and gc stop a crashed session's leftovers
+// by them), and pty commands run inside the session use its root.
+func ChildEnv(base []string, isolate bool, unset []string, extra map[string]string, root, id, gen string) []string {
 	vals := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -431,6 +421,9 @@ func ChildEnv(base []string, isolate bool, unset []string, extra map[string]stri
 	}
 	for k, v := range extra {
 		set(k, v)
+	}
+	if root != "" {
+		set("PTY_ROOT", root)
 	}
 	set("PTY_SESSION", id)
 	set("PTY_SESSION_GENERATION", gen)
@@ -456,7 +449,7 @@ func (d *Daemon) startChild() error {
 	// contexts, path lookup) this needs none of and would keep resident.
 	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
 		Dir:   d.cfg.Cwd,
-		Env:   ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.id, d.gen),
+		Env:   ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
 		Files: []*os.File{tty, tty, tty},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.
@@ -499,8 +492,7 @@ func (d *Daemon) Serve() int {
 	// Whatever goes wrong from here, the daemon is gone within the
 	// backstop, with its child tree.
 	backstop := time.AfterFunc(shutdownBackstop, func() {
-		syscall.Kill(-d.child.Pid, syscall.SIGKILL)
-		killTree(syscall.SIGKILL, d.child.Pid)
+		procs.Signal(sessionTree(), syscall.SIGKILL)
 		d.removeOwned()
 		os.Exit(0)
 	})
@@ -1043,65 +1035,54 @@ func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, 
 // stopTree stops the child's whole process tree: TERM, a grace period,
 // KILL, and returns the pids that outlived it all.
 func (d *Daemon) stopTree() []int {
-	pid := d.child.Pid
-	syscall.Kill(-pid, syscall.SIGTERM)
-	killTree(syscall.SIGTERM, pid)
-	if waitTreeGone(pid, killGrace) {
+	if signalTree(syscall.SIGTERM, killGrace) {
 		return nil
 	}
-	syscall.Kill(-pid, syscall.SIGKILL)
-	killTree(syscall.SIGKILL, pid)
-	if waitTreeGone(pid, 500*time.Millisecond) {
+	if signalTree(syscall.SIGKILL, 500*time.Millisecond) {
 		return nil
 	}
-	return treePids(pid)
+	return procs.Pids(procs.Survivors(sessionTree()))
 }
 
-func waitTreeGone(pid int, max time.Duration) bool {
+// sessionTree is every process below the daemon: as a subreaper it keeps
+// even double-forked and setsid'd ones of the session below it. A session
+// started from inside this one has its daemon reparented here too; that
+// daemon and its tree are a session of their own, not ours to stop.
+func sessionTree() []procs.Proc {
+	tree, err := procs.Tree(os.Getpid())
+	if err != nil || len(tree) == 0 {
+		return nil
+	}
+	return procs.Prune(tree[1:], func(p procs.Proc) bool {
+		args, err := procs.Cmdline(p.Pid)
+		return err == nil && len(args) > 0 && filepath.Base(args[0]) == layout.DaemonName
+	})
+}
+
+// signalTree sends sig to each process of the session (and its process
+// group, never our own) once, including those started meanwhile, until
+// none is left or max has passed; it reports whether none is left. pkg/procs
+// re-checks each pid's start time while it is pinned, so a pid the
+// session freed (we reap it) and the kernel reused is never hit.
+func signalTree(sig syscall.Signal, max time.Duration) bool {
 	deadline := time.Now().Add(max)
+	sent := map[procs.Proc]bool{}
 	for {
-		if len(treePids(pid)) == 0 {
+		live := procs.Survivors(sessionTree())
+		if len(live) == 0 {
 			return true
 		}
+		var fresh []procs.Proc
+		for _, p := range live {
+			if !sent[p] {
+				sent[p] = true
+				fresh = append(fresh, p)
+			}
+		}
+		procs.Signal(fresh, sig)
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// treePids lists the live processes of the session: the child (if alive)
-// and every descendant of the daemon.
-func treePids(child int) []int {
-	seen := map[int]bool{}
-	var out []int
-	if layout.PidAlive(child) {
-		seen[child] = true
-		out = append(out, child)
-	}
-	for _, p := range descendants(os.Getpid()) {
-		if !seen[p] && layout.PidAlive(p) {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// killTree signals every descendant and their process groups, never our
-// own group or a group <= 1.
-func killTree(sig syscall.Signal, child int) {
-	self := syscall.Getpgrp()
-	groups := map[int]bool{child: true}
-	for _, p := range descendants(os.Getpid()) {
-		syscall.Kill(p, sig)
-		if g, err := syscall.Getpgid(p); err == nil && g > 1 && g != self {
-			groups[g] = true
-		}
-	}
-	for g := range groups {
-		if g > 1 && g != self {
-			syscall.Kill(-g, sig)
-		}
 	}
 }

@@ -52,7 +52,7 @@ func TestShouldReap(t *testing.T) {
 
 func TestChildEnv(t *testing.T) {
 	base := []string{"PATH=/bin", "HOME=/h", "SECRET=x", "LC_ALL=C", "TERM=", "PTY_SERVER_CONFIG=y"}
-	env := daemon.ChildEnv(base, false, []string{"HOME", "A"}, map[string]string{"A": "1"}, "id", "gen")
+	env := daemon.ChildEnv(base, false, []string{"HOME", "A"}, map[string]string{"A": "1"}, "", "id", "gen")
 	got := strings.Join(env, " ")
 	for _, want := range []string{"PATH=/bin", "SECRET=x", "A=1", "PTY_SESSION=id", "PTY_SESSION_GENERATION=gen", "TERM=xterm-256color"} {
 		if !strings.Contains(got, want) {
@@ -62,7 +62,7 @@ func TestChildEnv(t *testing.T) {
 	if strings.Contains(got, "HOME=") || strings.Contains(got, "PTY_SERVER_CONFIG") {
 		t.Errorf("env %q keeps removed variables", got)
 	}
-	iso := strings.Join(daemon.ChildEnv(base, true, nil, nil, "id", "g"), " ")
+	iso := strings.Join(daemon.ChildEnv(base, true, nil, nil, "", "id", "g"), " ")
 	if strings.Contains(iso, "SECRET") || !strings.Contains(iso, "LC_ALL=C") || !strings.Contains(iso, "HOME=/h") {
 		t.Errorf("isolated env %q", iso)
 	}

@@ -32,6 +32,4 @@ func peerUID(c syscall.Conn) (int, error) {
 	return uid, uerr
 }
 
-func descendants(pid int) []int { return nil }
-
 func resourcesOf(pid int) *Resources { return nil }

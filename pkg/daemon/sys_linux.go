@@ -35,42 +35,6 @@ func peerUID(c syscall.Conn) (int, error) {
 	return uid, uerr
 }
 
-// descendants lists every process below pid, from /proc's parent links.
-func descendants(pid int) []int {
-	// Names only, unsorted: os.ReadDir's sort would link a generic sort
-	// instantiation into the daemon for an order nobody needs.
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	names, err := dir.Readdirnames(-1)
-	dir.Close()
-	if err != nil {
-		return nil
-	}
-	kids := map[int][]int{}
-	for _, name := range names {
-		p, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		if pp := ppidOf(p); pp > 0 {
-			kids[pp] = append(kids[pp], p)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, k := range kids[p] {
-			out = append(out, k)
-			queue = append(queue, k)
-		}
-	}
-	return out
-}
-
 // statFields returns the fields of /proc/pid/stat after the command name.
 func statFields(pid int) []string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -82,15 +46,6 @@ func statFields(pid int) []string {
 		return nil
 	}
 	return strings.Fields(string(b[i+2:]))
-}
-
-func ppidOf(pid int) int {
-	f := statFields(pid)
-	if len(f) < 2 {
-		return 0
-	}
-	pp, _ := strconv.Atoi(f[1])
-	return pp
 }
 
 const clkTck = 100 // USER_HZ, fixed at 100 on every Linux ABI

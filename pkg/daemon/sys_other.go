@@ -13,6 +13,4 @@ func becomeSubreaper() {}
 // is the only check.
 func peerUID(c syscall.Conn) (int, error) { return os.Getuid(), nil }
 
-func descendants(pid int) []int { return nil }
-
 func resourcesOf(pid int) *Resources { return nil }

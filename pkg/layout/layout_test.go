@@ -159,7 +159,7 @@ func TestStatusDerived(t *testing.T) {
 	WriteMetadata(root, "ex", &Metadata{Command: "x", ExitCode: &code, ExitedAt: Now()})
 	WriteMetadata(root, "van", &Metadata{Command: "x"})
 	WriteMetadata(root, "run", &Metadata{Command: "x"})
-	os.WriteFile(PathsFor(root, "run").Pid(), []byte(itoa(testutil.FakeDaemon(t))), 0o600)
+	os.WriteFile(PathsFor(root, "run").Pid(), []byte(itoa(testutil.FakeDaemon(t, root, "run", "0123"))), 0o600)
 	// A pid file naming a live process that is not a daemon (a pid reused
 	// after a reboot) must not read as running.
 	WriteMetadata(root, "reused", &Metadata{Command: "x"})

@@ -45,22 +45,22 @@ func readEntries(root string) (entries, []string, error) {
 // daemonAliveIn is DaemonAlive that trusts the directory read for files
 // that do not exist: no pid file and no socket means no daemon, with no
 // system call at all.
-func daemonAliveIn(root, id string, ents entries) (bool, int) {
+func daemonAliveIn(root, id, gen string, ents entries) (bool, int) {
 	if !ents[id+SuffixPid] && !ents[id+SuffixSock] {
 		return false, 0
 	}
 	if !ents[id+SuffixPid] {
-		return DaemonAlive(root, id) // socket only: the original pty's probe
+		return DaemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
 	b, err := readFileRaw(PathsFor(root, id).Pid())
 	if err != nil {
-		return DaemonAlive(root, id) // removed since the directory read
+		return DaemonAliveGen(root, id, gen) // removed since the directory read
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || pid <= 0 {
-		return DaemonAlive(root, id)
+		return DaemonAliveGen(root, id, gen)
 	}
-	return DaemonPidAlive(pid), pid
+	return DaemonPidAlive(pid, root, id, gen), pid
 }
 
 // ListFast is List from a single read of the root directory, for callers
@@ -77,7 +77,7 @@ func ListFast(root string) ([]Session, error) {
 		if err != nil {
 			continue // being removed, or malformed: gc's debris
 		}
-		alive, pid := daemonAliveIn(root, id, ents)
+		alive, pid := daemonAliveIn(root, id, m.Generation, ents)
 		s := Session{ID: id, Meta: m, Pid: pid}
 		switch {
 		case m.Exited():

@@ -13,7 +13,7 @@ import (
 // ListFast must agree with List (Load per id) on every kind of entry.
 func TestListFastAgreesWithList(t *testing.T) {
 	root := t.TempDir()
-	daemonPid := testutil.FakeDaemon(t)
+	daemonPid := testutil.FakeDaemon(t, root, "running", "0123")
 	dead := exec.Command("true")
 	dead.Run()
 	// A zombie (exited, not yet reaped) is not alive either.

@@ -26,8 +26,9 @@ type Lock struct {
 }
 
 // AcquireLock takes the lock at path, waiting up to wait for a live holder
-// to release it (0 means try once). A lock whose holder is dead, or whose
-// content is not a pid, is stale and reclaimed.
+// to release it (0 means try once). A lock whose holder is dead (or whose
+// pid now belongs to a process that started after the lock was taken), or
+// whose content is not a pid, is stale and reclaimed.
 func AcquireLock(path string, wait time.Duration) (*Lock, error) {
 	deadline := time.Now().Add(wait)
 	for {
@@ -150,7 +151,7 @@ func lockIsStale(path string) bool {
 		// an empty file a moment before calling it garbage.
 		return s != "" || time.Since(fi.ModTime()) > time.Second
 	}
-	return !PidAlive(pid)
+	return !PidAliveSince(pid, fi.ModTime())
 }
 
 func readSmall(path string) string {

@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -47,43 +46,37 @@ func ReadPid(root, id string) int {
 	return pid
 }
 
-// DaemonName is a session daemon's process name (/proc/<pid>/comm).
+// DaemonName is a session daemon's process name (/proc/<pid>/comm) and
+// the first word of its arguments (see DaemonArgs).
 const DaemonName = "pty-daemon"
 
-// DaemonPidAlive reports whether pid is a live session daemon. Where /proc
-// exists the process must also be named pty-daemon: after a reboot or a
-// crash a pid file can name a pid the kernel has since given to an
-// unrelated process, and trusting it would show the session running
-// forever, so gc would never bring a permanent session back. One read of
-// /proc/<pid>/stat gives the name and the state (a zombie is dead). A
-// daemon of the original TypeScript pty (named node) counts too, so the
-// two implementations can share a root.
-func DaemonPidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
+// DaemonPidAlive reports whether pid is the live daemon of session id in
+// root, of generation gen when gen is not "" (see identity.go): a pid file
+// outlives its daemon after a crash or a reboot, and its pid may since
+// belong to anything, another session's daemon included. Without /proc
+// the process cannot be identified and kill(pid, 0) decides.
+func DaemonPidAlive(pid int, root, id, gen string) bool {
+	switch IdentifyDaemon(pid, root, id, gen) {
+	case IsDaemon, Unverifiable:
+		return true
 	}
-	b, err := readFileRaw("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		// Gone, no /proc (macOS), or hidden by hidepid: kill decides.
-		return PidAlive(pid)
-	}
-	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || end < open || end+2 >= len(b) {
-		return PidAlive(pid)
-	}
-	if b[end+2] == 'Z' {
-		return false
-	}
-	return string(b[open+1:end]) == DaemonName || IsUpstreamDaemon(pid)
+	return false
 }
 
 // DaemonAlive reports whether a session's daemon is alive and its pid. The
 // pid file answers without a socket round trip; only when there is no pid
-// file do we try the socket, as the original pty did.
+// file do we try the socket, as the original pty did. Any generation
+// counts: callers asking whether the id is taken.
 func DaemonAlive(root, id string) (bool, int) {
+	return DaemonAliveGen(root, id, "")
+}
+
+// DaemonAliveGen is DaemonAlive for the record of generation gen: a live
+// daemon of another generation (a replacement starting) is not its daemon.
+func DaemonAliveGen(root, id, gen string) (bool, int) {
 	p := PathsFor(root, id)
 	if pid := ReadPid(root, id); pid > 0 {
-		return DaemonPidAlive(pid), pid
+		return DaemonPidAlive(pid, root, id, gen), pid
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
 		return false, 0
@@ -116,7 +109,7 @@ func socketAccepts(path string) bool {
 
 // DeriveStatus computes a session's status from its metadata and daemon.
 func DeriveStatus(root, id string, m *Metadata) (Status, int) {
-	alive, pid := DaemonAlive(root, id)
+	alive, pid := DaemonAliveGen(root, id, m.Generation)
 	switch {
 	case m.Exited():
 		return Exited, pid

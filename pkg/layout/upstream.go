@@ -1,37 +1,76 @@
 package layout
 
 import (
-	"bytes"
-	"strconv"
+	"path/filepath"
+	"strings"
+
+	"github.com/ptyorg/pty/pkg/procs"
 )
 
-// upstreamDaemonEnv is the variable the original TypeScript pty (up to at
-// least 0.10.0) hands its daemon the session's configuration in. Its
-// daemon is "node …/server.js", so its process name is node, not
-// pty-daemon (later versions set the title to pty-daemon).
-const upstreamDaemonEnv = "PTY_SERVER_CONFIG="
+// upstreamDaemonEnv is the variable the original TypeScript pty hands its
+// daemon the session's configuration in: JSON whose first field is the
+// session's id, {"name":"<id>",…}. It strips it from the session's own
+// processes, so only the daemon has it.
+const upstreamDaemonEnv = "PTY_SERVER_CONFIG"
 
-// IsUpstreamDaemon reports whether pid is a session daemon of the original
-// TypeScript pty: its last argument is a server.js module (the original
-// daemon only serves when its script path ends in /server.js) and its
-// environment holds PTY_SERVER_CONFIG (which the original strips from the
-// session's own processes). Both together keep a pid reused by an
-// unrelated "node server.js" from passing for a live daemon. Linux only:
-// without /proc it answers false.
-func IsUpstreamDaemon(pid int) bool {
-	dir := "/proc/" + strconv.Itoa(pid)
-	cmdline, err := readFileRaw(dir + "/cmdline")
+// isUpstreamDaemon reports whether the process pid, with arguments args,
+// is the original TypeScript pty's daemon for session id in root. Its
+// daemon is "node …/server.js" (later versions retitle it pty-daemon,
+// which blanks the other arguments). Its arguments say neither session nor
+// root, so the environment decides: PTY_SERVER_CONFIG names the session,
+// and PTY_ROOT, PTY_SESSION_DIR or HOME the root the daemon resolved, as
+// the original pty resolves it. Reading another process's environment
+// needs its owner's rights; a pid we cannot read is not proven ours.
+// The caller still holds it to its start time, as for any daemon that
+// does not carry its generation.
+func isUpstreamDaemon(pid int, args []string, root, id string) bool {
+	if !upstreamShape(args) {
+		return false
+	}
+	env, err := procs.Environ(pid)
 	if err != nil {
 		return false
 	}
-	args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
-	if len(args) < 2 || !bytes.HasSuffix(args[len(args)-1], []byte("/server.js")) {
+	config, ok := envValue(env, upstreamDaemonEnv)
+	if !ok {
 		return false
 	}
-	env, err := readFileRaw(dir + "/environ")
-	if err != nil {
+	if name, err := jsonStringField([]byte(config), "name"); err != nil || name != id {
 		return false
 	}
-	return bytes.HasPrefix(env, []byte(upstreamDaemonEnv)) ||
-		bytes.Contains(env, []byte("\x00"+upstreamDaemonEnv))
+	return SameRoot(upstreamRoot(env), root)
+}
+
+// upstreamShape: "node …/server.js", or the retitled "pty-daemon" with
+// nothing after it but the blanked remains of the original arguments.
+func upstreamShape(args []string) bool {
+	if len(args) >= 2 && strings.HasSuffix(args[len(args)-1], "/server.js") {
+		return true
+	}
+	if len(args) == 0 || strings.TrimRight(args[0], " ") != DaemonName {
+		return false
+	}
+	for _, a := range args[1:] {
+		if strings.TrimRight(a, " ") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// upstreamRoot is the root an original-pty daemon with environment env
+// serves: PTY_ROOT, else the older PTY_SESSION_DIR, else
+// ~/.local/state/pty.
+func upstreamRoot(env []byte) string {
+	if v, ok := envValue(env, "PTY_ROOT"); ok && v != "" {
+		return v
+	}
+	if v, ok := envValue(env, "PTY_SESSION_DIR"); ok && v != "" {
+		return v
+	}
+	home, _ := envValue(env, "HOME")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "pty")
 }

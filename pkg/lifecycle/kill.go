@@ -10,21 +10,20 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
 // DaemonWait is how long kill and rm wait for a daemon to exit. The daemon
 // gives the session's processes 1.5 s after TERM and exits within ~5 s.
 const DaemonWait = 7 * time.Second
-
-// DaemonComm is the daemon's process name (/proc/<pid>/comm).
-const DaemonComm = layout.DaemonName
 
 // Escalation timing for processes that outlive the daemon.
 const (
@@ -57,6 +56,11 @@ type KillResult struct {
 	// Survivors are the session's processes still alive at the end; a
 	// kill with survivors has stopped the daemon but not the session.
 	Survivors []int
+	// DaemonGone: the daemon had already died without stopping the
+	// session (a crash, SIGKILL); Leftovers counts the processes it left
+	// that kill stopped.
+	DaemonGone bool
+	Leftovers  int
 }
 
 // KillOptions tune Kill; the zero value is what `pty kill` does.
@@ -76,24 +80,34 @@ type KillOptions struct {
 // daemon is gone is signalled by process group, TERM then KILL. The record
 // stays (the daemon records the exit), except for ephemeral sessions,
 // whose daemon removes them.
+//
+// The daemon is signalled only once its pid proves to be this session's
+// daemon (layout.IdentifyDaemon). A session whose daemon died without an
+// exit record (vanished) may have left processes running: those are
+// stopped instead (pkg/leftovers), and it is an error only if there were
+// none.
 func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	var res KillResult
+	if s.Status == layout.Vanished {
+		return killLeftovers(root, s)
+	}
 	if s.Status != layout.Running {
 		return res, NotRunningError(s.ID)
 	}
 	pid := s.Pid
+	gen := s.Meta.Generation
+	if pid <= 0 && !VerifyDaemon(s.Meta.DaemonPid, root, s.ID, gen) {
+		// Its socket answers, but nothing says which process serves it.
+		return res, fmt.Errorf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock())
+	}
 	if pid <= 0 {
 		pid = s.Meta.DaemonPid
 	}
-	if pid <= 0 || !layout.PidAlive(pid) {
-		return res, fmt.Errorf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock())
-	}
-	// A pid file outlives its daemon after a crash or a reboot, and the
-	// pid may since belong to anything: never signal what is not a pty
-	// daemon (both pty implementations name their process pty-daemon).
-	if !isDaemon(pid) {
-		c := procs.Comm(pid)
-		return res, fmt.Errorf("Session %q: pid %d in its pid file is %q, not a pty daemon; the session's daemon is gone and nothing was signalled", s.ID, pid, c)
+	if !VerifyDaemon(pid, root, s.ID, gen) {
+		// It died since its status was read (its pid may be someone
+		// else's by now).
+		s.Status = layout.Vanished
+		return killLeftovers(root, s)
 	}
 	res.DaemonPid = pid
 
@@ -106,7 +120,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	snap, err := procs.Tree(pid)
 	if errors.Is(err, procs.ErrUnsupported) {
 		// No process table: stop the daemon, unverified.
-		return res, killDaemonOnly(s.ID, pid, o.Wait)
+		return res, killDaemonOnly(root, s.ID, gen, pid, o.Wait)
 	}
 	if err != nil {
 		return res, fmt.Errorf("kill %s: snapshot processes: %w", s.ID, err)
@@ -115,9 +129,12 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		// The daemon exited between the status check and the snapshot.
 		return res, nil
 	}
-	daemon, desc := snap[0], snap[1:]
+	daemon, desc := snap[0], procs.Prune(snap[1:], otherDaemon)
 
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+	err = procs.SignalIf(pid, syscall.SIGTERM, func() bool {
+		return procs.Still(daemon) && VerifyDaemon(pid, root, s.ID, gen)
+	})
+	if err != nil && !errors.Is(err, syscall.ESRCH) && !errors.Is(err, procs.ErrNotSame) {
 		return res, fmt.Errorf("Failed to kill session %q: signal daemon PID %d: %v", s.ID, pid, err)
 	}
 	wait := o.Wait
@@ -149,15 +166,49 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	return res, nil
 }
 
-func killDaemonOnly(id string, pid int, wait time.Duration) error {
+// killLeftovers is Kill for a session whose daemon is gone.
+func killLeftovers(root string, s layout.Session) (KillResult, error) {
+	res := KillResult{DaemonGone: true}
+	if m, err := layout.ReadMetadata(root, s.ID); err == nil && (m.Exited() || m.Generation != s.Meta.Generation) {
+		// It exited normally meanwhile (what it let run on was meant to),
+		// or was replaced.
+		return res, NotRunningError(s.ID)
+	}
+	lr, err := leftovers.Stop(root, s.ID, s.Meta)
+	if err != nil {
+		return res, err
+	}
+	res.Leftovers, res.Survivors = lr.Stopped, lr.Survivors
+	if lr.Stopped == 0 && len(lr.Survivors) == 0 {
+		return res, NotRunningError(s.ID)
+	}
+	return res, nil
+}
+
+// otherDaemon picks out a session daemon among a daemon's descendants: a
+// session started from inside this one (its daemon is reparented to ours,
+// a subreaper) is a session of its own, not this one's to stop.
+func otherDaemon(p procs.Proc) bool {
+	args, err := procs.Cmdline(p.Pid)
+	return err == nil && len(args) > 0 && filepath.Base(args[0]) == layout.DaemonName
+}
+
+// VerifyDaemon reports whether pid is, provably, the daemon of session id
+// in root (of generation gen, when not ""): layout.IsSessionDaemon.
+func VerifyDaemon(pid int, root, id, gen string) bool {
+	return layout.IsSessionDaemon(pid, root, id, gen)
+}
+
+func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {
 	if wait <= 0 {
 		wait = DaemonWait
 	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+	err := procs.SignalIf(pid, syscall.SIGTERM, func() bool { return VerifyDaemon(pid, root, id, gen) })
+	if err != nil && !errors.Is(err, syscall.ESRCH) && !errors.Is(err, procs.ErrNotSame) {
 		return fmt.Errorf("Failed to kill session %q: signal daemon PID %d: %v", id, pid, err)
 	}
 	deadline := time.Now().Add(wait)
-	for layout.PidAlive(pid) {
+	for VerifyDaemon(pid, root, id, gen) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("Failed to kill session %q: daemon PID %d is still running after %v.", id, pid, wait)
 		}

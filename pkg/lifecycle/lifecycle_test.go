@@ -37,14 +37,16 @@ func waitFile(t *testing.T, path string) string {
 func TestKillEscalatesOnSurvivors(t *testing.T) {
 	root := t.TempDir()
 	childPid := filepath.Join(root, "child.pid")
-	// Named like the real daemon, which kill insists on.
-	sh := filepath.Join(root, DaemonComm)
-	if err := os.Symlink("/bin/sh", sh); err != nil {
+	// Run as the real daemon is, "pty-daemon <id> <generation> <root>",
+	// which kill insists on: sh takes the id as its script's name.
+	script := filepath.Join(t.TempDir(), "fake")
+	if err := os.WriteFile(script, []byte(`trap 'exit 0' TERM
+setsid sh -c 'trap "" TERM; echo $$ > `+childPid+`; exec sleep 1000' &
+while :; do sleep 0.05; done
+`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	daemon := exec.Command(sh, "-c", `trap 'exit 0' TERM
-setsid sh -c 'trap "" TERM; echo $$ > `+childPid+`; exec sleep 1000' &
-while :; do sleep 0.05; done`)
+	daemon := &exec.Cmd{Path: "/bin/sh", Args: layout.DaemonArgs(root, "fake", "g1"), Dir: filepath.Dir(script)}
 	daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := daemon.Start(); err != nil {
 		t.Fatal(err)
@@ -55,7 +57,7 @@ while :; do sleep 0.05; done`)
 	child, _ := strconv.Atoi(waitFile(t, childPid))
 	defer syscall.Kill(child, syscall.SIGKILL)
 
-	m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Tags: map[string]string{"strategy": "permanent", "a": "b"}}
+	m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", Tags: map[string]string{"strategy": "permanent", "a": "b"}}
 	if err := layout.WriteMetadata(root, "fake", m); err != nil {
 		t.Fatal(err)
 	}

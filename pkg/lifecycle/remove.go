@@ -33,7 +33,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 	if wait <= 0 {
 		wait = DaemonWait
 	}
-	if err := waitDaemonGone(root, s.ID, wait); err != nil {
+	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, wait); err != nil {
 		return fmt.Errorf("%w; not removed.", err)
 	}
 	return layout.Locked(root, s.ID, layout.MetaLockWait, func() error {
@@ -76,20 +76,13 @@ func sameRecord(old, cur *layout.Metadata) bool {
 	return old.CreatedAt == cur.CreatedAt && old.Command == cur.Command
 }
 
-// isDaemon reports whether pid is (or may be: unknown name) a pty daemon,
-// ours or the original TypeScript pty's (named node).
-func isDaemon(pid int) bool {
-	c := procs.Comm(pid)
-	return c == "" || c == DaemonComm || layout.IsUpstreamDaemon(pid)
-}
-
 // waitDaemonGone waits for an exited session's daemon to finish: it
 // lingers briefly to flush and clean up, and that cleanup must not run
 // after a removal or a new daemon's start on the same id.
-func waitDaemonGone(root, id string, wait time.Duration) error {
+func waitDaemonGone(root, id, gen string, wait time.Duration) error {
 	if pid := layout.ReadPid(root, id); pid > 0 {
 		// A foreign process under a reused pid is not ours to wait for.
-		if p, ok := procs.Lookup(pid); ok && !p.Zombie && isDaemon(pid) {
+		if p, ok := procs.Lookup(pid); ok && !p.Zombie && VerifyDaemon(pid, root, id, gen) {
 			if !WaitGone(p, wait) {
 				return fmt.Errorf("Session %q: daemon did not exit within %v", id, wait)
 			}

@@ -44,7 +44,7 @@ func Restart(ctx context.Context, root string, s layout.Session, env []string) e
 	}
 	// An exited session's daemon may still be in its short shutdown; a
 	// start now would find the id "already running".
-	if err := waitDaemonGone(root, s.ID, DaemonWait); err != nil {
+	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, DaemonWait); err != nil {
 		return fmt.Errorf("%w; not restarted.", err)
 	}
 	// Re-read: the daemon recorded the exit and tags may have changed

@@ -63,6 +63,28 @@ func Tree(root int) ([]Proc, error) {
 	return append(out, desc...), nil
 }
 
+// Prune returns ps without the processes cut selects and everything below
+// them (by parent links within ps).
+func Prune(ps []Proc, cut func(Proc) bool) []Proc {
+	out := map[int]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, p := range ps {
+			if !out[p.Pid] && (out[p.PPid] || cut(p)) {
+				out[p.Pid] = true
+				changed = true
+			}
+		}
+	}
+	kept := make([]Proc, 0, len(ps))
+	for _, p := range ps {
+		if !out[p.Pid] {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
 // Still reports whether p is still running as the same process: same pid,
 // same start token, and not a zombie (a zombie holds nothing and will
 // never act again). A process that cannot be read is gone.
@@ -115,9 +137,11 @@ func Pids(ps []Proc) []int {
 // selfPid lets Groups-like callers avoid signalling themselves.
 var selfPid = os.Getpid()
 
-// Signal sends sig to each survivor of snap (re-verified just before, so a
-// recycled pid is never hit) and to each of their safe process groups.
-// Errors are ignored: a process that is gone is what we wanted.
+// Signal sends sig to each survivor of snap and to each of their safe
+// process groups. Each pid is re-verified as the same process (start
+// token) while it is pinned, so a recycled pid is never hit; a group is
+// signalled only while a verified member keeps its id in use. Errors are
+// ignored: a process that is gone is what we wanted.
 func Signal(snap []Proc, sig syscall.Signal, excludeGroups ...int) {
 	live := Survivors(snap)
 	for _, g := range Groups(live, excludeGroups...) {
@@ -125,7 +149,40 @@ func Signal(snap []Proc, sig syscall.Signal, excludeGroups ...int) {
 	}
 	for _, p := range live {
 		if p.Pid > 1 && p.Pid != selfPid {
-			syscall.Kill(p.Pid, sig)
+			SignalIf(p.Pid, sig, func() bool { return Still(p) })
 		}
 	}
+}
+
+// ErrNotSame is returned by SignalIf when the check refused the process.
+var ErrNotSame = errors.New("process is not the one expected")
+
+// SignalIf sends sig to pid only if check approves the process that holds
+// pid at the moment of sending. Where pidfds exist (Linux 5.3 on) the
+// process is pinned before check runs, so a pid recycled after the check
+// cannot receive the signal; elsewhere check runs just before kill(2).
+// check reads /proc/<pid> (or ps) by pid, and so sees the pinned process
+// as long as it lives.
+func SignalIf(pid int, sig syscall.Signal, check func() bool) error {
+	if pid <= 1 || pid == selfPid {
+		return ErrNotSame
+	}
+	return signalPid(pid, sig, check)
+}
+
+// SplitNul splits NUL-terminated strings (/proc's cmdline and environ).
+func SplitNul(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != 0 {
+			i++
+		}
+		out = append(out, string(b[:i]))
+		if i == len(b) {
+			break
+		}
+		b = b[i+1:]
+	}
+	return out
 }

@@ -3,9 +3,14 @@
 package procs
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // All reads every process from /proc. Processes that exit while we read
@@ -67,4 +72,67 @@ func Comm(pid int) string {
 		return ""
 	}
 	return strings.TrimRight(string(b), "\n")
+}
+
+// clockTick is the unit of /proc/<pid>/stat's start time: USER_HZ, which
+// the kernel fixes at 100 for everything it reports to user space.
+const clockTick = 10 * time.Millisecond
+
+// StartTime converts p's start token to wall-clock time. The token counts
+// ticks since boot (suspend included), so the boot instant is taken from
+// CLOCK_BOOTTIME now; the result is exact to a tick as long as the wall
+// clock was not stepped since the process started.
+func StartTime(p Proc) (time.Time, bool) {
+	ticks, err := strconv.ParseInt(p.Start, 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+		return time.Time{}, false
+	}
+	now := time.Now()
+	sinceBoot := time.Duration(ts.Nano())
+	return now.Add(-sinceBoot + time.Duration(ticks)*clockTick), true
+}
+
+// Cmdline returns a process's arguments. A zombie's (and a kernel
+// thread's) are empty: they are released with its memory.
+func Cmdline(pid int) ([]string, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return nil, err
+	}
+	return SplitNul(b), nil
+}
+
+// Environ returns the environment a process was started with, as
+// NUL-terminated KEY=VALUE entries. Only the process's owner (or root) may
+// read it.
+func Environ(pid int) ([]byte, error) {
+	return os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+}
+
+// signalPid sends sig to pid only if check, run after the pid is pinned,
+// approves it. A pidfd pins the process: if pid is reused after the
+// check, the signal goes to the pinned (dead) process and fails instead of
+// reaching the newcomer.
+func signalPid(pid int, sig syscall.Signal, check func() bool) error {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return err
+		}
+		// No pidfds (before Linux 5.3, or a seccomp filter): check, then
+		// signal, with the small window that leaves.
+		if !check() {
+			return ErrNotSame
+		}
+		return syscall.Kill(pid, sig)
+	}
+	defer unix.Close(fd)
+	if !check() {
+		return ErrNotSame
+	}
+	return unix.PidfdSendSignal(fd, sig, nil, 0)
 }

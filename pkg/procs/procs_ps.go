@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // All asks ps for the process table; without /proc (macOS, the BSDs) it is
@@ -64,4 +66,30 @@ func Comm(pid int) string {
 		s = s[i+1:]
 	}
 	return s
+}
+
+// StartTime parses ps's lstart ("Mon Jan  2 15:04:05 2006", local time).
+func StartTime(p Proc) (time.Time, bool) {
+	t, err := time.ParseInLocation("Mon Jan _2 15:04:05 2006", p.Start, time.Local)
+	return t, err == nil
+}
+
+// Cmdline returns a process's arguments as ps shows them: joined by
+// spaces, so an argument with a space in it comes back split.
+func Cmdline(pid int) ([]string, error) {
+	out, err := exec.Command("ps", "-ww", "-o", "args=", "-p", strconv.Itoa(pid)).Output()
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// Environ is not available without /proc.
+func Environ(pid int) ([]byte, error) { return nil, ErrUnsupported }
+
+func signalPid(pid int, sig syscall.Signal, check func() bool) error {
+	if !check() {
+		return ErrNotSame
+	}
+	return syscall.Kill(pid, sig)
 }

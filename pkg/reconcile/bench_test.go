@@ -17,8 +17,9 @@ import (
 
 // BenchmarkPassNothingToDo is a pass over n running sessions (half of
 // them permanent, with tags and a cwd to stat) where nothing needs doing:
-// the steady state of a 30 s timer. The "daemons" are a few real sleep
-// processes that the fabricated pid files point at.
+// the steady state of a 30 s timer. The "daemons" are stand-ins that
+// the fabricated pid files point at, one per session, since a pid counts
+// only as its own session's daemon.
 func BenchmarkPassNothingToDo(b *testing.B) {
 	for _, n := range []int{100, 1000, 4000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
@@ -56,10 +57,6 @@ func fabricate(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { os.RemoveAll(root) })
-	var pids []int
-	for range 4 {
-		pids = append(pids, testutil.FakeDaemon(b))
-	}
 	cwd := b.TempDir()
 	for i := range n {
 		id := fmt.Sprintf("s%05d", i)
@@ -83,7 +80,7 @@ func fabricate(b *testing.B, n int) string {
 		if err := layout.WriteMetadata(root, id, m); err != nil {
 			b.Fatal(err)
 		}
-		pid := strconv.Itoa(pids[i%len(pids)])
+		pid := strconv.Itoa(testutil.FakeDaemon(b, root, id, m.Generation))
 		if err := os.WriteFile(filepath.Join(root, id+".pid"), []byte(pid), 0o600); err != nil {
 			b.Fatal(err)
 		}

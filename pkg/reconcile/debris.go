@@ -123,8 +123,11 @@ func (p *pass) debris() {
 	for _, de := range tmps {
 		name := de.Name()
 		pid := tmpOwner(name)
-		if pid <= 0 || layout.PidAlive(pid) || !allOlder([]os.DirEntry{de}, cutoff) {
+		if pid <= 0 || !allOlder([]os.DirEntry{de}, cutoff) {
 			continue
+		}
+		if fi, err := de.Info(); err != nil || layout.PidAliveSince(pid, fi.ModTime()) {
+			continue // its writer is still at it
 		}
 		if p.o.DryRun {
 			p.emit(Action{Kind: KindDebris, File: name, Message: "Would remove debris: " + name})
@@ -140,8 +143,9 @@ func isLockFile(name string) bool {
 	return strings.HasSuffix(name, layout.SuffixLock) || strings.HasSuffix(name, claimSuffix)
 }
 
-// locksHeld reports a lock file among files whose holder is alive: someone
-// is working on that id right now.
+// locksHeld reports a lock file among files whose holder is alive (and
+// took it: a process started after the lock file was written only reuses
+// the pid): someone is working on that id right now.
 func locksHeld(root string, files []os.DirEntry) bool {
 	for _, f := range files {
 		if !isLockFile(f.Name()) {
@@ -151,7 +155,11 @@ func locksHeld(root string, files []os.DirEntry) bool {
 		if err != nil {
 			continue
 		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && layout.PidAlive(pid) {
+		fi, err := f.Info()
+		if err != nil {
+			continue
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && layout.PidAliveSince(pid, fi.ModTime()) {
 			return true
 		}
 	}

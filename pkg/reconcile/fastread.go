@@ -52,15 +52,17 @@ func readRaw(path string, buf []byte) ([]byte, error) {
 	}
 }
 
-// daemonAlive is layout.DaemonAlive with raw reads: the pid file decides
-// (a zombie is dead); with no pid file, the socket is asked.
-func daemonAlive(root, id string, buf []byte) (bool, int) {
+// daemonAlive is layout.DaemonAliveGen with raw reads: the pid file
+// decides, once its pid proves to be the daemon of this generation (a
+// zombie, or a pid since reused, is dead); with no pid file, the socket is
+// asked.
+func daemonAlive(root, id, gen string, buf []byte) (bool, int) {
 	p := layout.PathsFor(root, id)
 	b, err := readRaw(p.Pid(), buf)
 	if err == nil {
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		if err == nil && pid > 0 {
-			return layout.DaemonPidAlive(pid), pid
+			return layout.DaemonPidAlive(pid, root, id, gen), pid
 		}
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {

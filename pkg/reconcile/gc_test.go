@@ -276,27 +276,31 @@ func TestDebris(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
 	dp := strconv.Itoa(deadPid(t))
-	live := testutil.FakeDaemon(t)
+	live := testutil.FakeDaemon(t, root, "livepid", "0123")
+	reusedTmpPid := strconv.Itoa(livePid(t))
 	files := map[string]string{
 		// A pid file naming a live process that is not a daemon (its pid
 		// reused after a reboot) is debris like a dead one.
-		"reused.pid":                     strconv.Itoa(livePid(t)),
-		"ghost.sock":                     "",
-		"ghost.pid":                      dp,
-		"ghost.events.jsonl":             "{}\n",
-		"ghost.lock":                     dp,
-		"broken.json":                    "{not json",
-		"x.json.tmp." + dp + ".abcdef":   "partial",
-		"fresh.pid":                      dp, // too young to be debris
-		"y.json.tmp." + dp + ".0123ab":   "young",
-		"mine.json.tmp.1.ffffff":         "owner alive (pid 1)",
-		"gc.log":                         "not a session file",
-		"livepid.pid":                    strconv.Itoa(live),
-		"livepid.events.jsonl":           "",
-		"theme":                          "x",
-		"other.gc-claim":                 dp,
-		"ghost2.events.jsonl":            "",
-		"ok-session-is-not-debris.json~": "",
+		"reused.pid": strconv.Itoa(livePid(t)),
+		// So is a temporary file whose writer's pid now belongs to a
+		// process that started after the file was written.
+		"r.json.tmp." + reusedTmpPid + ".fedcba": "partial",
+		"ghost.sock":                             "",
+		"ghost.pid":                              dp,
+		"ghost.events.jsonl":                     "{}\n",
+		"ghost.lock":                             dp,
+		"broken.json":                            "{not json",
+		"x.json.tmp." + dp + ".abcdef":           "partial",
+		"fresh.pid":                              dp, // too young to be debris
+		"y.json.tmp." + dp + ".0123ab":           "young",
+		"mine.json.tmp.1.ffffff":                 "owner alive (pid 1)",
+		"gc.log":                                 "not a session file",
+		"livepid.pid":                            strconv.Itoa(live),
+		"livepid.events.jsonl":                   "",
+		"theme":                                  "x",
+		"other.gc-claim":                         dp,
+		"ghost2.events.jsonl":                    "",
+		"ok-session-is-not-debris.json~":         "",
 	}
 	for n, c := range files {
 		if err := os.WriteFile(filepath.Join(root, n), []byte(c), 0o600); err != nil {
@@ -318,7 +322,7 @@ func TestDebris(t *testing.T) {
 		}
 	}
 	out := gcPass(t, root)
-	wantGone := []string{"reused.pid", "ghost.sock", "ghost.pid", "ghost.events.jsonl", "ghost.lock", "broken.json", "x.json.tmp." + dp + ".abcdef", "other.gc-claim", "ghost2.events.jsonl"}
+	wantGone := []string{"reused.pid", "r.json.tmp." + reusedTmpPid + ".fedcba", "ghost.sock", "ghost.pid", "ghost.events.jsonl", "ghost.lock", "broken.json", "x.json.tmp." + dp + ".abcdef", "other.gc-claim", "ghost2.events.jsonl"}
 	for _, n := range wantGone {
 		mustHave(t, out, "Removed debris: "+n)
 		if _, err := os.Stat(filepath.Join(root, n)); !os.IsNotExist(err) {
@@ -436,7 +440,8 @@ func TestConcurrentPassesRespawnOnce(t *testing.T) {
 	}
 }
 
-// countDaemons counts live pty-daemon processes serving id.
+// countDaemons counts live pty-daemon processes serving id ("pty-daemon
+// <id> <generation> <root>").
 func countDaemons(id string) int {
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	n := 0
@@ -446,7 +451,7 @@ func countDaemons(id string) int {
 			continue
 		}
 		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(argv) >= 2 && filepath.Base(argv[0]) == "pty-daemon" && argv[len(argv)-1] == id {
+		if len(argv) >= 2 && filepath.Base(argv[0]) == "pty-daemon" && argv[1] == id {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
 			if layout.PidAlive(pid) {
 				n++

@@ -166,6 +166,11 @@ func (p *pass) startAgain(e *entry, o spawn.Options) error {
 		return err
 	}
 	defer claim.Release()
+	// What a crashed generation left running would run on beside the new
+	// one.
+	if err := p.stopLeftovers(e); err != nil {
+		return err
+	}
 	err = layout.Locked(p.o.Root, e.id, lockWait, func() error {
 		if _, ok := unchanged(p.o.Root, e); !ok {
 			return errStale

@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ptyorg/pty/pkg/leftovers"
 )
 
 // Tag names gc reads and writes. They match the original pty.
@@ -100,6 +102,7 @@ const (
 	KindRespawned = "respawned" // a permanent session started again
 	KindFlapping  = "flapping"  // a permanent session flagged as crash-looping
 	KindPruned    = "pruned"    // a dead layout tag removed
+	KindLeftovers = "leftovers" // processes of a session whose daemon died, stopped
 	KindKept      = "kept"      // a finished session kept for inspection (no change)
 	KindSkipped   = "skipped"   // nothing done, and why (no change)
 	KindFailed    = "failed"    // the action failed; it is retried next pass
@@ -183,6 +186,10 @@ type pass struct {
 	// done holds sessions an earlier step already handled (removed,
 	// respawned, skipped as busy) so later steps leave them alone.
 	done map[string]bool
+	// leftovers indexes the processes that carry a session's identity in
+	// their environment; read once, when the first dead session needs it.
+	leftovers     *leftovers.Index
+	leftoversRead bool
 }
 
 func (p *pass) emit(a Action) {

@@ -108,7 +108,7 @@ func scan(root string) (*snapshot, error) {
 					results[i].invalid = true
 					continue
 				}
-				alive, pid := daemonAlive(root, id, pidBuf)
+				alive, pid := daemonAlive(root, id, pm.Generation, pidBuf)
 				raw := append([]byte(nil), b...)
 				results[i].e = &entry{id: id, meta: (*layout.Metadata)(&pm), raw: raw, alive: alive, pid: pid}
 			}

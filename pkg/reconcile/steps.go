@@ -284,6 +284,7 @@ func summarize(acts []Action, dry bool) Summary {
 	add(KindFlapping, "flagged flapping", "flagged flapping")
 	add(KindDebris, "debris file", "debris files")
 	add(KindPruned, "layout tag pruned", "layout tags pruned")
+	add(KindLeftovers, "crashed session's processes stopped", "crashed sessions' processes stopped")
 	var text string
 	switch {
 	case len(parts) == 0 && dry:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 )
 
@@ -30,6 +31,9 @@ func skipReason(err error) string {
 // dead. events are appended first (they vanish with the log, but anyone
 // following it sees them).
 func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
+	if err := p.stopLeftovers(e); err != nil {
+		return err
+	}
 	return layout.Locked(p.o.Root, e.id, lockWait, func() error {
 		if _, ok := unchanged(p.o.Root, e); !ok {
 			return errStale
@@ -57,6 +61,11 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 // signalling" or ", after signalling".
 func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 	root := p.o.Root
+	if !e.alive {
+		if err := p.stopLeftovers(e); err != nil {
+			return phaseReason(err, "before signalling"), err
+		}
+	}
 	var target layout.Session
 	err := layout.Locked(root, e.id, lockWait, func() error {
 		cur, ok := unchanged(root, e)
@@ -68,8 +77,13 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 				return err
 			}
 		}
-		alive, dpid := layout.DaemonAlive(root, e.id)
+		alive, dpid := layout.DaemonAliveGen(root, e.id, cur.Generation)
 		if !alive {
+			if e.alive {
+				// It died since the scan: it may have left processes,
+				// which the next pass (seeing it dead) stops.
+				return errStale
+			}
 			return layout.RemoveFiles(root, e.id)
 		}
 		if dpid <= 0 {
@@ -92,7 +106,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		// would only make our own re-check below see an edit.
 		res, err := lifecycle.Kill(root, target, lifecycle.KillOptions{KeepStrategy: true, Wait: p.o.StopTimeout})
 		if err != nil && !errors.Is(err, lifecycle.ErrNotRunning) {
-			if layout.PidAlive(target.Pid) {
+			if lifecycle.VerifyDaemon(target.Pid, root, e.id, target.Meta.Generation) {
 				return "shutdown-timeout, after signalling", err
 			}
 			return "signal-failed, before signalling", err
@@ -103,7 +117,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 	}
 	// An exited daemon is already shutting down on its own; a killed one
 	// is gone. Either way wait for the pid, bounded.
-	if !waitDead(target.Pid, p.o.StopTimeout) {
+	if !waitDead(root, e.id, target.Meta.Generation, target.Pid, p.o.StopTimeout) {
 		return "shutdown-timeout, after signalling", fmt.Errorf("daemon pid %d is still running after %v", target.Pid, p.o.StopTimeout)
 	}
 	err = layout.Locked(root, e.id, lockWait, func() error {
@@ -142,15 +156,53 @@ func phaseReason(err error, phase string) string {
 	return r + ", " + phase
 }
 
-// waitDead polls until pid is gone (a zombie counts as gone) or timeout.
-// The daemon is not our child, so there is nothing to wait(2) on.
-func waitDead(pid int, timeout time.Duration) bool {
+// waitDead polls until pid is no longer the session's daemon (a zombie,
+// or a pid reused meanwhile, counts as gone) or timeout. The daemon is not
+// our child, so there is nothing to wait(2) on.
+func waitDead(root, id, gen string, pid int, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
-	for layout.PidAlive(pid) {
+	for lifecycle.VerifyDaemon(pid, root, id, gen) {
 		if time.Now().After(deadline) {
 			return false
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
 	return true
+}
+
+// stopLeftovers stops what a session whose daemon died without an exit
+// record (vanished) left running, before its record goes: once the record
+// is gone nothing names those processes any more. A session that exited
+// normally is left alone: its daemon applied its own shutdown, and
+// whatever it let run on (a nohup'd job) was meant to.
+func (p *pass) stopLeftovers(e *entry) error {
+	if e.alive || e.meta.Exited() || e.meta.Generation == "" {
+		return nil
+	}
+	if !p.leftoversRead {
+		p.leftoversRead = true
+		p.leftovers, _ = leftovers.Scan()
+	}
+	if len(p.leftovers.For(p.o.Root, e.id, e.meta)) == 0 {
+		return nil
+	}
+	res, err := leftovers.Stop(p.o.Root, e.id, e.meta)
+	if err != nil {
+		return err
+	}
+	if res.Stopped > 0 {
+		p.emit(Action{Kind: KindLeftovers, ID: e.id, Reason: "daemon-gone",
+			Message: fmt.Sprintf("Stopped leftovers: %s (daemon was gone; %d %s)", e.id, res.Stopped, plural(res.Stopped, "process", "processes"))})
+	}
+	if len(res.Survivors) > 0 {
+		return fmt.Errorf("leftover processes %s of its crashed daemon survived TERM and KILL", lifecycle.FormatPids(res.Survivors))
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

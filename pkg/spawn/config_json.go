@@ -52,6 +52,8 @@ func ParseDaemonConfig(b []byte) (DaemonConfig, error) {
 			err = jsonlite.Into(d, &c.Replace, d.Bool)
 		case "replaceGeneration":
 			err = jsonlite.Into(d, &c.ReplaceGen, d.String)
+		case "generation":
+			err = jsonlite.Into(d, &c.Generation, d.String)
 		default:
 			_, err = d.Raw()
 		}

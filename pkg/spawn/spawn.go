@@ -7,9 +7,12 @@ package spawn
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	mrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 )
 
 // Options are the launch settings of a session.
@@ -75,6 +79,10 @@ type DaemonConfig struct {
 	Extra          map[string]json.RawMessage `json:"extra,omitempty"`
 	Replace        bool                       `json:"replace,omitempty"`
 	ReplaceGen     string                     `json:"replaceGeneration,omitempty"`
+	// Generation is the new session's generation, minted here so it can
+	// also be in the daemon's arguments (layout.DaemonArgs), where anyone
+	// can check a pid against a record.
+	Generation string `json:"generation,omitempty"`
 }
 
 // Errors a caller may want to tell apart (run -a attaches on ErrRunning).
@@ -366,10 +374,37 @@ func Start(ctx context.Context, root string, o Options) (string, error) {
 	if err := layout.EnsureRoot(root); err != nil {
 		return "", err
 	}
+	if cfg.Replace {
+		if err := stopLeftovers(root, cfg.ID, cfg.ReplaceGen); err != nil {
+			return "", err
+		}
+	}
 	if err := Launch(ctx, cfg, o.Env); err != nil {
 		return "", err
 	}
 	return cfg.ID, nil
+}
+
+// stopLeftovers stops what the record about to be replaced left running,
+// if its daemon crashed (vanished): run -a, attach's restart, restart, up
+// and gc's respawn all come through here, and the old processes would run
+// on beside the new session, untracked.
+func stopLeftovers(root, id, gen string) error {
+	m, err := layout.ReadMetadata(root, id)
+	if err != nil || m.Exited() || (gen != "" && m.Generation != gen) {
+		return nil
+	}
+	if alive, _ := layout.DaemonAliveGen(root, id, m.Generation); alive {
+		return nil
+	}
+	res, err := leftovers.Stop(root, id, m)
+	if err != nil {
+		return err
+	}
+	if len(res.Survivors) > 0 {
+		return fmt.Errorf("session %s: processes its crashed daemon left (%v) survived TERM and KILL; not started again", id, res.Survivors)
+	}
+	return nil
 }
 
 // DaemonPath finds pty-daemon beside the running executable, then on PATH.
@@ -410,10 +445,15 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 	if env == nil {
 		env = os.Environ()
 	}
+	if cfg.Generation == "" {
+		cfg.Generation = NewGeneration()
+	}
 	cmd := &exec.Cmd{
-		Path:       path,
-		Args:       []string{"pty-daemon", cfg.ID},
-		Env:        env,
+		Path: path,
+		// Its identity, for whoever finds its pid in a pid file: a pid
+		// is trusted only if these arguments match the record.
+		Args:       layout.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation),
+		Env:        daemonEnv(env),
 		Dir:        "/",
 		ExtraFiles: []*os.File{cfgR, stW},
 		// A session of its own: no controlling terminal, and the caller's
@@ -463,6 +503,44 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 		cmd.Process.Signal(syscall.SIGTERM)
 		return fmt.Errorf("session %s: the daemon did not become ready within %v", cfg.ID, ReadyTimeout)
 	}
+}
+
+// daemonEnv is the daemon's own environment: the caller's, minus the
+// variables that say which session the caller runs in. A session started
+// from inside another is not part of it; with them, the daemon would look
+// like one of the outer session's processes to anything that tells those
+// by their environment (kill and gc stopping a crashed session's
+// leftovers). The session's child gets its own values anyway.
+func daemonEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PTY_SESSION" || k == "PTY_SESSION_GENERATION" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// NewGeneration mints a generation: 128 bits from the kernel, read
+// directly rather than through crypto/rand, whose FIPS module (DRBG, AES,
+// SHA-2/3) would be a megabyte of the daemon's resident binary (this
+// package is linked into it). It only has to be unique, so should the read
+// fail the runtime-seeded math/rand stands in.
+func NewGeneration() string {
+	var b [16]byte
+	f, err := os.Open("/dev/urandom")
+	if err == nil {
+		_, err = io.ReadFull(f, b[:])
+		f.Close()
+	}
+	if err != nil {
+		for i := range b {
+			b[i] = byte(mrand.Uint32())
+		}
+	}
+	return hex.EncodeToString(b[:])
 }
 
 // daemonError turns the daemon's one-line report back into the error kinds

@@ -1,0 +1,255 @@
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ptyorg/pty/internal/jsonlite"
+	"github.com/ptyorg/pty/pkg/procs"
+)
+
+// A pid file only says which pid a daemon had. Once that daemon is gone
+// (crashed, SIGKILLed, the machine rebooted) the kernel hands the pid to
+// anything, another session's daemon included, so a pid is trusted (shown
+// as running, waited for, signalled) only after its process proves to be
+// this session's daemon. Ours carry the proof in their arguments, which
+// /proc/<pid>/cmdline shows to anyone in one read:
+//
+//	pty-daemon <id> <generation> <root>
+//
+// The generation is minted per daemon, so a process with these arguments
+// is the daemon of exactly this record; no start-time check is needed. A
+// zombie's cmdline is empty, so it is dead without a second read.
+//
+// Daemons that carry less say less, and are also held to their start
+// time: the daemon writes its pid file after it starts, so a process that
+// started after the pid file was last written is not the one that wrote
+// it. That covers daemons of earlier versions of this pty ("pty-daemon
+// <id>") and of the original TypeScript pty (see upstream.go).
+
+// DaemonArgs is the argv a session daemon runs with.
+func DaemonArgs(root, id, generation string) []string {
+	return []string{DaemonName, id, generation, root}
+}
+
+// Verdict is what a pid is to a session.
+type Verdict uint8
+
+const (
+	// NotDaemon: no such process, a zombie, or a live process that is not
+	// this session's daemon (its pid was reused).
+	NotDaemon Verdict = iota
+	// IsDaemon: the session's daemon, proven by its arguments (and, for
+	// older daemons, its start time).
+	IsDaemon
+	// Unverifiable: the process exists but there is no /proc to identify
+	// it by (macOS, the BSDs).
+	Unverifiable
+)
+
+// startSlack allows for the tick granularity of a process's start time and
+// the rounding between it and the pid file's mtime.
+const startSlack = time.Second
+
+// IdentifyDaemon says whether pid is the daemon of session id in root. gen
+// is the generation the caller's record names ("" when it has none, as
+// before a record exists): a daemon of another generation is not this
+// record's. It reads /proc/<pid>/cmdline; only daemons that do not carry
+// their generation cost more reads (the pid file's mtime, the process's
+// stat, for the original pty its environment).
+func IdentifyDaemon(pid int, root, id, gen string) Verdict {
+	if pid <= 0 {
+		return NotDaemon
+	}
+	cmdline, err := readFileRaw("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		if !procMounted() {
+			if PidAlive(pid) {
+				return Unverifiable
+			}
+		}
+		return NotDaemon
+	}
+	// The common case, our daemon with its generation, without
+	// allocating: list does this for every running session.
+	if f, n := fields4(cmdline); n == 4 && filepath.Base(string(f[0])) == DaemonName && string(f[1]) == id {
+		if (gen == "" || string(f[2]) == gen) && (string(f[3]) == root || SameRoot(string(f[3]), root)) {
+			return IsDaemon
+		}
+	}
+	return identify(pid, procs.SplitNul(cmdline), root, id, gen)
+}
+
+// fields4 splits NUL-terminated cmdline into its first four arguments and
+// counts them (5 meaning more than four).
+func fields4(b []byte) (f [4][]byte, n int) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			i = len(b)
+		}
+		if n == 4 {
+			return f, 5
+		}
+		f[n] = b[:i]
+		n++
+		if i == len(b) {
+			break
+		}
+		b = b[i+1:]
+	}
+	return f, n
+}
+
+// identify judges a process by its arguments (and where they are not
+// enough, its start time and environment).
+func identify(pid int, args []string, root, id, gen string) Verdict {
+	if len(args) == 0 {
+		return NotDaemon // a zombie, or a kernel thread
+	}
+	if filepath.Base(args[0]) == DaemonName {
+		switch {
+		case len(args) == 4 && args[1] == id:
+			if (gen == "" || args[2] == gen) && SameRoot(args[3], root) {
+				return IsDaemon
+			}
+		case len(args) == 2 && args[1] == id:
+			// This pty before daemons carried their generation and root.
+			if startedBeforePidFile(pid, root, id) {
+				return IsDaemon
+			}
+		}
+	}
+	if isUpstreamDaemon(pid, args, root, id) && startedBeforePidFile(pid, root, id) {
+		return IsDaemon
+	}
+	return NotDaemon
+}
+
+// IsSessionDaemon reports whether pid is, provably, the daemon of session
+// id in root (of generation gen, when gen is not ""). Anything about to
+// signal a pid from a pid file or a record asks this first. Without /proc
+// it asks ps for the arguments.
+func IsSessionDaemon(pid int, root, id, gen string) bool {
+	switch IdentifyDaemon(pid, root, id, gen) {
+	case IsDaemon:
+		return true
+	case Unverifiable:
+		args, err := procs.Cmdline(pid)
+		if err != nil || len(args) < 4 || filepath.Base(args[0]) != DaemonName {
+			return false
+		}
+		// ps joins arguments with spaces: the root is the rest.
+		return args[1] == id && (gen == "" || args[2] == gen) && SameRoot(strings.Join(args[3:], " "), root)
+	}
+	return false
+}
+
+// PidAliveSince reports whether pid is alive and is still the process
+// that wrote a file at t: a pid written into a lock or a temporary file's
+// name is its writer's, and a process that started after t got the pid
+// later (after a crash or a reboot the kernel hands it to anyone), so it
+// does not hold the file. Without /proc, a live pid counts.
+func PidAliveSince(pid int, t time.Time) bool {
+	if !PidAlive(pid) {
+		return false
+	}
+	if !procMounted() {
+		return true
+	}
+	p, ok := procs.Lookup(pid)
+	if !ok || p.Zombie {
+		return false
+	}
+	start, ok := procs.StartTime(p)
+	return !ok || !start.After(t.Add(startSlack))
+}
+
+// startedBeforePidFile reports whether pid's process started before (or
+// as) the session's pid file was last written.
+func startedBeforePidFile(pid int, root, id string) bool {
+	fi, err := os.Stat(PathsFor(root, id).Pid())
+	if err != nil {
+		return false
+	}
+	p, ok := procs.Lookup(pid)
+	if !ok || p.Zombie {
+		return false
+	}
+	start, ok := procs.StartTime(p)
+	if !ok {
+		return false
+	}
+	return !start.After(fi.ModTime().Add(startSlack))
+}
+
+// SameRoot reports whether two root paths name the same directory: equal
+// strings, or (a symlink, a bind mount) the same inode.
+func SameRoot(a, b string) bool {
+	if a == b || filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	var sa, sb syscall.Stat_t
+	if syscall.Stat(a, &sa) != nil || syscall.Stat(b, &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}
+
+var (
+	procOnce sync.Once
+	procOK   bool
+)
+
+// procMounted reports whether /proc can identify processes here.
+func procMounted() bool {
+	procOnce.Do(func() {
+		_, err := os.Stat("/proc/self/cmdline")
+		procOK = err == nil
+	})
+	return procOK
+}
+
+// envValue finds KEY's value in a NUL-separated environment block.
+func envValue(env []byte, key string) (string, bool) {
+	k := []byte(key + "=")
+	for len(env) > 0 {
+		i := bytes.IndexByte(env, 0)
+		entry := env
+		if i >= 0 {
+			entry, env = env[:i], env[i+1:]
+		} else {
+			env = nil
+		}
+		if v, ok := bytes.CutPrefix(entry, k); ok {
+			return string(v), true
+		}
+	}
+	return "", false
+}
+
+// jsonStringField reads one top-level string field of a JSON object.
+func jsonStringField(b []byte, field string) (string, error) {
+	d := jsonlite.NewDecoder(b)
+	var v string
+	found := false
+	err := d.Object(func(key string) error {
+		if key == field && !found {
+			found = true
+			return jsonlite.Into(d, &v, d.String)
+		}
+		_, err := d.Raw()
+		return err
+	})
+	if err == nil && !found {
+		err = errors.New("no " + field)
+	}
+	return v, err
+}
