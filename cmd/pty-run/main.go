@@ -38,7 +38,7 @@ the current terminal instead of nesting a session.`
 	detach := fs.Bool("d", false, "start detached: print the id and return once the session is up")
 	again := fs.Bool("a", false, "attach if the session --id is running; otherwise create it (reusing a dead record's settings)")
 	ephemeral := fs.Bool("e", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
-	id := fs.String("id", "", "session id (letters, digits, '.', '_', '-'); default: random")
+	id := fs.String("id", "", "session id: letters, digits, '.', '_', '-', not starting with '.' or '-', without \".tmp.\" or a file suffix (.json, .events, .lock, ...) at the end; default: random")
 	name := fs.String("name", "", "display name; default: derived from the directory and command")
 	noName := fs.Bool("no-display-name", false, "give the session no display name")
 	var tags, envs, unset cli.StringList
