@@ -33,6 +33,9 @@ Examples:
 		cli.Fatalf("--show and --clear cannot be combined")
 	}
 	root := cli.Root()
+	if !*show {
+		cli.Check(layout.CheckWritableRoot(root))
+	}
 
 	if *show || *clear {
 		if len(args) > 1 {

@@ -27,7 +27,7 @@ cleared. restart does not attach: use "pty attach REF" afterwards.`
 	if len(pos) != 1 {
 		cli.Fatalf("restart takes one session: pty restart [-y] REF (see 'pty restart --help')")
 	}
-	root := cli.Root()
+	root := cli.WritableRoot()
 	s := cli.Resolve(root, pos[0])
 	if s.Status == layout.Running && !*yes {
 		if !term.IsTerminal(int(os.Stdin.Fd())) {

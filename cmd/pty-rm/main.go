@@ -19,7 +19,7 @@ reused at once. Sessions tagged keep are removed too.`
 	if len(pos) != 1 {
 		cli.Fatalf("rm takes one session: pty rm REF (see 'pty rm --help')")
 	}
-	root := cli.Root()
+	root := cli.WritableRoot()
 	s := cli.Resolve(root, pos[0])
 	cli.Check(lifecycle.Remove(root, s, 0))
 	fmt.Printf("Session %q removed.\n", s.ID)

@@ -77,6 +77,10 @@ Examples:
 	}
 	root := cli.Root()
 	switch action {
+	case "set", "delete", "del", "rm":
+		cli.Check(layout.CheckWritableRoot(root))
+	}
+	switch action {
 	case "get":
 		ref, rest := split(0, 1)
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")

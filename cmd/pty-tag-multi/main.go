@@ -87,6 +87,9 @@ Examples:
 	}
 
 	root := cli.Root()
+	if writing {
+		cli.Check(layout.CheckWritableRoot(root))
+	}
 	sessions := selectSessions(root, refs, want, *all)
 	if len(sessions) == 0 {
 		fmt.Println("0 sessions matched.")

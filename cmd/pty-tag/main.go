@@ -54,6 +54,7 @@ Examples:
 		}
 		return
 	}
+	cli.Check(layout.CheckWritableRoot(root))
 	_, m, err := layout.SetTags(root, s.ID, set, rm)
 	cli.Check(err)
 	if file, ok := m.Tag(layout.TagPtyfile); ok {

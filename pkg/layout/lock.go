@@ -27,8 +27,15 @@ type Lock struct {
 
 // AcquireLock takes the lock at path, waiting up to wait for a live holder
 // to release it (0 means try once). A lock whose holder is dead, or whose
-// content is not a pid, is stale and reclaimed.
+// content is not a pid, is stale and reclaimed. The root must pass
+// CheckRootPerms.
 func AcquireLock(path string, wait time.Duration) (*Lock, error) {
+	// Every change to a root takes a lock first: refusing here keeps all
+	// writers, ours and any Go program using this package, out of a root
+	// that is not the caller's.
+	if err := CheckRootPerms(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		l, err := tryLock(path)

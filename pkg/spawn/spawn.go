@@ -360,10 +360,12 @@ func Start(ctx context.Context, root string, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := Check(root, cfg.ID, cfg.Replace); err != nil {
+	// The root first: a root that is a file or someone else's must be
+	// reported as such, not as an id in use.
+	if err := layout.EnsureRoot(root); err != nil {
 		return "", err
 	}
-	if err := layout.EnsureRoot(root); err != nil {
+	if err := Check(root, cfg.ID, cfg.Replace); err != nil {
 		return "", err
 	}
 	if err := Launch(ctx, cfg, o.Env); err != nil {
