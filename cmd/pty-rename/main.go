@@ -42,6 +42,7 @@ Examples:
 			cli.Fatalf("too many arguments: pty rename --%s [REF]", map[bool]string{true: "show", false: "clear"}[*show])
 		}
 		s := cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name")
+		cli.Check(s.DamagedErr())
 		if *show {
 			if s.Meta.DisplayName != nil {
 				fmt.Println(*s.Meta.DisplayName)
@@ -71,6 +72,7 @@ Examples:
 		cli.Fatalf("not inside a pty session, so give the session too: pty rename REF %q", name)
 	}
 	s := cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name")
+	cli.Check(s.DamagedErr())
 	_, _, err := layout.SetDisplayName(root, s.ID, &name)
 	cli.Check(err)
 }

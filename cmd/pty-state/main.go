@@ -84,6 +84,7 @@ Examples:
 	case "get":
 		ref, rest := split(0, 1)
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		if len(rest) == 0 {
 			bag := s.Meta.State
 			if bag == nil {
@@ -116,17 +117,20 @@ Examples:
 		v, err := layout.CompactJSON("state value", value)
 		cli.Check(err)
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		_, _, err = layout.StateSet(root, s.ID, key, v)
 		cli.Check(err)
 	case "delete", "del", "rm":
 		ref, rest := split(1, 1)
 		cli.Check(layout.ValidateStateKey(rest[0]))
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		_, _, err := layout.StateDelete(root, s.ID, rest[0])
 		cli.Check(err)
 	case "keys":
 		ref, _ := split(0, 0)
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		for _, k := range sortedKeys(s.Meta.State) {
 			fmt.Println(k)
 		}

@@ -44,6 +44,7 @@ Examples:
 
 	root := cli.Root()
 	s := cli.Resolve(root, ref)
+	cli.Check(s.DamagedErr())
 	if len(set) == 0 && len(rm) == 0 {
 		if len(s.Meta.Tags) == 0 {
 			fmt.Printf("No tags on %q.\n", s.Name())

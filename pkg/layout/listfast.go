@@ -74,10 +74,15 @@ func ListFast(root string) ([]Session, error) {
 	out := make([]Session, 0, len(ids))
 	for _, id := range ids {
 		m, err := readMetadataFast(root, id)
-		if err != nil {
-			continue // being removed, or malformed: gc's debris
-		}
 		alive, pid := daemonAliveIn(root, id, ents)
+		var de *DamagedError
+		if errors.As(err, &de) {
+			out = append(out, damagedSession(id, de.Reason, alive, pid))
+			continue
+		}
+		if err != nil {
+			continue // removed since the directory read
+		}
 		s := Session{ID: id, Meta: m, Pid: pid}
 		switch {
 		case m.Exited():
@@ -100,12 +105,12 @@ func ListFast(root string) ([]Session, error) {
 // with bare system calls: os.ReadFile's stat, non-blocking setup and
 // second read cost as much as the open on a slow-syscall machine.
 func readMetadataFast(root, id string) (*Metadata, error) {
-	b, err := readFileRaw(PathsFor(root, id).Meta())
+	b, err := readFileNoFollow(PathsFor(root, id).Meta())
 	if err != nil {
-		if errors.Is(err, syscall.ENOENT) {
-			return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
-		}
-		return nil, fmt.Errorf("read session %s: %w", id, err)
+		return nil, readMetaErr(id, err)
+	}
+	if err := checkRecordShape(id, b); err != nil {
+		return nil, err
 	}
 	var a metadataAlias
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -116,13 +121,15 @@ func readMetadataFast(root, id string) (*Metadata, error) {
 	}
 	var m Metadata
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("session %s: metadata is not valid JSON: %w", id, err)
+		return nil, &DamagedError{ID: id, Reason: damagedNotJSON, Err: err}
 	}
 	return &m, nil
 }
 
-func readFileRaw(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+func readFileRaw(path string) ([]byte, error) { return readFileFlags(path, 0) }
+
+func readFileFlags(path string, flags int) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
@@ -92,18 +93,87 @@ func (m *Metadata) Clone() *Metadata {
 // ErrNotFound means the session has no metadata file.
 var ErrNotFound = errors.New("session not found")
 
-// ReadMetadata reads and parses <id>.json.
-func ReadMetadata(root, id string) (*Metadata, error) {
-	b, err := os.ReadFile(PathsFor(root, id).Meta())
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errs.Wrap("session "+id, ErrNotFound)
+// ErrDamaged is matched by the error for a session whose <id>.json exists
+// but cannot be used: truncated, garbled, empty, not a JSON object, or
+// unreadable. Such a session is still listed, and can still be stopped
+// and removed; nothing else can be done with it.
+var ErrDamaged = errors.New("session record is damaged")
+
+// DamagedError says why a session's record cannot be used.
+type DamagedError struct {
+	ID     string
+	Reason string // short: "metadata is not valid JSON"
+	Err    error  // the underlying error, when there is one
+}
+
+func (e *DamagedError) Error() string {
+	s := "session " + e.ID + ": record damaged: " + e.Reason
+	if e.Err != nil {
+		s += " (" + e.Err.Error() + ")"
+	}
+	return s + `; it can only be stopped ("pty kill ` + e.ID + `") and removed ("pty rm ` + e.ID + `")`
+}
+
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+func (e *DamagedError) Unwrap() error        { return e.Err }
+
+// Damage reasons, shared by every reader so they agree.
+const (
+	damagedEmpty     = "metadata is empty"
+	damagedNotObject = "metadata is not a JSON object"
+	damagedNotJSON   = "metadata is not valid JSON"
+	damagedUnread    = "metadata cannot be read"
+)
+
+// readMetaErr turns a failure to open or read <id>.json into ErrNotFound
+// (no file), a plain error (the root itself is unusable), or a
+// DamagedError (the file is there but cannot be read: permissions, a
+// symbolic link, a directory, an I/O error).
+func readMetaErr(id string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return errs.Wrap("session "+id, ErrNotFound)
+	case errors.Is(err, syscall.ENOTDIR):
+		return errs.Wrap("read session "+id, err)
+	case errors.Is(err, syscall.ELOOP):
+		return &DamagedError{ID: id, Reason: damagedUnread + ": it is a symbolic link"}
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return &DamagedError{ID: id, Reason: damagedUnread + ": " + errno.Error()}
+	}
+	return &DamagedError{ID: id, Reason: damagedUnread, Err: err}
+}
+
+// checkRecordShape refuses what no writer produces but a JSON decoder
+// would take: nothing at all, and a top-level value that is not an object
+// (null, [], 1), which would read as a session with no command.
+func checkRecordShape(id string, b []byte) error {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return nil
 		}
-		return nil, errs.Wrap("read session "+id, err)
+		return &DamagedError{ID: id, Reason: damagedNotObject}
+	}
+	return &DamagedError{ID: id, Reason: damagedEmpty}
+}
+
+// ReadMetadata reads and parses <id>.json. A record that exists but cannot
+// be used gives an error matching ErrDamaged.
+func ReadMetadata(root, id string) (*Metadata, error) {
+	b, err := readFileNoFollow(PathsFor(root, id).Meta())
+	if err != nil {
+		return nil, readMetaErr(id, err)
+	}
+	if err := checkRecordShape(id, b); err != nil {
+		return nil, err
 	}
 	var m Metadata
 	if err := m.decodeJSON(b); err != nil {
-		return nil, errs.Wrap("session "+id+": metadata is not valid JSON", err)
+		return nil, &DamagedError{ID: id, Reason: damagedNotJSON, Err: err}
 	}
 	return &m, nil
 }

@@ -29,6 +29,28 @@ type Session struct {
 	Meta   *Metadata
 	Status Status
 	Pid    int // the daemon's pid when running
+	// Damaged says why the record (<id>.json) cannot be used, or is "".
+	// A damaged session has an empty Meta and a status from its daemon
+	// alone (running or vanished): it is listed so it can be seen,
+	// stopped by its pid file and removed, but not otherwise used.
+	Damaged string
+}
+
+// DamagedErr is the error to report for a damaged session when the
+// caller needed its record, or nil.
+func (s Session) DamagedErr() error {
+	if s.Damaged == "" {
+		return nil
+	}
+	return &DamagedError{ID: s.ID, Reason: s.Damaged}
+}
+
+func damagedSession(id, reason string, alive bool, pid int) Session {
+	s := Session{ID: id, Meta: &Metadata{}, Status: Vanished, Damaged: reason}
+	if alive {
+		s.Status, s.Pid = Running, pid
+	}
+	return s
 }
 
 // Name is the display name, or the id.
@@ -127,9 +149,15 @@ func DeriveStatus(root, id string, m *Metadata) (Status, int) {
 	}
 }
 
-// Load reads one session. ErrNotFound when it has no metadata.
+// Load reads one session. ErrNotFound when it has no metadata; a damaged
+// record gives a session with Damaged set (see Session).
 func Load(root, id string) (Session, error) {
 	m, err := ReadMetadata(root, id)
+	var de *DamagedError
+	if errors.As(err, &de) {
+		alive, pid := DaemonAlive(root, id)
+		return damagedSession(id, de.Reason, alive, pid), nil
+	}
 	if err != nil {
 		return Session{}, err
 	}
@@ -157,8 +185,8 @@ func IDs(root string) ([]string, error) {
 	return ids, nil
 }
 
-// List reads every session. Entries whose metadata cannot be read (being
-// removed, malformed) are skipped: they are gc's debris, not sessions.
+// List reads every session. A damaged record is listed with Damaged set;
+// one removed while we read is skipped.
 func List(root string) ([]Session, error) {
 	ids, err := IDs(root)
 	if err != nil {

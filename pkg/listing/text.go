@@ -181,6 +181,11 @@ func makeRow(s layout.Session, st Style) row {
 	r.cols[4] = Command(s.Meta)
 	r.tags = tagText(s.Meta, st.ShowTags)
 	r.mark, r.markCo = marker(s.Meta)
+	if s.Damaged != "" {
+		// Nothing of the record is known but what the daemon says.
+		r.cols[2] = map[layout.Status]string{layout.Running: "up ?"}[s.Status]
+		r.mark, r.markCo = "[damaged record: "+s.Damaged+"]", red
+	}
 	return r
 }
 
