@@ -40,8 +40,13 @@ argument is always REF. --session REF names the session explicitly anywhere.
 
 Every change appends one event: state.set {key, value} (the value only when
 its compact JSON is at most 4096 bytes; larger values give valueBytes
-instead) or state.delete {key}. A value is at most 16 MiB. A value that
-starts with "-" (a negative number) goes after "--".
+instead) or state.delete {key}. A value that starts with "-" (a negative
+number) goes after "--".
+
+Limits: a value is at most 16 MiB of compact JSON and nests arrays and
+objects at most 32 levels deep; a session's whole state is at most 16 MiB
+in at most 1024 keys; a key is at most 256 bytes. A change past a limit is
+refused and writes nothing.
 
 Examples:
   pty state set web phase '"ready"'

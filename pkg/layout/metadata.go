@@ -191,11 +191,17 @@ func WriteMetadataNoSync(root, id string, m *Metadata) error {
 	return writeMetadata(root, id, m, false)
 }
 
+// metadataIndentDepth is how many levels of a record are indented; deeper
+// values (inside state, recovery or unknown fields) are written compact,
+// so a record's size stays linear in its content however deep a value
+// nests. Every field pty itself writes is within it.
+const metadataIndentDepth = 8
+
 func writeMetadata(root, id string, m *Metadata, sync bool) error {
 	compact, err := m.appendJSON(nil)
 	var b []byte
 	if err == nil {
-		b, err = jsonlite.AppendIndent(make([]byte, 0, 2*len(compact)+1), compact, "", "  ")
+		b, err = jsonlite.AppendIndentMax(make([]byte, 0, 2*len(compact)+1), compact, "", "  ", metadataIndentDepth)
 	}
 	if err != nil {
 		return errs.Wrap("encode session "+id, err)

@@ -1,0 +1,31 @@
+package layout
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestStateKeyCountIsBounded(t *testing.T) {
+	m := &Metadata{Command: "/bin/sh", CreatedAt: Now(), State: map[string]json.RawMessage{}}
+	for i := range MaxStateKeys {
+		m.State["k"+strconv.Itoa(i)] = json.RawMessage("1")
+	}
+	root, id := newSession(t, m)
+	if _, _, err := StateSet(root, id, "one-more", json.RawMessage("1")); err == nil || !strings.Contains(err.Error(), "at most 1024") {
+		t.Fatalf("key %d: %v", MaxStateKeys+1, err)
+	}
+	// Changing a key that exists is still fine.
+	if _, _, err := StateSet(root, id, "k0", json.RawMessage("2")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestJSONDepth(t *testing.T) {
+	for src, want := range map[string]int{`1`: 0, `[]`: 1, `{"a":[1,{"b":"[[["}]}`: 3, `"\\"`: 0, `["\"["]`: 1} {
+		if got := jsonDepth([]byte(src)); got != want {
+			t.Errorf("jsonDepth(%s) = %d, want %d", src, got, want)
+		}
+	}
+}
