@@ -42,7 +42,7 @@ the current terminal instead of nesting a session.`
 	name := fs.String("name", "", "display name; default: derived from the directory and command")
 	noName := fs.Bool("no-display-name", false, "give the session no display name")
 	var tags, envs, unset cli.StringList
-	fs.Var(&tags, "tag", "tag `K=V` (repeatable)")
+	fs.Var(&tags, "tag", "tag `K=V` (repeatable; keys up to 256 bytes, values up to 4096, at most 256 tags and 64 KiB in all)")
 	fs.Var(&envs, "env", "set `K=V` in the command's environment (repeatable; last wins)")
 	fs.Var(&unset, "unset-env", "remove variable `K` from the command's environment (repeatable)")
 	isolate := fs.Bool("isolate-env", false, "start from a minimal environment (PATH, HOME, USER, SHELL, TERM, LANG, LC_*, ...)")

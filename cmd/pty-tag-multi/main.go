@@ -26,6 +26,8 @@ func main() {
 Arguments with "=" are tags to set (KEY=VALUE, the value is everything after
 the first "="); --rm KEY removes a tag. Sets apply before removals. Without
 any, the sessions' tags are printed (--json: {"id": {"key": "value"}}).
+Limits, as for "pty tag": keys 256 bytes, values 4096, at most 256 tags and
+64 KiB in all per session.
 
 Each session is changed atomically with its own tags_change event. A session
 that fails is reported and the rest are still changed; the exit status is

@@ -20,6 +20,9 @@ everything after the first "=" (it may be empty or contain "="). One
 tags_change event records the full tags before and after; a change that
 changes nothing writes nothing.
 
+Limits: a key is at most 256 bytes, a value at most 4096; a session has at
+most 256 tags, at most 64 KiB in all. Keep larger data in "pty state".
+
 Sessions started by "pty up" are managed by their pty.toml: "pty up" sets
 the tags that file declares again, so edit the file for lasting changes.
 

@@ -29,3 +29,26 @@ func TestJSONDepth(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepNewest(t *testing.T) {
+	line := func(n int) string { return strings.Repeat("x", n-1) + "\n" }
+	// Bounded by lines.
+	var b strings.Builder
+	for range EventsMaxLines + 10 {
+		b.WriteString(line(10))
+	}
+	if got := keepNewest([]byte(b.String())); strings.Count(string(got), "\n") != EventsKeepLines {
+		t.Fatalf("kept %d lines", strings.Count(string(got), "\n"))
+	}
+	// Bounded by bytes: 300 KiB lines, keep at most 1 MiB.
+	big := line(300 << 10)
+	got := keepNewest([]byte(strings.Repeat(big, 10) + "partial"))
+	if len(got) != 3*len(big) {
+		t.Fatalf("kept %d bytes, want 3 lines of %d", len(got), len(big))
+	}
+	// The newest line stays however large.
+	huge := line(EventsKeepBytes + 10)
+	if got := keepNewest([]byte(big + huge)); string(got) != huge {
+		t.Fatalf("kept %d bytes, want the newest line", len(got))
+	}
+}

@@ -152,6 +152,14 @@ func Prepare(root string, o Options) (DaemonConfig, error) {
 			return c, errors.New("tag with an empty key: write tags as KEY=VALUE")
 		}
 	}
+	if !o.Replace {
+		// A replacement (restart, respawn, run -a) keeps the tags it
+		// had, whoever wrote them; a new session's are checked like
+		// any tag change.
+		if err := layout.ValidateTags(c.ID, o.Tags); err != nil {
+			return c, err
+		}
+	}
 	path := o.ExtraEnv["PATH"]
 	if path == "" {
 		path = envLookup(o.Env, "PATH")
