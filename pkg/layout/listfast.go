@@ -52,7 +52,7 @@ func daemonAliveIn(root, id string, ents entries) (bool, int) {
 	if !ents[id+SuffixPid] {
 		return DaemonAlive(root, id) // socket only: the original pty's probe
 	}
-	b, err := readFileRaw(PathsFor(root, id).Pid())
+	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
 		return DaemonAlive(root, id) // removed since the directory read
 	}

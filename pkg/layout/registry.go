@@ -58,7 +58,7 @@ func (s Session) Name() string { return s.Meta.Name(s.ID) }
 
 // ReadPid returns the pid in <id>.pid, or 0.
 func ReadPid(root, id string) int {
-	b, err := os.ReadFile(PathsFor(root, id).Pid())
+	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
 		return 0
 	}

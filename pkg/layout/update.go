@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
@@ -56,6 +57,13 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(evs) > 0 {
+		// Refused before the record changes, not after: a change whose
+		// event cannot be logged is not made.
+		if fi, err := os.Lstat(p.Events()); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, errs.Text(p.Events()+" "+ErrSymlink.Error(), ErrSymlink)
+		}
 	}
 	if err := WriteMetadata(root, id, m); err != nil {
 		return nil, err
