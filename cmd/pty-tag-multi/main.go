@@ -160,6 +160,9 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		var errs []string
 		for _, r := range refs {
 			s, err := layout.Resolve(root, r)
+			if err == nil {
+				err = s.DamagedErr()
+			}
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
@@ -177,7 +180,17 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 	list, err := layout.List(root)
 	cli.Check(err)
 	if all {
-		return list
+		// A damaged record has no tags to show or change: say so and
+		// go on, rather than fail every --all for one broken file.
+		out := list[:0]
+		for _, s := range list {
+			if s.Damaged != "" {
+				fmt.Fprintf(os.Stderr, "pty: skipping %s: its record is damaged (%s)\n", s.ID, s.Damaged)
+				continue
+			}
+			out = append(out, s)
+		}
+		return out
 	}
 	var out []layout.Session
 	for _, s := range list {

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"encoding/json"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,5 +51,20 @@ func TestKeepNewest(t *testing.T) {
 	huge := line(EventsKeepBytes + 10)
 	if got := keepNewest([]byte(big + huge)); string(got) != huge {
 		t.Fatalf("kept %d bytes, want the newest line", len(got))
+	}
+}
+
+func TestOversizedRecordIsDamagedNotRead(t *testing.T) {
+	root, id := newSession(t, nil)
+	if err := os.Truncate(PathsFor(root, id).Meta(), MaxRecordBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(root, id)
+	if err != nil || !strings.Contains(s.Damaged, "larger than 64 MiB") {
+		t.Fatalf("Load: %+v, %v", s, err)
+	}
+	ss, err := ListFast(root)
+	if err != nil || len(ss) != 1 || ss[0].Damaged != s.Damaged {
+		t.Fatalf("ListFast: %+v, %v", ss, err)
 	}
 }

@@ -105,7 +105,7 @@ func ListFast(root string) ([]Session, error) {
 // with bare system calls: os.ReadFile's stat, non-blocking setup and
 // second read cost as much as the open on a slow-syscall machine.
 func readMetadataFast(root, id string) (*Metadata, error) {
-	b, err := readFileNoFollow(PathsFor(root, id).Meta())
+	b, err := readRecord(PathsFor(root, id).Meta())
 	if err != nil {
 		return nil, readMetaErr(id, err)
 	}
@@ -129,6 +129,15 @@ func readMetadataFast(root, id string) (*Metadata, error) {
 func readFileRaw(path string) ([]byte, error) { return readFileFlags(path, 0) }
 
 func readFileFlags(path string, flags int) ([]byte, error) {
+	return readFileMax(path, flags, -1)
+}
+
+// errTooLarge is returned by readFileMax for a file over its bound.
+var errTooLarge = errors.New("file too large")
+
+// readFileMax reads at most max bytes (no bound when max < 0) and fails
+// with errTooLarge past them, without reading more.
+func readFileMax(path string, flags int, max int) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return nil, err
@@ -136,6 +145,9 @@ func readFileFlags(path string, flags int) ([]byte, error) {
 	defer syscall.Close(fd)
 	buf := make([]byte, 0, 4096)
 	for {
+		if max >= 0 && len(buf) > max {
+			return nil, errTooLarge
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}

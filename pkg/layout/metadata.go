@@ -123,7 +123,18 @@ const (
 	damagedNotObject = "metadata is not a JSON object"
 	damagedNotJSON   = "metadata is not valid JSON"
 	damagedUnread    = "metadata cannot be read"
+	damagedTooLarge  = "metadata is larger than 64 MiB"
 )
+
+// MaxRecordBytes bounds what is read of a record. pty's own limits keep
+// one far smaller (the state bag and the tags are bounded); a larger file
+// was written by something else, and reading it whole into every `pty
+// list` could exhaust memory.
+const MaxRecordBytes = 64 << 20
+
+func readRecord(path string) ([]byte, error) {
+	return readFileMax(path, syscall.O_NOFOLLOW, MaxRecordBytes)
+}
 
 // readMetaErr turns a failure to open or read <id>.json into ErrNotFound
 // (no file), a plain error (the root itself is unusable), or a
@@ -137,6 +148,8 @@ func readMetaErr(id string, err error) error {
 		return errs.Wrap("read session "+id, err)
 	case errors.Is(err, syscall.ELOOP):
 		return &DamagedError{ID: id, Reason: damagedUnread + ": it is a symbolic link"}
+	case errors.Is(err, errTooLarge):
+		return &DamagedError{ID: id, Reason: damagedTooLarge}
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
@@ -164,7 +177,7 @@ func checkRecordShape(id string, b []byte) error {
 // ReadMetadata reads and parses <id>.json. A record that exists but cannot
 // be used gives an error matching ErrDamaged.
 func ReadMetadata(root, id string) (*Metadata, error) {
-	b, err := readFileNoFollow(PathsFor(root, id).Meta())
+	b, err := readRecord(PathsFor(root, id).Meta())
 	if err != nil {
 		return nil, readMetaErr(id, err)
 	}

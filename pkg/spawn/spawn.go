@@ -350,7 +350,14 @@ func Check(root, id string, replace bool) error {
 		return nil
 	}
 	if !errors.Is(err, layout.ErrNotFound) {
+		// A damaged record: its daemon may still be running.
+		if alive, _ := layout.DaemonAlive(root, id); alive {
+			return RunningError(id)
+		}
 		if !replace {
+			if errors.Is(err, layout.ErrDamaged) {
+				return &msgErr{fmt.Sprintf("Session id %q is already in use by a damaged record: remove it with \"pty rm %s\".", id, id), ErrInUse}
+			}
 			return InUseError(id)
 		}
 		return nil

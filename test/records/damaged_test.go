@@ -68,6 +68,16 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		for _, args := range [][]string{{"tag", id, "x=1"}, {"tag", id}, {"state", "get", id}, {"restart", "-y", id}} {
 			oneLineError(t, kind+": "+strings.Join(args, " "), testutil.Run(t, root, args...), "damaged")
 		}
+		// Its id is taken, by a running session.
+		if r := testutil.Run(t, root, "run", "-d", "--id", id, "--", "true"); r.Code != 1 || !strings.Contains(r.Stderr, "is already running") {
+			t.Errorf("%s: run --id of a damaged running session: exit %d, %q", kind, r.Code, r.Stderr)
+		}
+		if r := testutil.Run(t, root, "run", "-d", "-a", "--id", id, "--", "true"); r.Code != 0 || !strings.Contains(r.Stdout, "already running") {
+			t.Errorf("%s: run -a -d: exit %d, %q %q", kind, r.Code, r.Stdout, r.Stderr)
+		}
+		if r := testutil.Run(t, root, "tag-multi", "--all", "-y", "x=1"); r.Code != 0 || !strings.Contains(r.Stderr, "skipping "+id) {
+			t.Errorf("%s: tag-multi --all: exit %d, %q", kind, r.Code, r.Stderr)
+		}
 		// A live one is not gc's to remove.
 		testutil.MustRun(t, root, "gc")
 		if !layout.PidAlive(pid) {
@@ -84,6 +94,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		if e := listJSON(t, root)[id]; e.Status != "vanished" || e.Damaged == "" {
 			t.Errorf("%s: after kill, list --json entry %+v", kind, e)
 		}
+		oneLineError(t, kind+": run --id of a damaged dead record", testutil.Run(t, root, "run", "-d", "--id", id, "--", "true"), "in use by a damaged record")
 		if r := testutil.Run(t, root, "rm", id); r.Code != 0 {
 			t.Fatalf("%s: rm: exit %d, stderr %q", kind, r.Code, r.Stderr)
 		}
