@@ -119,7 +119,7 @@ Examples:
 	}
 	ctx, cancel := cli.Context()
 	defer cancel()
-	if timeout > 0 {
+	if timeout > 0 && timeout < float64(math.MaxInt64/int64(time.Second)) {
 		var tcancel context.CancelFunc
 		ctx, tcancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
 		defer tcancel()
