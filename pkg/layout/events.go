@@ -238,13 +238,31 @@ func AppendEventsLockedPlain(root, id string, evs ...Event) error {
 }
 
 func appendEventsLocked(root, id string, other func(any) ([]byte, error), evs []Event) error {
+	buf, err := encodeEvents(evs, other)
+	if err != nil {
+		return err
+	}
+	return appendEncodedLocked(root, id, buf)
+}
+
+// encodeEvents encodes events as log lines.
+func encodeEvents(evs []Event, other func(any) ([]byte, error)) ([]byte, error) {
 	var buf []byte
 	for _, e := range evs {
 		var err error
 		if buf, err = e.appendJSON(buf, other); err != nil {
-			return err
+			return nil, err
 		}
 		buf = append(buf, '\n')
+	}
+	return buf, nil
+}
+
+// appendEncodedLocked appends encoded lines while the caller holds the
+// event lock. An error means nothing was appended.
+func appendEncodedLocked(root, id string, buf []byte) error {
+	if len(buf) == 0 {
+		return nil
 	}
 	path := PathsFor(root, id).Events()
 	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
@@ -273,7 +291,10 @@ func appendEventsLocked(root, id string, other func(any) ([]byte, error), evs []
 		return errs.Wrap("append event to "+id, werr)
 	}
 	if size >= eventsCheckBytes {
-		return trimEvents(path)
+		// The events are in; a trim that fails (a full disk) is tried
+		// again by the next append, and must not make this one look
+		// failed to a caller who would then repeat it.
+		trimEvents(path)
 	}
 	return nil
 }

@@ -177,18 +177,24 @@ func checkRecordShape(id string, b []byte) error {
 // ReadMetadata reads and parses <id>.json. A record that exists but cannot
 // be used gives an error matching ErrDamaged.
 func ReadMetadata(root, id string) (*Metadata, error) {
+	m, _, err := readMetadataBytes(root, id)
+	return m, err
+}
+
+// readMetadataBytes is ReadMetadata that also returns the file as read.
+func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
 	b, err := readRecord(PathsFor(root, id).Meta())
 	if err != nil {
-		return nil, readMetaErr(id, err)
+		return nil, nil, readMetaErr(id, err)
 	}
 	if err := checkRecordShape(id, b); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var m Metadata
 	if err := m.decodeJSON(b); err != nil {
-		return nil, &DamagedError{ID: id, Reason: damagedNotJSON, Err: err}
+		return nil, nil, &DamagedError{ID: id, Reason: damagedNotJSON, Err: err}
 	}
-	return &m, nil
+	return &m, b, nil
 }
 
 // WriteMetadata writes <id>.json atomically, pretty-printed like the

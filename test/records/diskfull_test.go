@@ -3,6 +3,7 @@ package records
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,5 +105,44 @@ func TestFullDiskLeavesNoTemporaryFilesOrTornLines(t *testing.T) {
 	testutil.MustRun(t, root, "emit", "s", "user.x")
 	if b := []byte(readFile(t, p.Events())); !bytes.HasSuffix(b, []byte("\n")) || bytes.Count(b, []byte("\n")) != bytes.Count([]byte(log), []byte("\n"))+2 {
 		t.Fatalf("log after recovery:\n%s", b)
+	}
+}
+
+// A change whose event could not be appended (the disk filled between the
+// record and the log) stayed made, without its event, and the command
+// said it failed.
+func TestChangeWhoseEventCannotBeLoggedIsUndone(t *testing.T) {
+	mnt, root := tinyRoot(t)
+	start(t, root, "s")
+	p := layout.PathsFor(root, "s")
+	// Eight 4000-byte tags: the record holds each value once, a change of
+	// all of them logs each twice, so the log needs twice the record's
+	// room.
+	tags := func(v string) []string {
+		args := []string{"tag", "s"}
+		for i := range 8 {
+			args = append(args, fmt.Sprintf("k%d=%s", i, strings.Repeat(v, 4000)))
+		}
+		return args
+	}
+	testutil.MustRun(t, root, tags("a")...)
+	spare := filepath.Join(mnt, "spare")
+	if err := os.WriteFile(spare, make([]byte, 12*4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, filepath.Join(mnt, "filler"))
+	meta, log := readFile(t, p.Meta()), readFile(t, p.Events())
+	os.Remove(spare)
+
+	r := testutil.Run(t, root, tags("b")...)
+	oneLineError(t, "tag on a nearly full disk", r, "no space left on device")
+	if readFile(t, p.Meta()) != meta {
+		t.Error("the record kept a change whose event was not logged")
+	}
+	if readFile(t, p.Events()) != log {
+		t.Error("the log changed")
+	}
+	if tmp := tempFiles(t, root); len(tmp) > 0 {
+		t.Errorf("left temporary files: %v", tmp)
 	}
 }
