@@ -60,7 +60,7 @@ func TestOversizedRecordIsDamagedNotRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := Load(root, id)
-	if err != nil || !strings.Contains(s.Damaged, "larger than 64 MiB") {
+	if err != nil || !strings.Contains(s.Damaged, "larger than 128 MiB") {
 		t.Fatalf("Load: %+v, %v", s, err)
 	}
 	ss, err := ListFast(root)

@@ -123,14 +123,14 @@ const (
 	damagedNotObject = "metadata is not a JSON object"
 	damagedNotJSON   = "metadata is not valid JSON"
 	damagedUnread    = "metadata cannot be read"
-	damagedTooLarge  = "metadata is larger than 64 MiB"
+	damagedTooLarge  = "metadata is larger than 128 MiB"
 )
 
 // MaxRecordBytes bounds what is read of a record. pty's own limits keep
 // one far smaller (the state bag and the tags are bounded); a larger file
 // was written by something else, and reading it whole into every `pty
 // list` could exhaust memory.
-const MaxRecordBytes = 64 << 20
+const MaxRecordBytes = 128 << 20
 
 func readRecord(path string) ([]byte, error) {
 	return readFileMax(path, syscall.O_NOFOLLOW, MaxRecordBytes)
