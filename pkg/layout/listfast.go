@@ -77,7 +77,7 @@ func ListFast(root string) ([]Session, error) {
 		alive, pid := daemonAliveIn(root, id, ents)
 		var de *DamagedError
 		if errors.As(err, &de) {
-			out = append(out, damagedSession(id, de.Reason, alive, pid))
+			out = append(out, damagedSession(root, id, de.Reason, alive, pid))
 			continue
 		}
 		if err != nil {

@@ -45,10 +45,15 @@ func (s Session) DamagedErr() error {
 	return &DamagedError{ID: s.ID, Reason: s.Damaged}
 }
 
-func damagedSession(id, reason string, alive bool, pid int) Session {
+func damagedSession(root, id, reason string, alive bool, pid int) Session {
 	s := Session{ID: id, Meta: &Metadata{}, Status: Vanished, Damaged: reason}
 	if alive {
 		s.Status, s.Pid = Running, pid
+		if pid <= 0 {
+			// No pid file, and no record to hold daemonPid: ask the
+			// socket who listens, so kill can still stop it.
+			s.Pid = socketPeerPid(PathsFor(root, id).Sock())
+		}
 	}
 	return s
 }
@@ -156,7 +161,7 @@ func Load(root, id string) (Session, error) {
 	var de *DamagedError
 	if errors.As(err, &de) {
 		alive, pid := DaemonAlive(root, id)
-		return damagedSession(id, de.Reason, alive, pid), nil
+		return damagedSession(root, id, de.Reason, alive, pid), nil
 	}
 	if err != nil {
 		return Session{}, err

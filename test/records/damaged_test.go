@@ -43,6 +43,8 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		"empty":     func([]byte) []byte { return nil },
 		"array":     func([]byte) []byte { return []byte("[]") },
 		"null":      func([]byte) []byte { return []byte("null\n") },
+		// No pid file either: the socket says who the daemon is.
+		"nopid": func([]byte) []byte { return []byte("{") },
 	}
 	for kind, f := range damage {
 		id := "d-" + kind
@@ -55,6 +57,9 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		}
 		if err := os.WriteFile(meta, f(good), 0o600); err != nil {
 			t.Fatal(err)
+		}
+		if kind == "nopid" {
+			os.Remove(layout.PathsFor(root, id).Pid())
 		}
 
 		e, ok := listJSON(t, root)[id]
