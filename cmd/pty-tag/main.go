@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
 )
 
 func main() {
@@ -54,7 +55,7 @@ Examples:
 			return
 		}
 		for _, kv := range layout.SortedTags(s.Meta.Tags) {
-			fmt.Println("  " + kv)
+			fmt.Println("  " + listing.Printable(kv))
 		}
 		return
 	}

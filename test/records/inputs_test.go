@@ -42,3 +42,14 @@ func TestHugeAndNaNTimeouts(t *testing.T) {
 		}
 	}
 }
+
+// A command's arguments are stored as typed; printed raw by list, an
+// escape sequence among them drove the reader's terminal.
+func TestListShowsControlCharactersEscaped(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "e", "--tag", "keep=1", "--", "sh", "-c", "sleep 100", "x\x1b]2;owned\x07")
+	r := testutil.MustRun(t, root, "list")
+	if strings.ContainsAny(r.Stdout, "\x1b\x07") || !strings.Contains(r.Stdout, `x\x1b]2;owned\a`) {
+		t.Fatalf("list prints %q", r.Stdout)
+	}
+}
