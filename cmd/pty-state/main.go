@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -95,7 +96,12 @@ Examples:
 			if bag == nil {
 				bag = map[string]json.RawMessage{}
 			}
-			b, err := json.MarshalIndent(bag, "", "  ")
+			// Indented a few levels only: a deep value that another
+			// writer left would otherwise print indentation quadratic
+			// in its depth.
+			c, err := json.Marshal(bag)
+			cli.Check(err)
+			b, err := jsonlite.AppendIndentMax(nil, c, "", "  ", 8)
 			cli.Check(err)
 			fmt.Println(string(b))
 			return

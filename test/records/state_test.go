@@ -62,6 +62,20 @@ func TestDeepStateValuesAreRefusedAndRecordsStayLinear(t *testing.T) {
 	if !strings.Contains(compact.String(), `"fromElsewhere":`+string(nested(3000))) {
 		t.Fatal("the unknown deep field was not kept")
 	}
+
+	// Such a value in the state bag prints compact below a few levels.
+	var rec map[string]json.RawMessage
+	if err := json.Unmarshal(compact.Bytes(), &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["state"] = json.RawMessage(`{"deep":` + string(nested(3000)) + `}`)
+	nb, _ := json.Marshal(rec)
+	if err := os.WriteFile(meta, nb, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := testutil.MustRun(t, root, "state", "get", "s").Stdout; len(out) > 3*6000 {
+		t.Fatalf("state get printed %d bytes for a 6000-byte value", len(out))
+	}
 }
 
 // The whole state bag is bounded, not just each value.
