@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
+
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // MaxSocketPath is the kernel's limit on a unix socket path (sun_path),
@@ -96,23 +99,29 @@ func EnsureRoot(dir string) error {
 // Every change to the registry passes it (AcquireLock checks it before
 // taking any lock): a file written into another user's root, say by root
 // with that user's PTY_ROOT, would belong to the writer, and the owner
-// could no longer read or replace it.
+// could no longer read or replace it. (No fmt here: the session daemon
+// takes locks, and keeps its binary free of fmt and reflection.)
 func CheckRootPerms(dir string) error {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, syscall.ENOTDIR) {
 			return notDirError(dir)
 		}
-		return fmt.Errorf("pty root %s: %w", dir, err)
+		return errs.Wrap("pty root "+dir, err)
 	}
 	if !fi.IsDir() {
 		return notDirError(dir)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("pty root %s is owned by uid %d, not you (uid %d): pty does not change another user's sessions; run it as uid %d, or choose another PTY_ROOT", dir, st.Uid, os.Geteuid(), st.Uid)
+		owner, me := strconv.Itoa(int(st.Uid)), strconv.Itoa(os.Geteuid())
+		return errors.New("pty root " + dir + " is owned by uid " + owner + ", not you (uid " + me + "): pty does not change another user's sessions; run it as uid " + owner + ", or choose another PTY_ROOT")
 	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("pty root %s is writable by group or others (mode %04o): run chmod 700 %s", dir, fi.Mode().Perm(), dir)
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		mode := strconv.FormatUint(uint64(perm), 8)
+		for len(mode) < 4 {
+			mode = "0" + mode
+		}
+		return errors.New("pty root " + dir + " is writable by group or others (mode " + mode + "): run chmod 700 " + dir)
 	}
 	return nil
 }
@@ -145,7 +154,7 @@ func CheckWritableRoot(dir string) error {
 }
 
 func notDirError(dir string) error {
-	return fmt.Errorf("pty root %s is not a directory: set PTY_ROOT to a directory (pty creates it when missing)", dir)
+	return errors.New("pty root " + dir + " is not a directory: set PTY_ROOT to a directory (pty creates it when missing)")
 }
 
 // ErrNoRoot is returned by read-only operations when the root does not exist
