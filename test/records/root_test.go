@@ -55,9 +55,18 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "live")
 	testutil.MustRun(t, root, "run", "-d", "--id", "dead", "--tag", "keep=true", "--", "true")
-	testutil.WaitFor(t, 10*time.Second, "dead to exit", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "dead's daemon to finish", func() bool {
 		s, err := layout.Load(root, "dead")
-		return err == nil && s.Status == layout.Exited && !daemonRunning(root, "dead")
+		if err != nil || s.Status != layout.Exited || daemonRunning(root, "dead") {
+			return false
+		}
+		// Its last locks go after its pid file.
+		for _, n := range rootFiles(t, root) {
+			if strings.HasPrefix(n, "dead.") && strings.HasSuffix(n, ".lock") {
+				return false
+			}
+		}
+		return true
 	})
 	livePid := layout.ReadPid(root, "live")
 	if out, err := exec.Command("chown", "-R", "65534:65534", root).CombinedOutput(); err != nil {
