@@ -22,7 +22,7 @@ too: they still carry the file's tag.`
 	cli.Check(err)
 	f, err := ptyfile.Load(path)
 	cli.Check(err)
-	root := cli.Root()
+	root := cli.WritableRoot()
 	_, failed, err := manage.Down(root, f, keys, manage.Output{Out: os.Stdout, Err: os.Stderr})
 	cli.Check(err)
 	if failed > 0 {

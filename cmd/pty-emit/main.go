@@ -55,7 +55,7 @@ Examples:
 		cli.Fatalf("too many arguments: pty emit [REF] user.NAME [--json JSON] [--text TEXT] (quote text with spaces)")
 	}
 	cli.Check(layout.ValidateUserEventType(typ))
-	root := cli.Root()
+	root := cli.WritableRoot()
 	s := cli.ResolveOrCurrent(root, ref, "pty emit REF user.NAME")
 	cli.Check(layout.EmitUser(root, s.ID, typ, data, text))
 }

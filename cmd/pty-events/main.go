@@ -43,6 +43,9 @@ session_abandoned, session_flapping, session_descendants_survived,
 display_name_change, tags_change, metadata_change, state.set, state.delete,
 and user.* (pty emit).
 
+A log keeps at most 1000 lines and 2 MiB; past either it is cut to its
+newest 500 lines and at most 1 MiB (followers carry on in the new file).
+
 Examples:
   pty events web
   pty events --all --json
@@ -119,7 +122,7 @@ Examples:
 	}
 	ctx, cancel := cli.Context()
 	defer cancel()
-	if timeout > 0 {
+	if timeout > 0 && timeout < float64(math.MaxInt64/int64(time.Second)) {
 		var tcancel context.CancelFunc
 		ctx, tcancel = context.WithTimeout(ctx, time.Duration(timeout*float64(time.Second)))
 		defer tcancel()

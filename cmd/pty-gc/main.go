@@ -191,7 +191,9 @@ func openLog(path string) (*os.File, error) {
 		// never an unbounded file.
 		os.Rename(path, path+".1")
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// Not through a symbolic link: the timer may run as root for a
+	// root others can name files in.
+	f, err := layout.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open log %s: %w", path, err)
 	}

@@ -38,7 +38,7 @@ an ephemeral session's record is removed by its daemon.`
 	if len(pos) != 1 {
 		cli.Fatalf("kill takes one session: pty kill REF (see 'pty kill --help')")
 	}
-	root := cli.Root()
+	root := cli.WritableRoot()
 	s := cli.Resolve(root, pos[0])
 	res, err := lifecycle.Kill(root, s, lifecycle.KillOptions{})
 	cli.Check(err)

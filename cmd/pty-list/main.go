@@ -25,7 +25,13 @@ and --newer-than narrow further. Ages count from exitedAt, else createdAt;
 durations are a whole number and a unit: 30s, 15m, 2h, 7d.
 
 --json prints an array of {name, status, pid, command, cwd, createdAt,
-exitCode, exitedAt, tags?, displayName?} sorted by display name (or id).
+exitCode, exitedAt, tags?, displayName?, damaged?} sorted by display name
+(or id).
+
+A session whose record (ID.json) is damaged (truncated, not JSON,
+unreadable) is still listed, running or vanished as its daemon says, marked
+"[damaged record: ...]" (in JSON, "damaged" says why). It can only be
+stopped with "pty kill ID" and removed with "pty rm ID".
 --summary prints counts by status and the oldest and newest session.
 
 Colour is used only when stdout is a terminal and NO_COLOR is not set.`

@@ -62,7 +62,7 @@ Examples:
 	}
 	p, err := layout.ParseMetadataPatch(b)
 	cli.Check(err)
-	root := cli.Root()
+	root := cli.WritableRoot()
 	changed, m, err := layout.PatchMetadata(root, *id, p)
 	if errors.Is(err, layout.ErrNotFound) {
 		cli.Fatalf("Session %q not found. (metadata patch takes an exact id, not a display name)", *id)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -38,11 +39,14 @@ For a session that has ended, prints its last saved lines.`
 	if len(args) != 1 {
 		cli.Fatalf("peek takes one session reference, as in: pty peek ID (see 'pty peek --help')")
 	}
-	if *timeout < 0 {
+	if *timeout < 0 || math.IsNaN(*timeout) || math.IsInf(*timeout, 0) {
 		cli.Fatalf("-t must be a positive number of seconds")
 	}
 	if len(waits) == 0 && c.Set("t") {
 		cli.Fatalf("-t only limits --wait TEXT: add --wait, or drop -t")
+	}
+	if *timeout > maxTimeout {
+		*timeout = 0 // longer than a Duration holds: no deadline
 	}
 	if *follow && len(waits) > 0 {
 		cli.Fatalf("-f and --wait cannot be combined: use one")
@@ -271,3 +275,7 @@ func waitRecord(root string, s layout.Session) layout.Session {
 func secs(d time.Duration) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", d.Seconds()), "0"), ".")
 }
+
+// maxTimeout is the longest -t a time.Duration can hold, in seconds;
+// converting more would wrap around to a negative deadline.
+const maxTimeout = float64(math.MaxInt64 / int64(time.Second))

@@ -33,12 +33,16 @@ Examples:
 		cli.Fatalf("--show and --clear cannot be combined")
 	}
 	root := cli.Root()
+	if !*show {
+		cli.Check(layout.CheckWritableRoot(root))
+	}
 
 	if *show || *clear {
 		if len(args) > 1 {
 			cli.Fatalf("too many arguments: pty rename --%s [REF]", map[bool]string{true: "show", false: "clear"}[*show])
 		}
 		s := cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name")
+		cli.Check(s.DamagedErr())
 		if *show {
 			if s.Meta.DisplayName != nil {
 				fmt.Println(*s.Meta.DisplayName)
@@ -68,6 +72,7 @@ Examples:
 		cli.Fatalf("not inside a pty session, so give the session too: pty rename REF %q", name)
 	}
 	s := cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name")
+	cli.Check(s.DamagedErr())
 	_, _, err := layout.SetDisplayName(root, s.ID, &name)
 	cli.Check(err)
 }

@@ -32,7 +32,7 @@ conversation.`
 	if len(pos) != 1 {
 		cli.Fatalf("restart takes one session: pty restart [-y] REF (see 'pty restart --help')")
 	}
-	root := cli.Root()
+	root := cli.WritableRoot()
 	s := cli.Resolve(root, pos[0])
 	if lifecycle.IsAgent(s.Meta) && !*force {
 		cli.Fatalf("Session %q runs an AI agent; restarting it throws away its conversation. Pass --force to restart it anyway.", s.ID)

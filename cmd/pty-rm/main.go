@@ -25,7 +25,7 @@ says so.`
 	if len(pos) != 1 {
 		cli.Fatalf("rm takes one session: pty rm REF (see 'pty rm --help')")
 	}
-	root := cli.Root()
+	root := cli.WritableRoot()
 	s := cli.Resolve(root, pos[0])
 	if s.Status == layout.Vanished {
 		lr, err := leftovers.Stop(root, s.ID, s.Meta)

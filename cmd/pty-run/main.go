@@ -38,11 +38,11 @@ the current terminal instead of nesting a session.`
 	detach := fs.Bool("d", false, "start detached: print the id and return once the session is up")
 	again := fs.Bool("a", false, "attach if the session --id is running; otherwise create it (reusing a dead record's settings)")
 	ephemeral := fs.Bool("e", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
-	id := fs.String("id", "", "session id (letters, digits, '.', '_', '-'); default: random")
+	id := fs.String("id", "", "session id: letters, digits, '.', '_', '-', not starting with '.' or '-', without \".tmp.\" or a file suffix (.json, .events, .lock, ...) at the end; default: random")
 	name := fs.String("name", "", "display name; default: derived from the directory and command")
 	noName := fs.Bool("no-display-name", false, "give the session no display name")
 	var tags, envs, unset cli.StringList
-	fs.Var(&tags, "tag", "tag `K=V` (repeatable)")
+	fs.Var(&tags, "tag", "tag `K=V` (repeatable; keys up to 256 bytes, values up to 4096, at most 256 tags and 64 KiB in all)")
 	fs.Var(&envs, "env", "set `K=V` in the command's environment (repeatable; last wins)")
 	fs.Var(&unset, "unset-env", "remove variable `K` from the command's environment (repeatable)")
 	isolate := fs.Bool("isolate-env", false, "start from a minimal environment (PATH, HOME, USER, SHELL, TERM, LANG, LC_*, ...)")

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -40,8 +41,13 @@ argument is always REF. --session REF names the session explicitly anywhere.
 
 Every change appends one event: state.set {key, value} (the value only when
 its compact JSON is at most 4096 bytes; larger values give valueBytes
-instead) or state.delete {key}. A value is at most 16 MiB. A value that
-starts with "-" (a negative number) goes after "--".
+instead) or state.delete {key}. A value that starts with "-" (a negative
+number) goes after "--".
+
+Limits: a value is at most 16 MiB of compact JSON and nests arrays and
+objects at most 32 levels deep; a session's whole state is at most 16 MiB
+in at most 1024 keys; a key is at most 256 bytes. A change past a limit is
+refused and writes nothing.
 
 Examples:
   pty state set web phase '"ready"'
@@ -77,15 +83,25 @@ Examples:
 	}
 	root := cli.Root()
 	switch action {
+	case "set", "delete", "del", "rm":
+		cli.Check(layout.CheckWritableRoot(root))
+	}
+	switch action {
 	case "get":
 		ref, rest := split(0, 1)
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		if len(rest) == 0 {
 			bag := s.Meta.State
 			if bag == nil {
 				bag = map[string]json.RawMessage{}
 			}
-			b, err := json.MarshalIndent(bag, "", "  ")
+			// Indented a few levels only: a deep value that another
+			// writer left would otherwise print indentation quadratic
+			// in its depth.
+			c, err := json.Marshal(bag)
+			cli.Check(err)
+			b, err := jsonlite.AppendIndentMax(nil, c, "", "  ", 8)
 			cli.Check(err)
 			fmt.Println(string(b))
 			return
@@ -112,17 +128,20 @@ Examples:
 		v, err := layout.CompactJSON("state value", value)
 		cli.Check(err)
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		_, _, err = layout.StateSet(root, s.ID, key, v)
 		cli.Check(err)
 	case "delete", "del", "rm":
 		ref, rest := split(1, 1)
 		cli.Check(layout.ValidateStateKey(rest[0]))
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		_, _, err := layout.StateDelete(root, s.ID, rest[0])
 		cli.Check(err)
 	case "keys":
 		ref, _ := split(0, 0)
 		s := cli.ResolveOrCurrent(root, ref, "give a session id or name")
+		cli.Check(s.DamagedErr())
 		for _, k := range sortedKeys(s.Meta.State) {
 			fmt.Println(k)
 		}

@@ -26,6 +26,8 @@ func main() {
 Arguments with "=" are tags to set (KEY=VALUE, the value is everything after
 the first "="); --rm KEY removes a tag. Sets apply before removals. Without
 any, the sessions' tags are printed (--json: {"id": {"key": "value"}}).
+Limits, as for "pty tag": keys 256 bytes, values 4096, at most 256 tags and
+64 KiB in all per session.
 
 Each session is changed atomically with its own tags_change event. A session
 that fails is reported and the rest are still changed; the exit status is
@@ -87,6 +89,9 @@ Examples:
 	}
 
 	root := cli.Root()
+	if writing {
+		cli.Check(layout.CheckWritableRoot(root))
+	}
 	sessions := selectSessions(root, refs, want, *all)
 	if len(sessions) == 0 {
 		fmt.Println("0 sessions matched.")
@@ -155,6 +160,9 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		var errs []string
 		for _, r := range refs {
 			s, err := layout.Resolve(root, r)
+			if err == nil {
+				err = s.DamagedErr()
+			}
 			if err != nil {
 				errs = append(errs, err.Error())
 				continue
@@ -172,7 +180,17 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 	list, err := layout.List(root)
 	cli.Check(err)
 	if all {
-		return list
+		// A damaged record has no tags to show or change: say so and
+		// go on, rather than fail every --all for one broken file.
+		out := list[:0]
+		for _, s := range list {
+			if s.Damaged != "" {
+				fmt.Fprintf(os.Stderr, "pty: skipping %s: its record is damaged (%s)\n", s.ID, s.Damaged)
+				continue
+			}
+			out = append(out, s)
+		}
+		return out
 	}
 	var out []layout.Session
 	for _, s := range list {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
 )
 
 func main() {
@@ -19,6 +20,9 @@ change: sets first, then removals, so "a=1 --rm a" removes a. The value is
 everything after the first "=" (it may be empty or contain "="). One
 tags_change event records the full tags before and after; a change that
 changes nothing writes nothing.
+
+Limits: a key is at most 256 bytes, a value at most 4096; a session has at
+most 256 tags, at most 64 KiB in all. Keep larger data in "pty state".
 
 Sessions started by "pty up" are managed by their pty.toml: "pty up" sets
 the tags that file declares again, so edit the file for lasting changes.
@@ -44,16 +48,18 @@ Examples:
 
 	root := cli.Root()
 	s := cli.Resolve(root, ref)
+	cli.Check(s.DamagedErr())
 	if len(set) == 0 && len(rm) == 0 {
 		if len(s.Meta.Tags) == 0 {
 			fmt.Printf("No tags on %q.\n", s.Name())
 			return
 		}
 		for _, kv := range layout.SortedTags(s.Meta.Tags) {
-			fmt.Println("  " + kv)
+			fmt.Println("  " + listing.Printable(kv))
 		}
 		return
 	}
+	cli.Check(layout.CheckWritableRoot(root))
 	_, m, err := layout.SetTags(root, s.ID, set, rm)
 	cli.Check(err)
 	if file, ok := m.Tag(layout.TagPtyfile); ok {

@@ -366,3 +366,23 @@ func TestObjectAndArrayReadTheirElements(t *testing.T) {
 		t.Fatal("Int read a string")
 	}
 }
+
+func TestAppendIndentMaxStopsIndentingDeepLevels(t *testing.T) {
+	src := []byte(`{"a":[[1,{"b":2}]],"c":{}}`)
+	got, err := AppendIndentMax(nil, src, "", "  ", 1)
+	want := "{\n  \"a\": [[1,{\"b\":2}]],\n  \"c\": {}\n}"
+	if err != nil || string(got) != want {
+		t.Fatalf("maxDepth 1: %q, %v; want %q", got, err, want)
+	}
+	// Within the bound it is json.Indent.
+	var full bytes.Buffer
+	json.Indent(&full, src, "", "  ")
+	if got, _ := AppendIndentMax(nil, src, "", "  ", 4); string(got) != full.String() {
+		t.Fatalf("maxDepth 4: %q; want %q", got, full.String())
+	}
+	// Deep nesting stays linear.
+	deep := append(bytes.Repeat([]byte("["), 5000), bytes.Repeat([]byte("]"), 5000)...)
+	if got, _ := AppendIndentMax(nil, deep, "", "  ", 8); len(got) > 2*len(deep) {
+		t.Fatalf("nested 5000 deep: %d bytes from %d", len(got), len(deep))
+	}
+}

@@ -237,14 +237,25 @@ func Check(err error) {
 }
 
 // Root resolves the registry root from the environment and prints any
-// deprecation notice once. It does not create the directory.
+// deprecation notice once. It does not create the directory, but refuses
+// one that exists and is not a directory.
 func Root() string {
 	r, err := layout.ResolveRoot(os.Getenv)
 	Check(err)
 	for _, w := range r.Warnings {
 		fmt.Fprintln(os.Stderr, w)
 	}
+	Check(layout.CheckRootDir(r.Dir))
 	return r.Dir
+}
+
+// WritableRoot is Root for commands that change or stop existing
+// sessions: it also refuses a root owned by another user or writable by
+// others (layout.CheckWritableRoot), before anything is touched.
+func WritableRoot() string {
+	dir := Root()
+	Check(layout.CheckWritableRoot(dir))
+	return dir
 }
 
 // EnsureRoot is Root, then creates the directory and checks its ownership

@@ -78,7 +78,7 @@ func LogIDs(root string) ([]string, error) {
 }
 
 func readLog(root, id string) ([]Line, error) {
-	b, err := os.ReadFile(layout.PathsFor(root, id).Events())
+	b, err := layout.ReadFileNoFollow(layout.PathsFor(root, id).Events())
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -292,7 +292,7 @@ func (fo *follower) sync(id string, atStart bool) error {
 		return nil
 	}
 	if st == nil {
-		nf, err := os.Open(path)
+		nf, err := layout.OpenNoFollow(path, os.O_RDONLY, 0)
 		if err != nil {
 			return nil // gone again; its next notification brings it back
 		}
@@ -317,7 +317,7 @@ func (fo *follower) sync(id string, atStart bool) error {
 	if err := fo.drain(id, st); err != nil {
 		return err
 	}
-	nf, err := os.Open(path)
+	nf, err := layout.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

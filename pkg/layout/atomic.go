@@ -31,7 +31,7 @@ func WriteFileAtomicNoSync(path string, data []byte, perm os.FileMode) error {
 
 // SyncFile makes a file and its directory entry durable.
 func SyncFile(path string) error {
-	f, err := os.Open(path)
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func SyncFile(path string) error {
 
 func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	tmp := TempName(path)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	f, err := OpenNoFollow(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return errs.Wrap("write "+path, err)
 	}

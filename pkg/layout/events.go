@@ -48,12 +48,17 @@ func EventTypes() []string {
 	}
 }
 
-// Retention: past EventsMaxLines lines the log is rewritten to the newest
-// EventsKeepLines. Counting lines is skipped below eventsCheckBytes, since a
-// log that small cannot hold EventsMaxLines events of any useful size.
+// Retention: past EventsMaxLines lines or EventsMaxBytes bytes the log is
+// rewritten to its newest lines, at most EventsKeepLines of them and at
+// most EventsKeepBytes (but always the newest line). Lines alone do not
+// bound it: events carry values (a tags_change holds every tag twice).
+// Counting lines is skipped below eventsCheckBytes, since a log that
+// small cannot hold EventsMaxLines events of any useful size.
 const (
 	EventsMaxLines   = 1000
 	EventsKeepLines  = 500
+	EventsMaxBytes   = 2 << 20
+	EventsKeepBytes  = 1 << 20
 	eventsCheckBytes = 40_000
 )
 
@@ -233,20 +238,48 @@ func AppendEventsLockedPlain(root, id string, evs ...Event) error {
 }
 
 func appendEventsLocked(root, id string, other func(any) ([]byte, error), evs []Event) error {
+	buf, err := encodeEvents(evs, other)
+	if err != nil {
+		return err
+	}
+	return appendEncodedLocked(root, id, buf)
+}
+
+// encodeEvents encodes events as log lines.
+func encodeEvents(evs []Event, other func(any) ([]byte, error)) ([]byte, error) {
 	var buf []byte
 	for _, e := range evs {
 		var err error
 		if buf, err = e.appendJSON(buf, other); err != nil {
-			return err
+			return nil, err
 		}
 		buf = append(buf, '\n')
 	}
+	return buf, nil
+}
+
+// appendEncodedLocked appends encoded lines while the caller holds the
+// event lock. An error means nothing was appended.
+func appendEncodedLocked(root, id string, buf []byte) error {
+	if len(buf) == 0 {
+		return nil
+	}
 	path := PathsFor(root, id).Events()
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
 	}
+	var before int64 = -1
+	if fi, err := f.Stat(); err == nil {
+		before = fi.Size()
+	}
 	_, werr := f.Write(buf)
+	if werr != nil && before >= 0 {
+		// A write cut short (a full disk) must not leave half a line
+		// for the next append to run into: we hold the event lock, so
+		// everything past the old end is ours.
+		f.Truncate(before)
+	}
 	var size int64
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
@@ -258,7 +291,10 @@ func appendEventsLocked(root, id string, other func(any) ([]byte, error), evs []
 		return errs.Wrap("append event to "+id, werr)
 	}
 	if size >= eventsCheckBytes {
-		return trimEvents(path)
+		// The events are in; a trim that fails (a full disk) is tried
+		// again by the next append, and must not make this one look
+		// failed to a caller who would then repeat it.
+		trimEvents(path)
 	}
 	return nil
 }
@@ -268,25 +304,36 @@ func appendEventsLocked(root, id string, other func(any) ([]byte, error), evs []
 // append can land between our read and our rename and be lost; the rename
 // means readers see the old file or the new one, never a partial line.
 func trimEvents(path string) error {
-	b, err := os.ReadFile(path)
+	b, err := ReadFileNoFollow(path)
 	if err != nil {
 		return errs.Wrap("trim "+path, err)
 	}
-	if bytes.Count(b, []byte{'\n'}) <= EventsMaxLines {
+	if len(b) <= EventsMaxBytes && bytes.Count(b, []byte{'\n'}) <= EventsMaxLines {
 		return nil
 	}
-	lines := bytes.SplitAfter(b, []byte{'\n'})
-	if len(lines[len(lines)-1]) == 0 {
-		lines = lines[:len(lines)-1]
+	return WriteFileAtomic(path, keepNewest(b), 0o600)
+}
+
+// keepNewest returns the tail of a log that retention keeps: whole lines,
+// at most EventsKeepLines and EventsKeepBytes, and at least the newest
+// line. A final line without its newline (cut by a crash) is dropped.
+func keepNewest(b []byte) []byte {
+	end := bytes.LastIndexByte(b, '\n') + 1
+	start, lines := end, 0
+	for start > 0 && lines < EventsKeepLines {
+		i := bytes.LastIndexByte(b[:start-1], '\n') + 1
+		if lines > 0 && end-i > EventsKeepBytes {
+			break
+		}
+		start, lines = i, lines+1
 	}
-	keep := bytes.Join(lines[len(lines)-EventsKeepLines:], nil)
-	return WriteFileAtomic(path, keep, 0o600)
+	return b[start:end]
 }
 
 // ReadEvents parses a session's log, skipping lines that are not JSON (a
 // line cut by a crash must not hide the rest).
 func ReadEvents(root, id string) ([]Event, error) {
-	b, err := os.ReadFile(PathsFor(root, id).Events())
+	b, err := ReadFileNoFollow(PathsFor(root, id).Events())
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil

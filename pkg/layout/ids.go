@@ -30,8 +30,20 @@ func RandomID() string {
 	return string(b[:])
 }
 
+// reservedIDSuffixes are endings an id may not have, compared without
+// regard to letter case (macOS roots usually are case-insensitive). A
+// session's files are named <id><suffix>, so an id ending in ".events"
+// would own "<id>.events.lock", the event lock of another session; the
+// others would make a name in the root read as a different kind of file
+// (debris detection and the event follower split names at the last
+// suffix), or look like a temporary file that readers skip and gc deletes.
+var reservedIDSuffixes = []string{".json", ".jsonl", ".events", ".sock", ".pid", ".lock", ".tmp", ".gc-claim"}
+
 // ValidateID checks a session id on its own: characters, length, and the
-// names that would escape the root.
+// names that would escape the root or collide with the root's own file
+// names. Every way of naming a session (run --id, pty.toml ids, metadata
+// --id, $PTY_SESSION) goes through it, and so does reading the root: a
+// name that fails it is not a session.
 func ValidateID(id string) error {
 	switch {
 	case id == "":
@@ -41,10 +53,28 @@ func ValidateID(id string) error {
 	case len(id) > MaxIDLen:
 		return fmt.Errorf("session id is %d bytes long: at most %d are allowed", len(id), MaxIDLen)
 	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return fmt.Errorf("session id %q contains %q: use only letters, digits, '.', '_' or '-'", id, rune(c))
+	for i, r := range id {
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			continue
+		}
+		if _, size := utf8.DecodeRuneInString(id[i:]); r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("session id %q contains the byte 0x%02x, which is not valid UTF-8: use only letters, digits, '.', '_' or '-'", id, id[i])
+		}
+		return fmt.Errorf("session id %q contains %q: use only letters, digits, '.', '_' or '-'", id, r)
+	}
+	switch id[0] {
+	case '-':
+		return fmt.Errorf("session id %q starts with '-', so it would read as an option (did --id miss its value?): start it with a letter, digit or '_'", id)
+	case '.':
+		return fmt.Errorf("session id %q starts with '.', which would make its files hidden: start it with a letter, digit or '_'", id)
+	}
+	lower := strings.ToLower(id)
+	if strings.Contains(lower, ".tmp.") {
+		return fmt.Errorf("session id %q contains \".tmp.\", which marks pty's temporary files: choose another id", id)
+	}
+	for _, s := range reservedIDSuffixes {
+		if strings.HasSuffix(lower, s) {
+			return fmt.Errorf("session id %q ends in %q, like the names of pty's own files: choose another id", id, s)
 		}
 	}
 	return nil

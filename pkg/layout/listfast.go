@@ -52,7 +52,7 @@ func daemonAliveIn(root, id, gen string, ents entries) (bool, int) {
 	if !ents[id+SuffixPid] {
 		return DaemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
-	b, err := readFileRaw(PathsFor(root, id).Pid())
+	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
 		return DaemonAliveGen(root, id, gen) // removed since the directory read
 	}
@@ -74,8 +74,16 @@ func ListFast(root string) ([]Session, error) {
 	out := make([]Session, 0, len(ids))
 	for _, id := range ids {
 		m, err := readMetadataFast(root, id)
+		var de *DamagedError
+		if errors.As(err, &de) {
+			// No generation to hold the daemon to: any daemon of this id
+			// and root is the session's.
+			alive, pid := daemonAliveIn(root, id, "", ents)
+			out = append(out, damagedSession(root, id, de.Reason, alive, pid))
+			continue
+		}
 		if err != nil {
-			continue // being removed, or malformed: gc's debris
+			continue // removed since the directory read
 		}
 		alive, pid := daemonAliveIn(root, id, m.Generation, ents)
 		s := Session{ID: id, Meta: m, Pid: pid}
@@ -100,12 +108,12 @@ func ListFast(root string) ([]Session, error) {
 // with bare system calls: os.ReadFile's stat, non-blocking setup and
 // second read cost as much as the open on a slow-syscall machine.
 func readMetadataFast(root, id string) (*Metadata, error) {
-	b, err := readFileRaw(PathsFor(root, id).Meta())
+	b, err := readRecord(PathsFor(root, id).Meta())
 	if err != nil {
-		if errors.Is(err, syscall.ENOENT) {
-			return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
-		}
-		return nil, fmt.Errorf("read session %s: %w", id, err)
+		return nil, readMetaErr(id, err)
+	}
+	if err := checkRecordShape(id, b); err != nil {
+		return nil, err
 	}
 	var a metadataAlias
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -116,19 +124,33 @@ func readMetadataFast(root, id string) (*Metadata, error) {
 	}
 	var m Metadata
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("session %s: metadata is not valid JSON: %w", id, err)
+		return nil, &DamagedError{ID: id, Reason: damagedNotJSON, Err: err}
 	}
 	return &m, nil
 }
 
-func readFileRaw(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+func readFileRaw(path string) ([]byte, error) { return readFileFlags(path, 0) }
+
+func readFileFlags(path string, flags int) ([]byte, error) {
+	return readFileMax(path, flags, -1)
+}
+
+// errTooLarge is returned by readFileMax for a file over its bound.
+var errTooLarge = errors.New("file too large")
+
+// readFileMax reads at most max bytes (no bound when max < 0) and fails
+// with errTooLarge past them, without reading more.
+func readFileMax(path string, flags int, max int) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer syscall.Close(fd)
 	buf := make([]byte, 0, 4096)
 	for {
+		if max >= 0 && len(buf) > max {
+			return nil, errTooLarge
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}

@@ -61,7 +61,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fast) != 8 || !reflect.DeepEqual(slow, fast) {
+	if len(fast) != 9 || !reflect.DeepEqual(slow, fast) {
 		t.Fatalf("ListFast differs from List:\nList     %+v\nListFast %+v", slow, fast)
 	}
 	for _, s := range fast {

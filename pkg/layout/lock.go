@@ -28,8 +28,15 @@ type Lock struct {
 // AcquireLock takes the lock at path, waiting up to wait for a live holder
 // to release it (0 means try once). A lock whose holder is dead (or whose
 // pid now belongs to a process that started after the lock was taken), or
-// whose content is not a pid, is stale and reclaimed.
+// whose content is not a pid, is stale and reclaimed. The root must pass
+// CheckRootPerms.
 func AcquireLock(path string, wait time.Duration) (*Lock, error) {
+	// Every change to a root takes a lock first: refusing here keeps all
+	// writers, ours and any Go program using this package, out of a root
+	// that is not the caller's.
+	if err := CheckRootPerms(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	deadline := time.Now().Add(wait)
 	for {
 		l, err := tryLock(path)
@@ -77,10 +84,21 @@ func waitReleased(path string, deadline time.Time) {
 func tryLock(path string) (*Lock, error) {
 	content := strconv.Itoa(os.Getpid())
 	tmp := TempName(path)
-	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+	// Removed whatever happens, a failed write included: on a full disk
+	// the create succeeds and the write does not, and every failed
+	// attempt would leave an empty temporary file behind.
+	defer os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
 		return nil, errs.Wrap("lock "+path, err)
 	}
-	defer os.Remove(tmp)
+	_, err = f.Write([]byte(content))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, errs.Wrap("lock "+path, err)
+	}
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, ErrLockBusy
@@ -133,9 +151,11 @@ func lockDir(dir string) (func(), error) {
 // describe the same lock even if it is released and re-created meanwhile;
 // a lock that cannot be opened is free, not stale.
 func lockIsStale(path string) bool {
-	f, err := os.Open(path)
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
-		return false
+		// Neither pty writes a link as a lock: it is garbage, and
+		// removing it (never its target) frees the lock.
+		return errors.Is(err, ErrSymlink)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -155,7 +175,7 @@ func lockIsStale(path string) bool {
 }
 
 func readSmall(path string) string {
-	f, err := os.Open(path)
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return ""
 	}

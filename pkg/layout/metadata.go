@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
@@ -92,20 +93,108 @@ func (m *Metadata) Clone() *Metadata {
 // ErrNotFound means the session has no metadata file.
 var ErrNotFound = errors.New("session not found")
 
-// ReadMetadata reads and parses <id>.json.
-func ReadMetadata(root, id string) (*Metadata, error) {
-	b, err := os.ReadFile(PathsFor(root, id).Meta())
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errs.Wrap("session "+id, ErrNotFound)
+// ErrDamaged is matched by the error for a session whose <id>.json exists
+// but cannot be used: truncated, garbled, empty, not a JSON object, or
+// unreadable. Such a session is still listed, and can still be stopped
+// and removed; nothing else can be done with it.
+var ErrDamaged = errors.New("session record is damaged")
+
+// DamagedError says why a session's record cannot be used.
+type DamagedError struct {
+	ID     string
+	Reason string // short: "metadata is not valid JSON"
+	Err    error  // the underlying error, when there is one
+}
+
+func (e *DamagedError) Error() string {
+	s := "session " + e.ID + ": record damaged: " + e.Reason
+	if e.Err != nil {
+		s += " (" + e.Err.Error() + ")"
+	}
+	return s + `; it can only be stopped ("pty kill ` + e.ID + `") and removed ("pty rm ` + e.ID + `")`
+}
+
+func (e *DamagedError) Is(target error) bool { return target == ErrDamaged }
+func (e *DamagedError) Unwrap() error        { return e.Err }
+
+// Damage reasons, shared by every reader so they agree.
+const (
+	damagedEmpty     = "metadata is empty"
+	damagedNotObject = "metadata is not a JSON object"
+	damagedNotJSON   = "metadata is not valid JSON"
+	damagedUnread    = "metadata cannot be read"
+	damagedTooLarge  = "metadata is larger than 128 MiB"
+)
+
+// MaxRecordBytes bounds what is read of a record. pty's own limits keep
+// one far smaller (the state bag and the tags are bounded); a larger file
+// was written by something else, and reading it whole into every `pty
+// list` could exhaust memory.
+const MaxRecordBytes = 128 << 20
+
+func readRecord(path string) ([]byte, error) {
+	return readFileMax(path, syscall.O_NOFOLLOW, MaxRecordBytes)
+}
+
+// readMetaErr turns a failure to open or read <id>.json into ErrNotFound
+// (no file), a plain error (the root itself is unusable), or a
+// DamagedError (the file is there but cannot be read: permissions, a
+// symbolic link, a directory, an I/O error).
+func readMetaErr(id string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return errs.Wrap("session "+id, ErrNotFound)
+	case errors.Is(err, syscall.ENOTDIR):
+		return errs.Wrap("read session "+id, err)
+	case errors.Is(err, syscall.ELOOP):
+		return &DamagedError{ID: id, Reason: damagedUnread + ": it is a symbolic link"}
+	case errors.Is(err, errTooLarge):
+		return &DamagedError{ID: id, Reason: damagedTooLarge}
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return &DamagedError{ID: id, Reason: damagedUnread + ": " + errno.Error()}
+	}
+	return &DamagedError{ID: id, Reason: damagedUnread, Err: err}
+}
+
+// checkRecordShape refuses what no writer produces but a JSON decoder
+// would take: nothing at all, and a top-level value that is not an object
+// (null, [], 1), which would read as a session with no command.
+func checkRecordShape(id string, b []byte) error {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return nil
 		}
-		return nil, errs.Wrap("read session "+id, err)
+		return &DamagedError{ID: id, Reason: damagedNotObject}
+	}
+	return &DamagedError{ID: id, Reason: damagedEmpty}
+}
+
+// ReadMetadata reads and parses <id>.json. A record that exists but cannot
+// be used gives an error matching ErrDamaged.
+func ReadMetadata(root, id string) (*Metadata, error) {
+	m, _, err := readMetadataBytes(root, id)
+	return m, err
+}
+
+// readMetadataBytes is ReadMetadata that also returns the file as read.
+func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
+	b, err := readRecord(PathsFor(root, id).Meta())
+	if err != nil {
+		return nil, nil, readMetaErr(id, err)
+	}
+	if err := checkRecordShape(id, b); err != nil {
+		return nil, nil, err
 	}
 	var m Metadata
 	if err := m.decodeJSON(b); err != nil {
-		return nil, errs.Wrap("session "+id+": metadata is not valid JSON", err)
+		return nil, nil, &DamagedError{ID: id, Reason: damagedNotJSON, Err: err}
 	}
-	return &m, nil
+	return &m, b, nil
 }
 
 // WriteMetadata writes <id>.json atomically, pretty-printed like the
@@ -121,11 +210,17 @@ func WriteMetadataNoSync(root, id string, m *Metadata) error {
 	return writeMetadata(root, id, m, false)
 }
 
+// metadataIndentDepth is how many levels of a record are indented; deeper
+// values (inside state, recovery or unknown fields) are written compact,
+// so a record's size stays linear in its content however deep a value
+// nests. Every field pty itself writes is within it.
+const metadataIndentDepth = 8
+
 func writeMetadata(root, id string, m *Metadata, sync bool) error {
 	compact, err := m.appendJSON(nil)
 	var b []byte
 	if err == nil {
-		b, err = jsonlite.AppendIndent(make([]byte, 0, 2*len(compact)+1), compact, "", "  ")
+		b, err = jsonlite.AppendIndentMax(make([]byte, 0, 2*len(compact)+1), compact, "", "  ", metadataIndentDepth)
 	}
 	if err != nil {
 		return errs.Wrap("encode session "+id, err)

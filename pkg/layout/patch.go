@@ -132,6 +132,9 @@ func PatchMetadata(root, id string, p MetadataPatch) (changed bool, m *Metadata,
 			}
 		}
 		if len(nt) > 0 {
+			if err := CheckTagTotals(id, tags); err != nil && growsTags(m.Tags, tags) {
+				return nil, err
+			}
 			prev["tags"], next["tags"] = pt, nt
 			if len(tags) == 0 {
 				tags = nil

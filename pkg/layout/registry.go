@@ -28,6 +28,33 @@ type Session struct {
 	Meta   *Metadata
 	Status Status
 	Pid    int // the daemon's pid when running
+	// Damaged says why the record (<id>.json) cannot be used, or is "".
+	// A damaged session has an empty Meta and a status from its daemon
+	// alone (running or vanished): it is listed so it can be seen,
+	// stopped by its pid file and removed, but not otherwise used.
+	Damaged string
+}
+
+// DamagedErr is the error to report for a damaged session when the
+// caller needed its record, or nil.
+func (s Session) DamagedErr() error {
+	if s.Damaged == "" {
+		return nil
+	}
+	return &DamagedError{ID: s.ID, Reason: s.Damaged}
+}
+
+func damagedSession(root, id, reason string, alive bool, pid int) Session {
+	s := Session{ID: id, Meta: &Metadata{}, Status: Vanished, Damaged: reason}
+	if alive {
+		s.Status, s.Pid = Running, pid
+		if pid <= 0 {
+			// No pid file, and no record to hold daemonPid: ask the
+			// socket who listens, so kill can still stop it.
+			s.Pid = socketPeerPid(PathsFor(root, id).Sock())
+		}
+	}
+	return s
 }
 
 // Name is the display name, or the id.
@@ -35,7 +62,7 @@ func (s Session) Name() string { return s.Meta.Name(s.ID) }
 
 // ReadPid returns the pid in <id>.pid, or 0.
 func ReadPid(root, id string) int {
-	b, err := os.ReadFile(PathsFor(root, id).Pid())
+	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
 		return 0
 	}
@@ -120,9 +147,15 @@ func DeriveStatus(root, id string, m *Metadata) (Status, int) {
 	}
 }
 
-// Load reads one session. ErrNotFound when it has no metadata.
+// Load reads one session. ErrNotFound when it has no metadata; a damaged
+// record gives a session with Damaged set (see Session).
 func Load(root, id string) (Session, error) {
 	m, err := ReadMetadata(root, id)
+	var de *DamagedError
+	if errors.As(err, &de) {
+		alive, pid := DaemonAlive(root, id)
+		return damagedSession(root, id, de.Reason, alive, pid), nil
+	}
 	if err != nil {
 		return Session{}, err
 	}
@@ -150,8 +183,8 @@ func IDs(root string) ([]string, error) {
 	return ids, nil
 }
 
-// List reads every session. Entries whose metadata cannot be read (being
-// removed, malformed) are skipped: they are gc's debris, not sessions.
+// List reads every session. A damaged record is listed with Damaged set;
+// one removed while we read is skipped.
 func List(root string) ([]Session, error) {
 	ids, err := IDs(root)
 	if err != nil {

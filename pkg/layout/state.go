@@ -14,9 +14,21 @@ import (
 // line would make it megabytes, and followers only need to know to re-read.
 const StateEventValueMax = 4096
 
-// MaxStateValue bounds one state value (compact JSON). Every `pty list`
-// parses every session's metadata, so the bag must stay reasonably small.
-const MaxStateValue = 16 << 20
+// MaxStateValue bounds one state value (compact JSON), and MaxStateBytes
+// the whole bag (keys and values): every `pty list` parses every session's
+// metadata, and every change rewrites it, so the bag must stay reasonably
+// small. MaxStateKeys bounds the number of keys.
+const (
+	MaxStateValue = 16 << 20
+	MaxStateBytes = 16 << 20
+	MaxStateKeys  = 1024
+)
+
+// MaxStateDepth bounds how deeply a state value nests arrays and objects.
+// The record is pretty-printed, and the original pty indents every level,
+// so a deep value costs indentation on every line: 20 KB nested 10,000
+// deep became a 187 MB record. Real data is a few levels deep.
+const MaxStateDepth = 32
 
 // MaxStateKey is the longest state key, in bytes.
 const MaxStateKey = 256
@@ -72,11 +84,25 @@ func StateSet(root, id, key string, value json.RawMessage) (changed bool, m *Met
 	if len(v) > MaxStateValue {
 		return false, nil, fmt.Errorf("state value is %d bytes: at most %d (16 MiB) are allowed; keep large data in a file and store its path", len(v), MaxStateValue)
 	}
+	if jsonDepth(v) > MaxStateDepth {
+		return false, nil, fmt.Errorf("state value nests arrays and objects more than %d levels deep: at most %d are allowed; flatten it", MaxStateDepth, MaxStateDepth)
+	}
 	return change(root, id, func(m *Metadata) ([]Event, error) {
 		if old, ok := m.State[key]; ok {
 			if oc, err := CompactJSON("", old); err == nil && bytes.Equal(oc, v) {
 				return nil, ErrNoChange
 			}
+		} else if len(m.State) >= MaxStateKeys {
+			return nil, fmt.Errorf("session %s already has %d state keys: at most %d are allowed; delete some (pty state delete) or keep the data in one value", id, len(m.State), MaxStateKeys)
+		}
+		total := len(key) + len(v)
+		for k, old := range m.State {
+			if k != key {
+				total += len(k) + len(old)
+			}
+		}
+		if total > MaxStateBytes {
+			return nil, fmt.Errorf("session %s's state would be %d bytes with this value: at most %d (16 MiB) are allowed in all; delete keys you no longer need, or keep large data in a file and store its path", id, total, MaxStateBytes)
 		}
 		if m.State == nil {
 			m.State = map[string]json.RawMessage{}
@@ -112,4 +138,32 @@ func StateDelete(root, id, key string) (changed bool, m *Metadata, err error) {
 		}
 		return []Event{NewEvent(id, EventStateDelete, "key", key)}, nil
 	})
+}
+
+// jsonDepth returns how deeply a valid JSON document nests arrays and
+// objects (a scalar is 0, [] is 1), counting brackets outside strings.
+func jsonDepth(b []byte) int {
+	depth, deepest := 0, 0
+	in, esc := false, false
+	for _, c := range b {
+		switch {
+		case esc:
+			esc = false
+		case in:
+			switch c {
+			case '\\':
+				esc = true
+			case '"':
+				in = false
+			}
+		case c == '"':
+			in = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -18,6 +18,17 @@ const TagPtyfile = "ptyfile"
 // type and filter on; a longer one is a mistake, not data.
 const MaxTagKey = 256
 
+// Tags are labels, not storage (that is what `pty state` is for), and
+// every tags_change event carries the full maps before and after: tag
+// sizes multiply into the event log. MaxTagValue bounds one value in
+// bytes, MaxTags the number of tags on a session, MaxTagsBytes their keys
+// and values together.
+const (
+	MaxTagValue  = 4096
+	MaxTags      = 256
+	MaxTagsBytes = 64 << 10
+)
+
 // ErrConditionFailed is returned by SetTagsIf when the session no longer
 // satisfies the caller's condition once its lock is held.
 var ErrConditionFailed = errors.New("session no longer matches")
@@ -43,6 +54,9 @@ func ValidateTagKey(k string) error {
 // ValidateTagValue checks a tag value. Values are free text, but one line:
 // `pty tag` lists them as k=v lines and a newline would forge another tag.
 func ValidateTagValue(k, v string) error {
+	if len(v) > MaxTagValue {
+		return fmt.Errorf("tag %s: value is %d bytes long: at most %d are allowed; keep larger data in pty state", k, len(v), MaxTagValue)
+	}
 	if !utf8.ValidString(v) {
 		return fmt.Errorf("tag %s: value is not valid UTF-8", k)
 	}
@@ -78,6 +92,31 @@ func ValidateTagOps(set map[string]string, rm []string) error {
 		}
 	}
 	return nil
+}
+
+// CheckTagTotals refuses a session's complete tag map when it holds more
+// than MaxTags tags or MaxTagsBytes of keys and values.
+func CheckTagTotals(id string, tags map[string]string) error {
+	if len(tags) > MaxTags {
+		return fmt.Errorf("session %s would have %d tags: at most %d are allowed; remove some with --rm", id, len(tags), MaxTags)
+	}
+	n := 0
+	for k, v := range tags {
+		n += len(k) + len(v)
+	}
+	if n > MaxTagsBytes {
+		return fmt.Errorf("session %s's tags would be %d bytes: at most %d (64 KiB) are allowed in all; remove some with --rm, or keep larger data in pty state", id, n, MaxTagsBytes)
+	}
+	return nil
+}
+
+// ValidateTags checks a complete tag map, as a new session gets it: each
+// key and value, and the totals.
+func ValidateTags(id string, tags map[string]string) error {
+	if err := ValidateTagOps(tags, nil); err != nil {
+		return err
+	}
+	return CheckTagTotals(id, tags)
 }
 
 // ApplyTags returns tags with set applied and then rm removed (so a key both
@@ -119,6 +158,9 @@ func SetTagsIf(root, id string, cond func(tags map[string]string) bool, set map[
 		next := ApplyTags(m.Tags, set, rm)
 		if maps.Equal(next, m.Tags) {
 			return nil, ErrNoChange
+		}
+		if err := CheckTagTotals(id, next); err != nil && growsTags(m.Tags, next) {
+			return nil, err
 		}
 		prev := m.Tags
 		if prev == nil {
@@ -166,4 +208,17 @@ func SortedTags(tags map[string]string) []string {
 		out = append(out, k+"="+tags[k])
 	}
 	return out
+}
+
+// growsTags reports whether next has more tags or more bytes than prev: a
+// change that shrinks an over-limit map (written before the limits, or by
+// another writer) must stay possible.
+func growsTags(prev, next map[string]string) bool {
+	size := func(m map[string]string) (n int) {
+		for k, v := range m {
+			n += len(k) + len(v)
+		}
+		return n
+	}
+	return len(next) > len(prev) || size(next) > size(prev)
 }

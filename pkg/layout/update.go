@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
@@ -46,7 +47,7 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 		return nil, errs.Wrap("update "+id, err)
 	}
 	defer ml.Release()
-	m, err := ReadMetadata(root, id)
+	m, orig, err := readMetadataBytes(root, id)
 	if err != nil {
 		return nil, err
 	}
@@ -57,11 +58,28 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 	if err != nil {
 		return nil, err
 	}
+	// A change whose event cannot be logged is not made: what can be
+	// checked is checked before the record changes, and an append that
+	// fails after it (a full disk) puts the record back as it was. The
+	// record is written first so that a follower who sees the event
+	// reads the change.
+	buf, err := encodeEvents(evs, other)
+	if err != nil {
+		return nil, err
+	}
+	if len(evs) > 0 {
+		if fi, err := os.Lstat(p.Events()); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return nil, errs.Text(p.Events()+" "+ErrSymlink.Error(), ErrSymlink)
+		}
+	}
 	if err := WriteMetadata(root, id, m); err != nil {
 		return nil, err
 	}
-	if err := appendEventsLocked(root, id, other, evs); err != nil {
-		return m, err
+	if err := appendEncodedLocked(root, id, buf); err != nil {
+		if rerr := WriteFileAtomic(p.Meta(), orig, 0o600); rerr != nil {
+			return nil, errs.Wrap(err.Error()+"; and the change could not be undone", rerr)
+		}
+		return nil, err
 	}
 	return m, nil
 }

@@ -31,6 +31,10 @@ var scrubEnv = []string{"ST_AGENT", "ST_ROOT"}
 // old session survives. gc's fast-fail tags are dropped. env is the base
 // environment of the new child (nil: this process's).
 func Restart(ctx context.Context, root string, s layout.Session, env []string) error {
+	if s.Damaged != "" {
+		// Its command, cwd and settings were in the record.
+		return fmt.Errorf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID)
+	}
 	if s.Status == layout.Running {
 		// Kill drops the strategy tag, so gc cannot respawn the session
 		// in the gap before ours starts; the new session gets it back.

@@ -131,6 +131,9 @@ type Entry struct {
 	ExitedAt    *string           `json:"exitedAt"`
 	Tags        map[string]string `json:"tags,omitempty"`
 	DisplayName *string           `json:"displayName,omitempty"`
+	// Damaged, only for a session whose record cannot be read, says why;
+	// the other fields but name, status and pid are then empty.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // NewEntry converts a session for JSON output.
@@ -143,6 +146,7 @@ func NewEntry(s layout.Session) Entry {
 		CreatedAt: s.Meta.CreatedAt,
 		ExitCode:  s.Meta.ExitCode,
 		Tags:      s.Meta.Tags,
+		Damaged:   s.Damaged,
 	}
 	if s.Status == layout.Running && s.Pid > 0 {
 		pid := s.Pid

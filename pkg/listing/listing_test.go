@@ -243,3 +243,17 @@ func TestTildePath(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain é":         "plain é",
+		"a\x1b]2;x\x07b":  `a\x1b]2;x\ab`,
+		"\u009b31m":       `\u009b31m`,
+		"bad\xffbyte":     `bad\xffbyte`,
+		"tab\there\u2028": `tab\there\u2028`,
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ptyorg/pty/pkg/layout"
@@ -179,8 +181,16 @@ func makeRow(s layout.Session, st Style) row {
 	}
 	r.cols[3] = TildePath(s.Meta.Cwd, st.Home)
 	r.cols[4] = Command(s.Meta)
-	r.tags = tagText(s.Meta, st.ShowTags)
+	r.tags = Printable(tagText(s.Meta, st.ShowTags))
+	for i := range r.cols {
+		r.cols[i] = Printable(r.cols[i])
+	}
 	r.mark, r.markCo = marker(s.Meta)
+	if s.Damaged != "" {
+		// Nothing of the record is known but what the daemon says.
+		r.cols[2] = map[layout.Status]string{layout.Running: "up ?"}[s.Status]
+		r.mark, r.markCo = "[damaged record: "+s.Damaged+"]", red
+	}
 	return r
 }
 
@@ -211,4 +221,38 @@ func writeRow(b *strings.Builder, r row, width [5]int, st Style, lineColor strin
 	// Padding an empty last column would leave trailing spaces.
 	b.WriteString(strings.TrimRight(line.String(), " "))
 	b.WriteByte('\n')
+}
+
+// Printable shows control characters (C0, DEL, C1, U+2028/9) as Go
+// escapes and invalid UTF-8 as \xNN. Records hold text that pty did not
+// check (a command's arguments, another tool's tags), and printed raw an
+// escape sequence in it would drive the reader's terminal.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				fmt.Fprintf(&b, "\\x%02x", s[i])
+				continue
+			}
+			b.WriteRune(r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

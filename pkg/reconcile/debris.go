@@ -151,7 +151,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 		if !isLockFile(f.Name()) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(root, f.Name()))
+		b, err := layout.ReadFileNoFollow(filepath.Join(root, f.Name()))
 		if err != nil {
 			continue
 		}

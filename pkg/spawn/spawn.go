@@ -160,6 +160,14 @@ func Prepare(root string, o Options) (DaemonConfig, error) {
 			return c, errors.New("tag with an empty key: write tags as KEY=VALUE")
 		}
 	}
+	if !o.Replace {
+		// A replacement (restart, respawn, run -a) keeps the tags it
+		// had, whoever wrote them; a new session's are checked like
+		// any tag change.
+		if err := layout.ValidateTags(c.ID, o.Tags); err != nil {
+			return c, err
+		}
+	}
 	path := o.ExtraEnv["PATH"]
 	if path == "" {
 		path = envLookup(o.Env, "PATH")
@@ -350,7 +358,14 @@ func Check(root, id string, replace bool) error {
 		return nil
 	}
 	if !errors.Is(err, layout.ErrNotFound) {
+		// A damaged record: its daemon may still be running.
+		if alive, _ := layout.DaemonAlive(root, id); alive {
+			return RunningError(id)
+		}
 		if !replace {
+			if errors.Is(err, layout.ErrDamaged) {
+				return &msgErr{fmt.Sprintf("Session id %q is already in use by a damaged record: remove it with \"pty rm %s\".", id, id), ErrInUse}
+			}
 			return InUseError(id)
 		}
 		return nil
@@ -368,10 +383,12 @@ func Start(ctx context.Context, root string, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := Check(root, cfg.ID, cfg.Replace); err != nil {
+	// The root first: a root that is a file or someone else's must be
+	// reported as such, not as an id in use.
+	if err := layout.EnsureRoot(root); err != nil {
 		return "", err
 	}
-	if err := layout.EnsureRoot(root); err != nil {
+	if err := Check(root, cfg.ID, cfg.Replace); err != nil {
 		return "", err
 	}
 	if cfg.Replace {

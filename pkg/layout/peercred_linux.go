@@ -1,0 +1,29 @@
+package layout
+
+import "syscall"
+
+// socketPeerPid returns the pid of the process listening on the unix
+// socket at path, as the kernel records it for the connection
+// (SO_PEERCRED), or 0. It names a daemon that left no pid file (the
+// original pty's) or whose record is unreadable, so it can still be
+// stopped.
+func socketPeerPid(path string) int {
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return 0
+	}
+	defer syscall.Close(fd)
+	if syscall.SetNonblock(fd, true) != nil || syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) != nil {
+		return 0
+	}
+	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	if err != nil || cred.Pid <= 0 {
+		return 0
+	}
+	return int(cred.Pid)
+}

@@ -1,0 +1,78 @@
+package records
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// rootFiles lists the names in root, sorted.
+func rootFiles(t *testing.T, root string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// tempFiles lists the in-flight atomic writes left in root.
+func tempFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range rootFiles(t, root) {
+		if layout.IsTemp(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// start runs a real detached session that outlives its command.
+func start(t *testing.T, root, id string, extra ...string) {
+	t.Helper()
+	args := append([]string{"run", "-d", "--id", id, "--tag", "keep=true"}, extra...)
+	testutil.MustRun(t, root, append(args, "--", "sleep", "1000")...)
+}
+
+// oneLineError checks a refusal: exit status 1 and one line on stderr
+// containing want.
+func oneLineError(t *testing.T, what string, r testutil.Result, want string) {
+	t.Helper()
+	if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Count(strings.TrimRight(r.Stderr, "\n"), "\n") != 0 {
+		t.Errorf("%s: exit %d, stderr %q; want exit 1 and one line containing %q", what, r.Code, r.Stderr, want)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func snapshotDir(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, n := range rootFiles(t, root) {
+		fi, err := os.Lstat(filepath.Join(root, n))
+		if err != nil || !fi.Mode().IsRegular() {
+			out[n] = "<" + fi.Mode().String() + ">"
+			continue
+		}
+		out[n] = readFile(t, filepath.Join(root, n))
+	}
+	return out
+}
