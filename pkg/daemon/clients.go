@@ -276,7 +276,7 @@ func (d *Daemon) readLoop(c *client) {
 				}
 			}
 		case proto.Attach:
-			rows, cols, ok := proto.ParseSize(f.Payload)
+			rows, cols, ok := parseSize(f.Payload)
 			if !ok {
 				continue
 			}
@@ -306,7 +306,7 @@ func (d *Daemon) readLoop(c *client) {
 			d.sync(c)
 			d.mu.Unlock()
 		case proto.Resize:
-			rows, cols, ok := proto.ParseSize(f.Payload)
+			rows, cols, ok := parseSize(f.Payload)
 			if !ok {
 				continue
 			}
@@ -327,6 +327,18 @@ func (d *Daemon) readLoop(c *client) {
 			// Unknown types are ignored, for newer clients.
 		}
 	}
+}
+
+// parseSize decodes the size a client asks for, clamped to what a session
+// may be (docs/protocol.md, Geometry); ok is false for a payload too short
+// or with a zero dimension, which is ignored.
+func parseSize(p []byte) (rows, cols int, ok bool) {
+	rows, cols, ok = proto.ParseSize(p)
+	if !ok {
+		return 0, 0, false
+	}
+	rows, cols = proto.ClampSize(rows, cols)
+	return rows, cols, true
 }
 
 // sync (re)starts c's stream after ATTACH or PEEK: renegotiate the size,

@@ -188,6 +188,15 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	if err := spawn.CheckCwd(cfg.Cwd); err != nil {
 		return nil, err
 	}
+	// spawn validates the size; this holds for any launcher, so a config
+	// cannot make the emulator allocate more than a session may hold.
+	if cfg.Rows <= 0 {
+		cfg.Rows = 24
+	}
+	if cfg.Cols <= 0 {
+		cfg.Cols = 80
+	}
+	cfg.Rows, cfg.Cols = proto.ClampSize(cfg.Rows, cfg.Cols)
 	d := &Daemon{
 		cfg:       cfg,
 		root:      cfg.Root,

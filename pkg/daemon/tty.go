@@ -25,7 +25,7 @@ import (
 // refused by closing them; the client, seeing no TTY_ATTACHED, attaches
 // the ordinary way.
 func (d *Daemon) attachTTY(c *client, payload []byte, fds []int) {
-	rows, cols, ok := proto.ParseSize(payload)
+	rows, cols, ok := parseSize(payload)
 	if !ok || len(fds) != 2 {
 		for _, fd := range fds {
 			unix.Close(fd)

@@ -197,6 +197,20 @@ func (r *Reader) NextStreaming(data func([]byte)) (Frame, error) {
 	return Frame{Type: Data}, nil
 }
 
+// MaxRows and MaxCols bound a session's size. The wire carries up to
+// 65535 each way, but the emulator allocates rows*cols cells (and the
+// scrollback as many columns per line): a single ATTACH of 65535x65535
+// would ask for tens of gigabytes. Larger requests are clamped to these.
+const (
+	MaxRows = 1000
+	MaxCols = 1000
+)
+
+// ClampSize brings a requested size within 1..MaxRows and 1..MaxCols.
+func ClampSize(rows, cols int) (int, int) {
+	return min(max(rows, 1), MaxRows), min(max(cols, 1), MaxCols)
+}
+
 // Size encodes rows and cols for ATTACH, RESIZE and GEOMETRY.
 func Size(rows, cols int) []byte {
 	var b [4]byte
