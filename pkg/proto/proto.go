@@ -31,6 +31,10 @@ const (
 	// says it took it. See docs/protocol.md.
 	AttachTTY   Type = 32
 	TTYAttached Type = 33
+	// Refused (daemon→client: a UTF-8 reason) is sent instead of any
+	// other frame to a connection the daemon will not serve (too many
+	// connections), which it then closes.
+	Refused Type = 34
 )
 
 // ResetModes undoes, on the user's terminal, whatever modes a session may
@@ -74,6 +78,8 @@ func (t Type) String() string {
 		return "ATTACH_TTY"
 	case TTYAttached:
 		return "TTY_ATTACHED"
+	case Refused:
+		return "REFUSED"
 	}
 	return fmt.Sprintf("TYPE(%d)", uint8(t))
 }
