@@ -5,8 +5,10 @@ package daemon_test
 import (
 	"encoding/json"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/daemon"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -121,5 +124,152 @@ func TestHugeSizesAreClamped(t *testing.T) {
 	// 10000x10000 alone took 1.6 GB.
 	if kb := hwmKB(pid); kb > 256<<10 {
 		t.Errorf("the daemon's peak RSS is %.0f MB", kb/1024)
+	}
+}
+
+// TestStalledClientsBounded: hundreds of attached clients that never read
+// while the child floods cannot take the daemon past its budget; past
+// daemon.MaxConns, connections are refused with a REFUSED frame; when
+// they go, the daemon serves on and gives the memory back.
+func TestStalledClientsBounded(t *testing.T) {
+	root := testutil.Root(t)
+	pid := startLimited(t, root, "flood", "yes")
+	sock := layout.PathsFor(root, "flood").Sock()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	refused := 0
+	for i := 0; i < daemon.MaxConns+20; i++ {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		c.Write(append(header(byte(proto.Attach), 4), proto.Size(24, 80)...))
+	}
+	// The refused ones got a REFUSED frame first; the others are never
+	// read (their first bytes are a GEOMETRY).
+	for _, c := range conns[daemon.MaxConns:] {
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		f, err := proto.NewReader(c).Next()
+		if err == nil && f.Type == proto.Refused && strings.Contains(string(f.Payload), "too many connections") {
+			refused++
+		}
+	}
+	if refused != 20 {
+		t.Errorf("%d of the 20 connections past the limit were refused", refused)
+	}
+	deadline := time.Now().Add(4 * time.Second)
+	for time.Now().Before(deadline) && layout.PidAlive(pid) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !layout.PidAlive(pid) {
+		t.Fatal("the daemon died")
+	}
+	if kb := hwmKB(pid); kb > 256<<10 {
+		t.Errorf("peak RSS %.0f MB with stalled clients", kb/1024)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = nil
+	if r, c := sizeOf(t, root, "flood"); r != 24 || c != 80 {
+		t.Errorf("size %dx%d after the clients left", r, c)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the daemon to give the memory back", func() bool {
+		return statusKB(pid, "VmRSS") < 64<<10
+	})
+}
+
+// TestUnreadRepliesBounded: a connection that sends STATUS requests and
+// never reads the replies makes the daemon stop reading it, instead of
+// piling up replies.
+func TestUnreadRepliesBounded(t *testing.T) {
+	root := testutil.Root(t)
+	pid := startLimited(t, root, "st", "sleep", "60")
+	c := dial(t, root, "st")
+	reqs := make([]byte, 0, 5*100000)
+	for range 100000 {
+		reqs = append(reqs, header(byte(proto.Status), 0)...)
+	}
+	c.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	for i := 0; i < 5; i++ {
+		if _, err := c.Write(reqs); err != nil {
+			break // the daemon stopped reading us: what we want
+		}
+	}
+	// The requests it took in are answered by now, or would be piling
+	// up (unbounded, a few megabytes a second: a STATUS takes a while).
+	for end := time.Now().Add(4 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if kb := hwmKB(pid); kb > 24<<10 {
+			t.Fatalf("peak RSS %.0f MB after unread STATUS requests", kb/1024)
+		}
+	}
+	c.Close()
+	// Everyone else is still served.
+	if r, _ := sizeOf(t, root, "st"); r == 0 {
+		t.Error("no STATUS")
+	}
+}
+
+// TestPartialFramesBounded: connections part-way through frames that
+// claim 32 MiB cost the daemon no more than the bytes it kept of them.
+func TestPartialFramesBounded(t *testing.T) {
+	root := testutil.Root(t)
+	pid := startLimited(t, root, "pf", "sleep", "60")
+	chunk := make([]byte, 2<<20)
+	for i := 0; i < 40; i++ {
+		c := dial(t, root, "pf")
+		c.Write(header(byte(proto.Data), proto.MaxPayload))
+		c.Write(chunk)
+		c2 := dial(t, root, "pf")
+		c2.Write(header(99, proto.MaxPayload)) // an unknown type is skipped
+		c2.Write(chunk)
+	}
+	if r, _ := sizeOf(t, root, "pf"); r == 0 {
+		t.Error("no STATUS")
+	}
+	if !layout.PidAlive(pid) {
+		t.Fatal("the daemon died")
+	}
+	if kb := hwmKB(pid); kb > 48<<10 {
+		t.Errorf("peak RSS %.0f MB with 80 partial frames", kb/1024)
+	}
+}
+
+// TestPassedDescriptorsBounded: descriptors a peer passes without an
+// ATTACH_TTY to use them are not kept.
+func TestPassedDescriptorsBounded(t *testing.T) {
+	root := testutil.Root(t)
+	pid := startLimited(t, root, "fd", "sleep", "60")
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	fds := make([]int, 200)
+	for i := range fds {
+		fds[i] = int(devnull.Fd())
+	}
+	c := dial(t, root, "fd").(*net.UnixConn)
+	sizeOf(t, root, "fd")
+	fdDir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	before, _ := os.ReadDir(fdDir)
+	for i := 0; i < 50; i++ {
+		// A byte of a frame with each batch: descriptors need data.
+		if _, _, err := c.WriteMsgUnix([]byte{byte(proto.Data)}[:1], unix.UnixRights(fds...), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The 50 bytes are ten empty DATA frames; a STATUS request after them
+	// is answered once they are all read.
+	statusOn(t, c)
+	// Two are kept for an ATTACH_TTY that may follow.
+	after, _ := os.ReadDir(fdDir)
+	if len(after) > len(before)+2 {
+		t.Errorf("the daemon holds %d descriptors, %d before", len(after), len(before))
 	}
 }

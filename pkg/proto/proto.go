@@ -158,15 +158,29 @@ func (r *Reader) Next() (Frame, error) {
 	if n > MaxPayload {
 		return Frame{}, ErrTooLarge
 	}
-	p := make([]byte, n)
-	if _, err := io.ReadFull(r.r, p); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	// Grown as the bytes arrive rather than allocated from the header: a
+	// peer that claims 32 MiB and sends five bytes costs five bytes.
+	p := make([]byte, 0, min(n, growFrom))
+	for len(p) < int(n) {
+		if len(p) == cap(p) {
+			np := make([]byte, len(p), len(p)+min(int(n)-len(p), cap(p)))
+			copy(np, p)
+			p = np
 		}
-		return Frame{}, err
+		k, err := r.r.Read(p[len(p):min(cap(p), int(n))])
+		p = p[:len(p)+k]
+		if err != nil && len(p) < int(n) {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return Frame{}, err
+		}
 	}
 	return Frame{Type: Type(h[0]), Payload: p}, nil
 }
+
+// growFrom is the payload buffer Next starts with.
+const growFrom = 64 << 10
 
 // NextStreaming is Next, except that a DATA payload is not gathered into
 // one allocation: it is handed to data in pieces as they arrive, straight
