@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -33,6 +35,8 @@ const (
 	MaxConns     = 256
 	maxReplies   = 64 << 10
 	releaseAfter = 1 << 20
+	maxLingering = 16
+	refuseLinger = time.Second
 )
 
 func (d *Daemon) acceptLoop() {
@@ -60,7 +64,7 @@ func (d *Daemon) acceptLoop() {
 		}
 		if len(d.clients) >= MaxConns {
 			d.mu.Unlock()
-			refuse(c, "too many connections (the limit is "+strconv.Itoa(MaxConns)+"): close some clients of this session and retry")
+			d.refuse(c, "too many connections (the limit is "+strconv.Itoa(MaxConns)+"): close some clients of this session and retry")
 			continue
 		}
 		d.clients[c] = struct{}{}
@@ -73,11 +77,30 @@ func (d *Daemon) acceptLoop() {
 	}
 }
 
-// refuse tells a connection why it is not served, if its socket takes
-// the few bytes at once, and closes it.
-func refuse(c *client, why string) {
+// refuse tells a connection why it is not served and closes it. A client
+// writes its request before it reads: closed at once, the connection
+// would fail that write and the client would never see why. So the
+// daemon shuts its side, then reads and discards for up to refuseLinger
+// (a few connections at a time; any more are closed at once).
+func (d *Daemon) refuse(c *client, why string) {
 	writeNow(c.raw, proto.AppendFrame(nil, proto.Refused, []byte(why)))
-	c.conn.Close()
+	if d.lingering.Add(1) > maxLingering {
+		d.lingering.Add(-1)
+		c.conn.Close()
+		return
+	}
+	c.raw.Control(func(fd uintptr) { unix.Shutdown(int(fd), unix.SHUT_WR) })
+	go func() {
+		defer d.lingering.Add(-1)
+		defer c.conn.Close()
+		c.conn.SetReadDeadline(time.Now().Add(refuseLinger))
+		var buf [512]byte
+		for {
+			if _, err := c.conn.Read(buf[:]); err != nil {
+				return
+			}
+		}
+	}()
 }
 
 // PeerAllowed is the socket's access rule: only the session owner's uid.

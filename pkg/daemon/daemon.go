@@ -89,6 +89,7 @@ type Daemon struct {
 	freed     int
 	releasing bool
 	released  time.Time
+	lingering atomic.Int32 // refused connections being let go of
 	rows      int
 	cols      int
 	writers   int

@@ -273,3 +273,21 @@ func TestPassedDescriptorsBounded(t *testing.T) {
 		t.Errorf("the daemon holds %d descriptors, %d before", len(after), len(before))
 	}
 }
+
+// TestRefusedClientsSaySo: with the session's connections all taken, the
+// commands that need one fail with the reason, and send does not claim
+// to have sent anything.
+func TestRefusedClientsSaySo(t *testing.T) {
+	root := testutil.Root(t)
+	startLimited(t, root, "full", "sleep", "60")
+	// Taken in order: the commands' connections come after these.
+	for i := 0; i < daemon.MaxConns; i++ {
+		dial(t, root, "full")
+	}
+	for _, args := range [][]string{{"send", "full", "x"}, {"peek", "full"}, {"stats", "full"}} {
+		r := testutil.Run(t, root, args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "too many connections") {
+			t.Errorf("pty %v with every connection taken: exit %d, stdout %q, stderr %q", args, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+}
