@@ -229,10 +229,28 @@ func (d *Daemon) screenFor(c *client) []byte {
 	// No trailing blank lines, as the original daemon sends it: its
 	// clients (peek, peek --wait) print the payload as is, and a screen
 	// with three lines of output should not print twenty blank ones.
+	var b []byte
 	if c.flags&proto.PeekPlain != 0 {
-		return []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
+		b = []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
+	} else {
+		b = bytes.TrimRight(d.screen.ANSI(full), "\n")
 	}
-	return bytes.TrimRight(d.screen.ANSI(full), "\n")
+	return lastLines(b, proto.MaxPayload)
+}
+
+// lastLines is the end of b, whole lines of it, within max bytes: a peek
+// of a long and colourful scrollback (hundreds of megabytes at 1000
+// columns) is cut to its most recent part, so that it fits in a frame
+// every client can read.
+func lastLines(b []byte, max int) []byte {
+	if len(b) <= max {
+		return b
+	}
+	cut := b[len(b)-max:]
+	if i := bytes.IndexByte(cut, '\n'); i >= 0 {
+		cut = cut[i+1:]
+	}
+	return cut
 }
 
 // writeLoop sends c's queue. It swaps the queue for a spare buffer under

@@ -4,9 +4,11 @@ package daemon_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/daemon"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -289,5 +292,48 @@ func TestRefusedClientsSaySo(t *testing.T) {
 		if r.Code != 1 || !strings.Contains(r.Stderr, "too many connections") {
 			t.Errorf("pty %v with every connection taken: exit %d, stdout %q, stderr %q", args, r.Code, r.Stdout, r.Stderr)
 		}
+	}
+}
+
+// TestLargestScreenReadable: the largest screen a session may have, in
+// full colour with a colour per cell (about 40 MB serialized), reaches
+// an attaching client whole; a peek of it is cut to its last lines that
+// fit in a frame; the daemon stays within its address-space limit.
+func TestLargestScreenReadable(t *testing.T) {
+	var b strings.Builder
+	for y := range proto.MaxRows {
+		for x := range proto.MaxCols {
+			fmt.Fprintf(&b, "\x1b[1;3;4;38;2;%d;%d;%d;48;2;%d;%d;9m%c", x%256, y%256, (x+y)%256, (x*7)%256, (y*3)%256, 'a'+rune(x%26))
+		}
+	}
+	b.WriteString("\x1b[0m")
+	file := filepath.Join(t.TempDir(), "screen")
+	if err := os.WriteFile(file, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root := testutil.Root(t)
+	cmd := exec.Command("sh", "-c", `ulimit -v "$0" && exec "$@"`, strconv.Itoa(daemonAS), "pty-run", "-d", "--id", "big",
+		"--rows", strconv.Itoa(proto.MaxRows), "--cols", strconv.Itoa(proto.MaxCols), "--", "sh", "-c", `cat "$0"; echo; echo done; exec sleep 60`, file)
+	cmd.Env = testutil.Env(t, root)
+	if r := testutil.RunCmd(t, cmd); r.Code != 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	testutil.WaitFor(t, 60*time.Second, "the output to be emulated", func() bool {
+		s, err := client.Peek(root, "big", proto.PeekPlain)
+		return err == nil && strings.Contains(string(s.Screen), "done")
+	})
+	s, err := client.Peek(root, "big", 0)
+	if err != nil || len(s.Screen) > proto.MaxPayload || !strings.Contains(string(s.Screen), "done") {
+		t.Errorf("peek: %d bytes, %v", len(s.Screen), err)
+	}
+	c, err := client.Dial(root, "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Raw().SetDeadline(time.Now().Add(30 * time.Second))
+	a, err := c.AttachFrame(proto.MaxRows, proto.MaxCols)
+	if err != nil || len(a.Screen) <= proto.MaxPayload {
+		t.Errorf("attach: a baseline of %d bytes, %v", len(a.Screen), err)
 	}
 }

@@ -97,8 +97,15 @@ const MaxPayload = 32 << 20
 // HeaderLen is the size of a frame header.
 const HeaderLen = 5
 
-// ErrTooLarge is returned for a frame over MaxPayload.
-var ErrTooLarge = errors.New("frame larger than 32 MiB")
+// MaxScreen is the largest payload a Reader (a client) takes from a
+// daemon. A SCREEN baseline can be larger than anything a client sends:
+// a 1000x1000 screen with a colour and attributes per cell serializes to
+// about 40 MB.
+const MaxScreen = 64 << 20
+
+// ErrTooLarge is returned for a frame over the reader's limit: MaxPayload
+// for the daemon, MaxScreen for a Reader.
+var ErrTooLarge = errors.New("frame too large")
 
 // Frame is one decoded frame.
 type Frame struct {
@@ -155,7 +162,7 @@ func (r *Reader) Next() (Frame, error) {
 		return Frame{}, err
 	}
 	n := binary.BigEndian.Uint32(h[1:])
-	if n > MaxPayload {
+	if n > MaxScreen {
 		return Frame{}, ErrTooLarge
 	}
 	// Grown as the bytes arrive rather than allocated from the header: a
@@ -199,7 +206,7 @@ func (r *Reader) NextStreaming(data func([]byte)) (Frame, error) {
 		return r.Next()
 	}
 	n := int(binary.BigEndian.Uint32(h[1:]))
-	if n > MaxPayload {
+	if n > MaxScreen {
 		return Frame{}, ErrTooLarge
 	}
 	r.r.Discard(HeaderLen)
