@@ -86,7 +86,7 @@ For a session that has ended, prints its last saved lines.`
 		}
 		conn, err := client.Dial(root, s.ID)
 		if err != nil {
-			os.Exit(printDead(reload(root, s)))
+			os.Exit(printDead(unserved(root, s, err)))
 		}
 		res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout,
 			Name: s.ID, ReadOnly: true, PeekFlags: flags &^ proto.PeekPlain})
@@ -102,7 +102,7 @@ For a session that has ended, prints its last saved lines.`
 		}
 		snap, err := client.Peek(root, s.ID, flags)
 		if err != nil {
-			os.Exit(printDead(reload(root, s)))
+			os.Exit(printDead(unserved(root, s, err)))
 		}
 		client.PrintScreen(os.Stdout, snap.Screen, *plain)
 	}
@@ -111,6 +111,17 @@ For a session that has ended, prints its last saved lines.`
 func reload(root string, s layout.Session) layout.Session {
 	if n, err := layout.Load(root, s.ID); err == nil {
 		return n
+	}
+	return s
+}
+
+// unserved is the session whose daemon did not serve us (err), once it
+// has ended; if it is still running, its daemon refuses us, which is an
+// error, not an ended session to print.
+func unserved(root string, s layout.Session, err error) layout.Session {
+	s = client.Settle(root, s)
+	if s.Status == layout.Running {
+		cli.Fatalf("%v", client.Unreachable(root, s, err))
 	}
 	return s
 }
@@ -158,11 +169,11 @@ func wait(root string, s layout.Session, waits []string, timeout time.Duration, 
 	}
 	conn, err := client.Dial(root, s.ID)
 	if err != nil {
-		return deadEnd(reload(root, s))
+		return deadEnd(unserved(root, s, err))
 	}
 	defer conn.Close()
 	if _, err := conn.Peek(proto.PeekPlain); err != nil {
-		return deadEnd(reload(root, s))
+		return deadEnd(unserved(root, s, err))
 	}
 	activity := make(chan struct{}, 1)
 	ended := make(chan struct{})

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +141,53 @@ func TestPeekTimeoutNeedsWait(t *testing.T) {
 	if r.Code != 1 || r.Stderr != "pty: -t only limits --wait TEXT: add --wait, or drop -t\n" || r.Stdout != "" {
 		t.Errorf("code %d stdout %q stderr %q", r.Code, r.Stdout, r.Stderr)
 	}
+}
+
+// TestPeekUnreachableDaemon: a running session whose socket refuses us (a
+// stale socket file) or hangs up without answering (a daemon of another
+// user drops such connections) is an error saying so, exit 1, through
+// the dispatcher's fast path and pty-peek alike, for every kind of peek.
+func TestPeekUnreachableDaemon(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "U", "--", "sleep", "60")
+	sock := layout.PathsFor(root, "U").Sock()
+
+	check := func(what, want string) {
+		t.Helper()
+		for _, args := range [][]string{{"peek", "U"}, {"peek", "--plain", "U"}, {"peek", "--wait", "x", "-t", "5", "U"}} {
+			for _, sub := range []string{"", "peek"} {
+				var r testutil.Result
+				if sub == "" {
+					r = testutil.Run(t, root, args...)
+				} else {
+					r = testutil.RunCmd(t, testutil.Command(t, root, sub, args[1:]...))
+				}
+				lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
+				if r.Code != 1 || len(lines) != 1 || !strings.Contains(r.Stderr, want) || !strings.Contains(r.Stderr, "pty kill U") || r.Stdout != "" {
+					t.Errorf("%s: pty-%s %v: exit %d, stdout %q, stderr %q; want exit 1 and one line saying %q", what, sub, args, r.Code, r.Stdout, r.Stderr, want)
+				}
+			}
+		}
+	}
+
+	// Another daemon's socket in place of the session's: it hangs up.
+	os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	check("hang-up", "closed the connection without answering")
+	// A stale socket file: nothing listens.
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close()
+	check("stale socket", "refuses connections")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/daemon"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/spawn"
 )
 
@@ -47,8 +48,8 @@ the current terminal instead of nesting a session.`
 	fs.Var(&unset, "unset-env", "remove variable `K` from the command's environment (repeatable)")
 	isolate := fs.Bool("isolate-env", false, "start from a minimal environment (PATH, HOME, USER, SHELL, TERM, LANG, LC_*, ...)")
 	cwd := fs.String("cwd", "", "working directory (default: the current one)")
-	rows := fs.Int("rows", 0, "terminal rows (default: this terminal's, else 24)")
-	cols := fs.Int("cols", 0, "terminal columns (default: this terminal's, else 80)")
+	rows := fs.Int("rows", 0, "terminal rows, 1 to 1000 (default: this terminal's, else 24)")
+	cols := fs.Int("cols", 0, "terminal columns, 1 to 1000 (default: this terminal's, else 80)")
 	permanent := fs.Bool("permanent", false, "tag strategy=permanent: pty gc restarts it when it ends")
 	cleanClean := fs.Bool("cleanup-on-clean-exit", false, "remove the record when the command exits 0, keep it otherwise")
 	force := fs.Bool("force", false, "inside a session, create a nested session anyway")
@@ -57,8 +58,13 @@ the current terminal instead of nesting a session.`
 	if len(argv) == 0 {
 		cli.Fatalf("no command given: write it after --, as in: pty run -- bash")
 	}
-	if *rows < 0 || *cols < 0 || *rows > 0xffff || *cols > 0xffff {
-		cli.Fatalf("--rows and --cols must be between 1 and 65535")
+	for _, f := range []struct {
+		name   string
+		v, max int
+	}{{"rows", *rows, proto.MaxRows}, {"cols", *cols, proto.MaxCols}} {
+		if flagSet(fs, f.name) && (f.v < 1 || f.v > f.max) {
+			cli.Fatalf("--%s %d is out of range: give a number from 1 to %d", f.name, f.v, f.max)
+		}
 	}
 	o := spawn.Options{
 		ID:         *id,

@@ -460,3 +460,30 @@ func TestStatusJSON(t *testing.T) {
 		t.Errorf("status = %s", raw)
 	}
 }
+
+// TestRunRejectsBadSizes: a size out of range is refused up front with one
+// line saying what is allowed, and nothing is created.
+func TestRunRejectsBadSizes(t *testing.T) {
+	root := testutil.Root(t)
+	for _, args := range [][]string{
+		{"--rows", "65535", "--cols", "65535"},
+		{"--rows", "0"},
+		{"--cols", "0"},
+		{"--rows", "-3"},
+		{"--cols", "1001"},
+		{"--rows", "70000"},
+	} {
+		r := testutil.Run(t, root, append(append([]string{"run", "-d", "--id", "sz"}, args...), "--", "sleep", "30")...)
+		lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
+		if r.Code != 1 || len(lines) != 1 || !strings.Contains(r.Stderr, "from 1 to 1000") {
+			t.Errorf("run %v: exit %d, stderr %q; want exit 1 and one line giving the range", args, r.Code, r.Stderr)
+		}
+		if f := rootFiles(t, root); len(f) != 0 {
+			t.Errorf("run %v left %v", args, f)
+		}
+	}
+	testutil.MustRun(t, root, "run", "-d", "--id", "max", "--rows", "1000", "--cols", "1000", "--", "sleep", "30")
+	if m, err := layout.ReadMetadata(root, "max"); err != nil || m.Rows != 1000 || m.Cols != 1000 {
+		t.Errorf("1000x1000: %+v %v", m, err)
+	}
+}

@@ -39,14 +39,15 @@ type Result struct {
 	Code     int
 }
 
-// TermSize returns the size of the first terminal among fs, else 24x80.
+// TermSize returns the size of the first terminal among fs, else 24x80,
+// within the largest size a session may have (proto.MaxRows, MaxCols).
 func TermSize(fs ...*os.File) (rows, cols int) {
 	for _, f := range fs {
 		if f == nil {
 			continue
 		}
 		if c, r, err := term.GetSize(int(f.Fd())); err == nil && r > 0 && c > 0 {
-			return r, c
+			return proto.ClampSize(r, c)
 		}
 	}
 	return 24, 80

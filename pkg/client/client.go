@@ -32,7 +32,7 @@ func Dial(root, id string) (*Conn, error) {
 	p := layout.PathsFor(root, id).Sock()
 	c, err := net.DialTimeout("unix", p, 2*time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("connect to session %s: %w: %v", id, ErrNotRunning, err)
+		return nil, fmt.Errorf("connect to session %s: %w: %w", id, ErrNotRunning, err)
 	}
 	uc := c.(*net.UnixConn)
 	return &Conn{c: uc, w: uc, r: proto.NewReader(uc)}, nil
@@ -67,13 +67,26 @@ func (c *Conn) WriteFrame(t proto.Type, p []byte) error {
 	return proto.WriteFrame(c.w, t, p)
 }
 
-// Next reads the next frame.
-func (c *Conn) Next() (proto.Frame, error) { return c.r.Next() }
+// RefusedError is a daemon's refusal of the connection (a REFUSED frame:
+// too many connections, say), with its reason.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "the session refused the connection: " + e.Reason }
+
+// Next reads the next frame; a refusal is an error.
+func (c *Conn) Next() (proto.Frame, error) { return refusal(c.r.Next()) }
 
 // NextStreaming reads the next frame, handing a DATA payload to data in
 // pieces (see proto.Reader.NextStreaming).
 func (c *Conn) NextStreaming(data func([]byte)) (proto.Frame, error) {
-	return c.r.NextStreaming(data)
+	return refusal(c.r.NextStreaming(data))
+}
+
+func refusal(f proto.Frame, err error) (proto.Frame, error) {
+	if err == nil && f.Type == proto.Refused {
+		return f, &RefusedError{Reason: string(f.Payload)}
+	}
+	return f, err
 }
 
 // Send types data into the session, in frames of at most 1 MiB.

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -19,6 +23,21 @@ import (
 // goroutine: bigger ones (output bursts) go through the writer goroutine
 // so that the pump is back at the pty sooner.
 const directMax = 64 << 10
+
+// Limits on what clients may make the daemon hold (docs/protocol.md,
+// Limits). MaxHeld is the budget for every client's queued output and
+// replies together; past it, shed frees the worst holders. MaxConns
+// bounds the connections served at once. maxReplies is how much a
+// connection may leave unread in replies before its requests wait.
+// releaseAfter is what freeing is worth handing back to the system.
+const (
+	MaxHeld      = 64 << 20
+	MaxConns     = 256
+	maxReplies   = 64 << 10
+	releaseAfter = 1 << 20
+	maxLingering = 16
+	refuseLinger = time.Second
+)
 
 func (d *Daemon) acceptLoop() {
 	for {
@@ -35,12 +54,17 @@ func (d *Daemon) acceptLoop() {
 			conn.Close()
 			continue
 		}
-		c := &client{conn: conn, wake: make(chan struct{}, 1)}
+		c := &client{conn: conn, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1)}
 		c.raw, _ = conn.SyscallConn()
 		d.mu.Lock()
 		if d.clients == nil {
 			d.mu.Unlock()
 			conn.Close()
+			continue
+		}
+		if len(d.clients) >= MaxConns {
+			d.mu.Unlock()
+			d.refuse(c, "too many connections (the limit is "+strconv.Itoa(MaxConns)+"): close some clients of this session and retry")
 			continue
 		}
 		d.clients[c] = struct{}{}
@@ -51,6 +75,32 @@ func (d *Daemon) acceptLoop() {
 		go d.writeLoop(c)
 		go d.readLoop(c)
 	}
+}
+
+// refuse tells a connection why it is not served and closes it. A client
+// writes its request before it reads: closed at once, the connection
+// would fail that write and the client would never see why. So the
+// daemon shuts its side, then reads and discards for up to refuseLinger
+// (a few connections at a time; any more are closed at once).
+func (d *Daemon) refuse(c *client, why string) {
+	writeNow(c.raw, proto.AppendFrame(nil, proto.Refused, []byte(why)))
+	if d.lingering.Add(1) > maxLingering {
+		d.lingering.Add(-1)
+		c.conn.Close()
+		return
+	}
+	c.raw.Control(func(fd uintptr) { unix.Shutdown(int(fd), unix.SHUT_WR) })
+	go func() {
+		defer d.lingering.Add(-1)
+		defer c.conn.Close()
+		c.conn.SetReadDeadline(time.Now().Add(refuseLinger))
+		var buf [512]byte
+		for {
+			if _, err := c.conn.Read(buf[:]); err != nil {
+				return
+			}
+		}
+	}()
 }
 
 // PeerAllowed is the socket's access rule: only the session owner's uid.
@@ -72,6 +122,7 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 	if c.closed {
 		return
 	}
+	defer d.recount(c)
 	if c.tty != nil {
 		switch t {
 		case proto.Data:
@@ -88,11 +139,16 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 		}
 	}
 	if c.overflow {
+		if t == proto.Status || t == proto.Exit {
+			// Never dropped: sent after the coming baseline.
+			c.ctl = proto.AppendFrame(c.ctl, t, payload)
+		}
 		return
 	}
 	if len(c.pending) > 0 && len(c.pending)+proto.HeaderLen+len(payload) > MaxQueue {
-		if t == proto.Exit || !c.live {
-			// EXIT and replies are never dropped; they are tiny.
+		if t == proto.Exit || t == proto.Status || !c.live {
+			// EXIT and replies are never dropped; they are tiny, and
+			// readLoop stops taking requests while replies wait.
 			c.pending = c.appendOut(c.pending, t, payload)
 		} else {
 			c.pending = nil
@@ -173,10 +229,28 @@ func (d *Daemon) screenFor(c *client) []byte {
 	// No trailing blank lines, as the original daemon sends it: its
 	// clients (peek, peek --wait) print the payload as is, and a screen
 	// with three lines of output should not print twenty blank ones.
+	var b []byte
 	if c.flags&proto.PeekPlain != 0 {
-		return []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
+		b = []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
+	} else {
+		b = bytes.TrimRight(d.screen.ANSI(full), "\n")
 	}
-	return bytes.TrimRight(d.screen.ANSI(full), "\n")
+	return lastLines(b, proto.MaxPayload)
+}
+
+// lastLines is the end of b, whole lines of it, within max bytes: a peek
+// of a long and colourful scrollback (hundreds of megabytes at 1000
+// columns) is cut to its most recent part, so that it fits in a frame
+// every client can read.
+func lastLines(b []byte, max int) []byte {
+	if len(b) <= max {
+		return b
+	}
+	cut := b[len(b)-max:]
+	if i := bytes.IndexByte(cut, '\n'); i >= 0 {
+		cut = cut[i+1:]
+	}
+	return cut
 }
 
 // writeLoop sends c's queue. It swaps the queue for a spare buffer under
@@ -197,6 +271,8 @@ func (d *Daemon) writeLoop(c *client) {
 		c.pending = c.spare[:0]
 		c.spare, c.ctl = nil, nil
 		c.busy = len(buf) > 0 || len(ctl) > 0
+		c.inflight, c.inflightLen = cap(buf)+cap(ctl), len(buf)+len(ctl)
+		d.recount(c)
 		out := c.conn
 		if c.tty != nil {
 			out = c.tty
@@ -214,13 +290,21 @@ func (d *Daemon) writeLoop(c *client) {
 		}
 		d.mu.Lock()
 		c.busy = false
+		c.inflight, c.inflightLen = 0, 0
 		// Keep a burst's buffer only if it is modest: an idle client
 		// should cost almost nothing.
-		if cap(buf) <= 256<<10 {
+		if cap(buf) <= 256<<10 && !c.closed {
 			c.spare = buf[:0]
 		}
 		if len(c.pending) == 0 && cap(c.pending) > 256<<10 {
 			c.pending = nil
+		}
+		d.recount(c)
+		if !c.closed {
+			select {
+			case c.drained <- struct{}{}:
+			default:
+			}
 		}
 		d.mu.Unlock()
 		if err != nil {
@@ -233,6 +317,14 @@ func (d *Daemon) writeLoop(c *client) {
 // drop forgets a client and renegotiates the size if it was a writer.
 func (d *Daemon) drop(c *client) {
 	d.mu.Lock()
+	d.dropLocked(c)
+	d.mu.Unlock()
+}
+
+// dropLocked is drop, called under d.mu. What the client held no longer
+// counts against the budget: closing the connection ends its writer's
+// and its reader's waits, and with them the last references.
+func (d *Daemon) dropLocked(c *client) {
 	if !c.closed {
 		c.closed = true
 		c.conn.Close()
@@ -244,15 +336,140 @@ func (d *Daemon) drop(c *client) {
 			d.writers--
 			d.renegotiate()
 		}
-		c.pending, c.spare = nil, nil
+		c.pending, c.spare, c.ctl = nil, nil, nil
 		close(c.wake)
+		close(c.drained)
 	}
-	d.mu.Unlock()
+	d.held -= c.held
+	d.freed += c.held
+	c.held = 0
+	if d.freed >= releaseAfter {
+		d.release()
+	}
+}
+
+// recount brings c's share of the memory budget up to date after its
+// buffers changed, and sheds load once the daemon holds more than
+// MaxHeld. Called under d.mu.
+func (d *Daemon) recount(c *client) {
+	if c.closed {
+		return
+	}
+	n := cap(c.pending) + cap(c.spare) + cap(c.ctl) + c.inflight
+	d.held += n - c.held
+	c.held = n
+	if d.held > MaxHeld {
+		d.shed()
+	}
+}
+
+// shed brings the output the daemon holds for its clients back under
+// the budget, worst holder first: a live client whose queue is most of
+// what it holds loses the queue and gets a fresh baseline when it next
+// can take one (as one over MaxQueue does); any other, whose memory is in
+// a write the peer does not take (or in replies it does not read), is
+// disconnected. Called under d.mu.
+func (d *Daemon) shed() {
+	if d.shedding {
+		return // dropping a writer renegotiates, which queues
+	}
+	d.shedding = true
+	defer func() { d.shedding = false }()
+	freed := 0
+	for d.held > MaxHeld*3/4 {
+		var worst *client
+		for o := range d.clients {
+			if !o.closed && (worst == nil || o.held > worst.held) {
+				worst = o
+			}
+		}
+		if worst == nil || worst.held == 0 {
+			break
+		}
+		before := d.held
+		queued := cap(worst.pending) + cap(worst.spare)
+		if len(worst.pending) == 0 && queued > 0 {
+			// Only buffers kept for the next burst.
+			worst.pending, worst.spare = nil, nil
+			d.recount(worst)
+		} else if worst.live && queued >= worst.held/2 {
+			worst.pending, worst.spare = nil, nil
+			worst.overflow = true
+			d.recount(worst)
+			select {
+			case worst.wake <- struct{}{}:
+			default:
+			}
+		} else {
+			d.dropLocked(worst)
+		}
+		freed += before - d.held
+	}
+	d.freed += freed
+	if d.freed >= releaseAfter {
+		d.release()
+	}
+}
+
+// release hands memory freed by shedding or by clients leaving (d.freed
+// bytes of it so far) back to the system soon, at most once a second: the
+// runtime would keep it for a while otherwise, and a daemon lives long.
+// Called under d.mu.
+func (d *Daemon) release() {
+	if d.releasing {
+		return
+	}
+	d.releasing = true
+	wait := time.Until(d.released.Add(time.Second))
+	time.AfterFunc(max(wait, 100*time.Millisecond), func() {
+		d.mu.Lock()
+		d.releasing, d.freed, d.released = false, 0, time.Now()
+		d.mu.Unlock()
+		debug.FreeOSMemory()
+	})
+}
+
+// awaitReplies holds back c's next request while the replies to earlier
+// ones wait to be read: a peer that asks without reading makes the daemon
+// stop reading it, and its requests wait in the socket, not in memory.
+// Called under d.mu; returns false once c is gone.
+func (d *Daemon) awaitReplies(c *client) bool {
+	for !c.closed {
+		backlog := len(c.ctl) + c.inflightLen
+		if !c.live {
+			backlog += len(c.pending)
+		}
+		if backlog <= maxReplies {
+			return true
+		}
+		d.mu.Unlock()
+		<-c.drained
+		d.mu.Lock()
+	}
+	return false
 }
 
 func (d *Daemon) readLoop(c *client) {
 	defer d.drop(c)
-	var r frameReader
+	input := func(p []byte) error {
+		d.mu.Lock()
+		ro := c.role == roleReadonly
+		d.mu.Unlock()
+		if ro || len(p) == 0 {
+			return nil
+		}
+		return d.writeInput(p)
+	}
+	r := frameReader{
+		data: input,
+		stall: func(on bool) {
+			if on {
+				c.conn.SetReadDeadline(time.Now().Add(frameStall))
+			} else {
+				c.conn.SetReadDeadline(time.Time{})
+			}
+		},
+	}
 	fds := &fdReader{rc: c.raw}
 	defer fds.closeAll()
 	if c.raw != nil {
@@ -260,23 +477,24 @@ func (d *Daemon) readLoop(c *client) {
 	} else {
 		r.r = c.conn
 	}
-	for {
+	// A peer that connects and says nothing is let go of: every client
+	// sends its first frame at once.
+	c.conn.SetReadDeadline(time.Now().Add(frameStall))
+	for first := true; ; first = false {
 		f, err := r.next()
 		if err != nil {
-			return // EOF, a broken frame or one over 32 MiB: drop the peer
+			return // EOF, a broken or stalled frame, one over 32 MiB: drop the peer
+		}
+		if first {
+			c.conn.SetReadDeadline(time.Time{})
 		}
 		switch f.Type {
 		case proto.Data:
-			d.mu.Lock()
-			ro := c.role == roleReadonly
-			d.mu.Unlock()
-			if !ro && len(f.Payload) > 0 {
-				if d.writeInput(f.Payload) != nil {
-					return
-				}
+			if input(f.Payload) != nil {
+				return
 			}
 		case proto.Attach:
-			rows, cols, ok := proto.ParseSize(f.Payload)
+			rows, cols, ok := parseSize(f.Payload)
 			if !ok {
 				continue
 			}
@@ -306,7 +524,7 @@ func (d *Daemon) readLoop(c *client) {
 			d.sync(c)
 			d.mu.Unlock()
 		case proto.Resize:
-			rows, cols, ok := proto.ParseSize(f.Payload)
+			rows, cols, ok := parseSize(f.Payload)
 			if !ok {
 				continue
 			}
@@ -319,6 +537,12 @@ func (d *Daemon) readLoop(c *client) {
 		case proto.Detach:
 			return
 		case proto.Status:
+			d.mu.Lock()
+			ok := d.awaitReplies(c)
+			d.mu.Unlock()
+			if !ok {
+				return
+			}
 			b := d.status()
 			d.mu.Lock()
 			d.enqueue(c, proto.Status, b)
@@ -327,6 +551,18 @@ func (d *Daemon) readLoop(c *client) {
 			// Unknown types are ignored, for newer clients.
 		}
 	}
+}
+
+// parseSize decodes the size a client asks for, clamped to what a session
+// may be (docs/protocol.md, Geometry); ok is false for a payload too short
+// or with a zero dimension, which is ignored.
+func parseSize(p []byte) (rows, cols int, ok bool) {
+	rows, cols, ok = proto.ParseSize(p)
+	if !ok {
+		return 0, 0, false
+	}
+	rows, cols = proto.ClampSize(rows, cols)
+	return rows, cols, true
 }
 
 // sync (re)starts c's stream after ATTACH or PEEK: renegotiate the size,
@@ -485,46 +721,179 @@ func (d *Daemon) status() []byte {
 	return b
 }
 
+// Limits on what a client sends (docs/protocol.md, Limits). Client frames
+// carry keystrokes, pastes and 4-byte requests, so the daemon never holds
+// more than wholeData of a peer's frame: a larger DATA frame (the
+// original's pty send puts a whole argument in one) is passed to the
+// child in pieces as it arrives, and of any other frame only the first
+// ctlMax bytes are kept, the rest skipped.
+const (
+	wholeData  = 64 << 10
+	ctlMax     = 64
+	frameStall = 30 * time.Second // a frame's bytes must keep coming
+	skipBuf    = 16 << 10
+)
+
 // frameReader decodes client frames from the socket. Clients send few,
 // small frames, so it keeps only a small buffer (proto.Reader keeps 64 KiB
 // per connection): enough that a keystroke's frame, header and payload,
-// takes one read.
+// takes one read. Whatever a peer sends, a call allocates at most
+// wholeData bytes.
 type frameReader struct {
 	r        io.Reader
 	buf      [64]byte
 	off, end int
+	// data takes the payload of a DATA frame over wholeData, piece by
+	// piece; the frame is then returned without a payload. Without it,
+	// such payloads are skipped.
+	data func([]byte) error
+	// stall, when set, is called with true when the reader must wait for
+	// the rest of a frame it has begun, and with false once the frame is
+	// complete: the caller bounds how long a frame may take.
+	stall   func(bool)
+	stalled bool
+}
+
+// read fills the buffer from the stream. inFrame says a frame has begun.
+func (fr *frameReader) read(inFrame bool) (int, error) {
+	if inFrame && !fr.stalled && fr.stall != nil {
+		fr.stalled = true
+		fr.stall(true)
+	}
+	if fr.off > 0 {
+		fr.end = copy(fr.buf[:], fr.buf[fr.off:fr.end])
+		fr.off = 0
+	}
+	n, err := fr.r.Read(fr.buf[fr.end:])
+	fr.end += n
+	return n, err
+}
+
+// take moves up to len(p) buffered bytes into p (nil p: discards them)
+// and returns how many.
+func (fr *frameReader) take(p []byte, max int) int {
+	k := min(max, fr.end-fr.off)
+	if p != nil {
+		copy(p, fr.buf[fr.off:fr.off+k])
+	}
+	fr.off += k
+	if fr.off == fr.end {
+		fr.off, fr.end = 0, 0
+	}
+	return k
+}
+
+// fill reads the next n payload bytes into p[:n], or past them when p
+// is nil: from the buffer first, then, for more than the buffer holds,
+// straight from the stream.
+func (fr *frameReader) fill(p []byte, n int) error {
+	var skip []byte
+	for n > 0 {
+		if fr.end > fr.off {
+			var dst []byte
+			if p != nil {
+				dst = p
+			}
+			k := fr.take(dst, n)
+			if p != nil {
+				p = p[k:]
+			}
+			n -= k
+			continue
+		}
+		if p != nil && n >= len(fr.buf) {
+			if fr.stall != nil && !fr.stalled {
+				fr.stalled = true
+				fr.stall(true)
+			}
+			k, err := fr.r.Read(p[:n])
+			p, n = p[k:], n-k
+			if err != nil && n > 0 {
+				return io.ErrUnexpectedEOF
+			}
+			continue
+		}
+		if p == nil && n >= len(fr.buf) {
+			// Skipping: in reads of a useful size, into memory that
+			// is let go of with the frame.
+			if fr.stall != nil && !fr.stalled {
+				fr.stalled = true
+				fr.stall(true)
+			}
+			if skip == nil {
+				skip = make([]byte, min(n, skipBuf))
+			}
+			k, err := fr.r.Read(skip[:min(n, len(skip))])
+			n -= k
+			if err != nil && n > 0 {
+				return io.ErrUnexpectedEOF
+			}
+			continue
+		}
+		if _, err := fr.read(true); err != nil && fr.end == fr.off {
+			return io.ErrUnexpectedEOF
+		}
+	}
+	return nil
 }
 
 func (fr *frameReader) next() (proto.Frame, error) {
-	for fr.end-fr.off < proto.HeaderLen {
-		if fr.off > 0 {
-			fr.end = copy(fr.buf[:], fr.buf[fr.off:fr.end])
-			fr.off = 0
+	f, err := fr.frame()
+	if fr.stalled {
+		fr.stalled = false
+		if err == nil {
+			fr.stall(false)
 		}
-		n, err := fr.r.Read(fr.buf[fr.end:])
-		fr.end += n
+	}
+	return f, err
+}
+
+func (fr *frameReader) frame() (proto.Frame, error) {
+	for fr.end-fr.off < proto.HeaderLen {
+		_, err := fr.read(fr.end > fr.off)
 		if err != nil && fr.end-fr.off < proto.HeaderLen {
-			if fr.end > 0 && err == io.EOF {
+			if fr.end > fr.off && err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
 			return proto.Frame{}, err
 		}
 	}
 	hdr := fr.buf[fr.off : fr.off+proto.HeaderLen]
+	t := proto.Type(hdr[0])
+	n := int(binary.BigEndian.Uint32(hdr[1:]))
 	fr.off += proto.HeaderLen
-	n := binary.BigEndian.Uint32(hdr[1:])
 	if n > proto.MaxPayload {
 		return proto.Frame{}, proto.ErrTooLarge
 	}
-	t := proto.Type(hdr[0])
-	p := make([]byte, n)
-	k := copy(p, fr.buf[fr.off:fr.end])
-	fr.off += k
-	if fr.off == fr.end {
-		fr.off, fr.end = 0, 0
+	switch {
+	case t != proto.Data:
+		p := make([]byte, min(n, ctlMax))
+		if err := fr.fill(p, len(p)); err != nil {
+			return proto.Frame{}, err
+		}
+		if err := fr.fill(nil, n-len(p)); err != nil {
+			return proto.Frame{}, err
+		}
+		return proto.Frame{Type: t, Payload: p}, nil
+	case n <= wholeData:
+		p := make([]byte, n)
+		if err := fr.fill(p, n); err != nil {
+			return proto.Frame{}, err
+		}
+		return proto.Frame{Type: t, Payload: p}, nil
 	}
-	if _, err := io.ReadFull(fr.r, p[k:]); err != nil {
-		return proto.Frame{}, io.ErrUnexpectedEOF
+	piece := make([]byte, wholeData)
+	for n > 0 {
+		k := min(n, len(piece))
+		if err := fr.fill(piece, k); err != nil {
+			return proto.Frame{}, err
+		}
+		n -= k
+		if fr.data != nil {
+			if err := fr.data(piece[:k]); err != nil {
+				return proto.Frame{}, err
+			}
+		}
 	}
-	return proto.Frame{Type: t, Payload: p}, nil
+	return proto.Frame{Type: t}, nil
 }

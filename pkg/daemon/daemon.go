@@ -82,13 +82,21 @@ type Daemon struct {
 	mu       sync.Mutex
 	screen   *term.Screen
 	clients  map[*client]struct{}
-	rows     int
-	cols     int
-	writers  int
-	exited   bool
-	exitCode int
-	title    string
-	lastBell time.Time
+	held     int // bytes held for clients: see recount
+	shedding bool
+	// Memory freed since it was last handed back to the system, and when
+	// that was: see release.
+	freed     int
+	releasing bool
+	released  time.Time
+	lingering atomic.Int32 // refused connections being let go of
+	rows      int
+	cols      int
+	writers   int
+	exited    bool
+	exitCode  int
+	title     string
+	lastBell  time.Time
 	// The output of the current flood window (see flooding).
 	floodStart time.Time
 	floodBytes int
@@ -127,6 +135,11 @@ type client struct {
 	overflow bool
 	busy     bool // the writer holds a batch
 	closed   bool
+	// held is what counts against the daemon's budget: the capacity of
+	// the buffers above and of the batch the writer holds (inflight,
+	// inflightLen bytes of it unsent).
+	held, inflight, inflightLen int
+	drained                     chan struct{} // the writer finished a write
 	// stale: output went by without reaching the client (a flood); a
 	// redraw is due, and scheduled while redrawing.
 	stale     bool
@@ -194,6 +207,15 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 	if cfg.Generation == "" {
 		cfg.Generation = spawn.NewGeneration()
 	}
+	// spawn validates the size; this holds for any launcher, so a config
+	// cannot make the emulator allocate more than a session may hold.
+	if cfg.Rows <= 0 {
+		cfg.Rows = 24
+	}
+	if cfg.Cols <= 0 {
+		cfg.Cols = 80
+	}
+	cfg.Rows, cfg.Cols = proto.ClampSize(cfg.Rows, cfg.Cols)
 	d := &Daemon{
 		cfg:       cfg,
 		root:      cfg.Root,
@@ -870,6 +892,7 @@ func (d *Daemon) trimClients() {
 	for c := range d.clients {
 		if !c.busy && len(c.pending) == 0 && len(c.ctl) == 0 {
 			c.pending, c.spare, c.ctl = nil, nil, nil
+			d.recount(c)
 		}
 	}
 }

@@ -25,7 +25,7 @@ import (
 // refused by closing them; the client, seeing no TTY_ATTACHED, attaches
 // the ordinary way.
 func (d *Daemon) attachTTY(c *client, payload []byte, fds []int) {
-	rows, cols, ok := proto.ParseSize(payload)
+	rows, cols, ok := parseSize(payload)
 	if !ok || len(fds) != 2 {
 		for _, fd := range fds {
 			unix.Close(fd)
@@ -57,6 +57,7 @@ func (d *Daemon) attachTTY(c *client, payload []byte, fds []int) {
 	c.role, c.rows, c.cols = roleWritable, rows, cols
 	// Whatever was queued was framed for the socket.
 	c.pending, c.spare = nil, nil
+	d.recount(c)
 	c.tty, c.ttyRaw, c.keys = screen, src, keys
 	d.queue(c, proto.TTYAttached, nil)
 	d.sync(c)
@@ -121,6 +122,10 @@ func (c *client) closeTTY() {
 	}
 }
 
+// maxFDs is how many received descriptors a connection may have waiting
+// for the frame that uses them.
+const maxFDs = 2
+
 // fdReader reads a client's socket with recvmsg, keeping the descriptors
 // that come with the bytes (ATTACH_TTY's) until the frame is decoded.
 type fdReader struct {
@@ -152,6 +157,13 @@ func (r *fdReader) Read(b []byte) (int, error) {
 				if fds, ferr := unix.ParseUnixRights(&m); ferr == nil {
 					r.fds = append(r.fds, fds...)
 				}
+			}
+			// ATTACH_TTY passes two; more, held until a frame uses
+			// them, would let a peer fill the daemon's descriptor
+			// table. Keep the latest two.
+			for len(r.fds) > maxFDs {
+				unix.Close(r.fds[0])
+				r.fds = r.fds[1:]
 			}
 		}
 	}

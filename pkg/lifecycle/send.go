@@ -74,6 +74,10 @@ func Send(root, id string, items [][]byte, delay time.Duration) error {
 			}
 			return fmt.Errorf("send to %s: %w", id, err)
 		}
+		if f.Type == proto.Refused {
+			// Sent instead of reading anything: nothing went through.
+			return fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, f.Payload)
+		}
 		if f.Type == proto.Status || f.Type == proto.Exit {
 			return nil
 		}

@@ -102,6 +102,8 @@ func QueryStatus(root, id string, timeout time.Duration) (*Status, error) {
 			return &st, nil
 		case proto.Exit:
 			return nil, fmt.Errorf("session %s exited with code %d", id, proto.ParseExitCode(f.Payload))
+		case proto.Refused:
+			return nil, fmt.Errorf("session %s refused the connection: %s", id, f.Payload)
 		}
 	}
 }

@@ -31,6 +31,10 @@ const (
 	// says it took it. See docs/protocol.md.
 	AttachTTY   Type = 32
 	TTYAttached Type = 33
+	// Refused (daemon→client: a UTF-8 reason) is sent instead of any
+	// other frame to a connection the daemon will not serve (too many
+	// connections), which it then closes.
+	Refused Type = 34
 )
 
 // ResetModes undoes, on the user's terminal, whatever modes a session may
@@ -74,6 +78,8 @@ func (t Type) String() string {
 		return "ATTACH_TTY"
 	case TTYAttached:
 		return "TTY_ATTACHED"
+	case Refused:
+		return "REFUSED"
 	}
 	return fmt.Sprintf("TYPE(%d)", uint8(t))
 }
@@ -91,8 +97,15 @@ const MaxPayload = 32 << 20
 // HeaderLen is the size of a frame header.
 const HeaderLen = 5
 
-// ErrTooLarge is returned for a frame over MaxPayload.
-var ErrTooLarge = errors.New("frame larger than 32 MiB")
+// MaxScreen is the largest payload a Reader (a client) takes from a
+// daemon. A SCREEN baseline can be larger than anything a client sends:
+// a 1000x1000 screen with a colour and attributes per cell serializes to
+// about 40 MB.
+const MaxScreen = 64 << 20
+
+// ErrTooLarge is returned for a frame over the reader's limit: MaxPayload
+// for the daemon, MaxScreen for a Reader.
+var ErrTooLarge = errors.New("frame too large")
 
 // Frame is one decoded frame.
 type Frame struct {
@@ -149,18 +162,32 @@ func (r *Reader) Next() (Frame, error) {
 		return Frame{}, err
 	}
 	n := binary.BigEndian.Uint32(h[1:])
-	if n > MaxPayload {
+	if n > MaxScreen {
 		return Frame{}, ErrTooLarge
 	}
-	p := make([]byte, n)
-	if _, err := io.ReadFull(r.r, p); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	// Grown as the bytes arrive rather than allocated from the header: a
+	// peer that claims 32 MiB and sends five bytes costs five bytes.
+	p := make([]byte, 0, min(n, growFrom))
+	for len(p) < int(n) {
+		if len(p) == cap(p) {
+			np := make([]byte, len(p), len(p)+min(int(n)-len(p), cap(p)))
+			copy(np, p)
+			p = np
 		}
-		return Frame{}, err
+		k, err := r.r.Read(p[len(p):min(cap(p), int(n))])
+		p = p[:len(p)+k]
+		if err != nil && len(p) < int(n) {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return Frame{}, err
+		}
 	}
 	return Frame{Type: Type(h[0]), Payload: p}, nil
 }
+
+// growFrom is the payload buffer Next starts with.
+const growFrom = 64 << 10
 
 // NextStreaming is Next, except that a DATA payload is not gathered into
 // one allocation: it is handed to data in pieces as they arrive, straight
@@ -179,7 +206,7 @@ func (r *Reader) NextStreaming(data func([]byte)) (Frame, error) {
 		return r.Next()
 	}
 	n := int(binary.BigEndian.Uint32(h[1:]))
-	if n > MaxPayload {
+	if n > MaxScreen {
 		return Frame{}, ErrTooLarge
 	}
 	r.r.Discard(HeaderLen)
@@ -195,6 +222,20 @@ func (r *Reader) NextStreaming(data func([]byte)) (Frame, error) {
 		n -= len(b)
 	}
 	return Frame{Type: Data}, nil
+}
+
+// MaxRows and MaxCols bound a session's size. The wire carries up to
+// 65535 each way, but the emulator allocates rows*cols cells (and the
+// scrollback as many columns per line): a single ATTACH of 65535x65535
+// would ask for tens of gigabytes. Larger requests are clamped to these.
+const (
+	MaxRows = 1000
+	MaxCols = 1000
+)
+
+// ClampSize brings a requested size within 1..MaxRows and 1..MaxCols.
+func ClampSize(rows, cols int) (int, int) {
+	return min(max(rows, 1), MaxRows), min(max(cols, 1), MaxCols)
 }
 
 // Size encodes rows and cols for ATTACH, RESIZE and GEOMETRY.

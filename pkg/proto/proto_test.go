@@ -3,6 +3,7 @@ package proto
 import (
 	"bytes"
 	"io"
+	"runtime/metrics"
 	"testing"
 	"testing/iotest"
 )
@@ -56,4 +57,63 @@ func TestNextStreaming(t *testing.T) {
 			break
 		}
 	}
+}
+
+// FuzzReader decodes arbitrary bytes with Next and with NextStreaming and
+// checks that both see the same frames, never panic or spin, and that Next
+// allocates in proportion to the bytes that came, not to the length a
+// header claims. Allocation is counted for the whole process, the fuzzing
+// engine included, so the decoding is done three times and the least
+// count is the one checked.
+//
+//	go test -run='^$' -fuzz=FuzzReader -fuzztime=20s ./pkg/proto/
+func FuzzReader(f *testing.F) {
+	f.Add(AppendFrame(AppendFrame(nil, Geometry, Size(24, 80)), Screen, []byte("hi")))
+	f.Add(AppendFrame(nil, Data, make([]byte, 70000)))
+	f.Add([]byte{0, 1, 255, 255, 255, 1, 2, 3})
+	f.Add([]byte{5, 2, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		least := ^uint64(0)
+		for range 3 {
+			least = min(least, decodeBoth(t, in))
+		}
+		if least > uint64(4*len(in))+4*growFrom {
+			t.Fatalf("Next allocated %d bytes for %d bytes of input", least, len(in))
+		}
+	})
+}
+
+// decodeBoth decodes in with Next and with NextStreaming, checks they
+// agree, and returns the bytes allocated by the most expensive Next.
+func decodeBoth(t *testing.T, in []byte) (worst uint64) {
+	a := NewReader(iotest.HalfReader(bytes.NewReader(in)))
+	b := NewReader(bytes.NewReader(in))
+	for i := 0; ; i++ {
+		if i > len(in)/HeaderLen+1 {
+			t.Fatalf("%d frames from %d bytes", i, len(in))
+		}
+		before := allocs()
+		fa, ea := a.Next()
+		worst = max(worst, allocs()-before)
+		var data []byte
+		fb, eb := b.NextStreaming(func(p []byte) { data = append(data, p...) })
+		if (ea == nil) != (eb == nil) {
+			t.Fatalf("frame %d: Next %v, NextStreaming %v", i, ea, eb)
+		}
+		if ea != nil {
+			return worst
+		}
+		if fb.Type == Data {
+			fb.Payload = data
+		}
+		if fa.Type != fb.Type || !bytes.Equal(fa.Payload, fb.Payload) {
+			t.Fatalf("frame %d differs: %v %d bytes, %v %d bytes", i, fa.Type, len(fa.Payload), fb.Type, len(fb.Payload))
+		}
+	}
+}
+
+func allocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

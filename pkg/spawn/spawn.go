@@ -24,6 +24,7 @@ import (
 
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // Options are the launch settings of a session.
@@ -189,9 +190,10 @@ func Prepare(root string, o Options) (DaemonConfig, error) {
 	if c.Cols <= 0 {
 		c.Cols = 80
 	}
-	if c.Rows > 0xffff || c.Cols > 0xffff {
-		return c, fmt.Errorf("terminal size %dx%d is too large", c.Rows, c.Cols)
-	}
+	// Larger sizes come from a big terminal or an old record (restart,
+	// respawn): the session gets the largest size it may have rather than
+	// failing. pty run rejects an explicit --rows/--cols out of range.
+	c.Rows, c.Cols = proto.ClampSize(c.Rows, c.Cols)
 	if len(o.Tags) > 0 {
 		c.Tags = map[string]string{}
 		for k, v := range o.Tags {

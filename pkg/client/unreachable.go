@@ -1,0 +1,63 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// Settle re-reads a session that looked running but whose daemon did not
+// serve us: a session that has just ended closes its socket a moment
+// before its pid file goes, and is then reported as ended rather than as
+// unreachable. It gives up after a second and returns the last reading.
+func Settle(root string, s layout.Session) layout.Session {
+	deadline := time.Now().Add(time.Second)
+	for {
+		n, err := layout.Load(root, s.ID)
+		if err != nil {
+			return s
+		}
+		s = n
+		if s.Status != layout.Running || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Unreachable describes, in one line with what to do about it, a running
+// session whose daemon refused or dropped our connection: a socket left
+// behind by a daemon that lost it, a daemon of another user (which drops
+// connections from other uids), or one too busy to answer.
+func Unreachable(root string, s layout.Session, err error) error {
+	who := ""
+	if s.Pid > 0 {
+		who = fmt.Sprintf(" (daemon pid %d)", s.Pid)
+	}
+	return fmt.Errorf("session %q is running%s but its socket %s %s; if another user started it, run pty as that user, otherwise stop it with: pty kill %s",
+		s.ID, who, layout.PathsFor(root, s.ID).Sock(), reason(err), s.ID)
+}
+
+func reason(err error) string {
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		return "refused the connection: " + refused.Reason
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refuses connections (nothing listens on it)"
+	case errors.Is(err, syscall.ENOENT):
+		return "is missing"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		return "is not ours to open (permission denied)"
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "closed the connection without answering"
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return "did not answer in time"
+	}
+	return "did not answer: " + err.Error()
+}
