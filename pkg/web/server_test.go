@@ -1,0 +1,272 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/proto"
+	"github.com/ptyorg/pty/pkg/term"
+)
+
+func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+func get(t *testing.T, c *http.Client, u string) *http.Response {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+// loggedIn returns a client holding the cookie the token URL sets.
+func loggedIn(t *testing.T, w *webServer) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: noRedirect}
+	resp := get(t, c, w.url)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the token URL answered %d, want 303 to the page without the token", resp.StatusCode)
+	}
+	ck := resp.Cookies()
+	if len(ck) != 1 || !ck[0].HttpOnly || ck[0].SameSite != http.SameSiteStrictMode {
+		t.Fatalf("cookie %+v: want one HttpOnly, SameSite=Strict cookie", ck)
+	}
+	return c
+}
+
+func TestTokenRequired(t *testing.T) {
+	root := testutil.Root(t)
+	id := startSession(t, root, "s", "sleep", "600")
+	w := startWeb(t, root)
+	plain := &http.Client{CheckRedirect: noRedirect}
+	for _, p := range []string{"/", "/s/" + id, "/static/app.js", "/live/list", "/live/s/" + id, "/?token=wrong", "/?token="} {
+		if resp := get(t, plain, w.base+p); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s without the token: %d, want 401", p, resp.StatusCode)
+		}
+	}
+	tok := strings.SplitN(w.url, "token=", 2)[1]
+	if u, _ := url.QueryUnescape(tok); len(u) < 22 { // 128 bits in base64
+		t.Errorf("token %q is shorter than 128 bits", u)
+	}
+	c := loggedIn(t, w)
+	for _, p := range []string{"/", "/s/" + id, "/static/app.js", "/static/style.css"} {
+		resp := get(t, c, w.base+p)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s with the cookie: %d", p, resp.StatusCode)
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+			t.Errorf("GET %s: CSP %q", p, csp)
+		}
+	}
+	// Only the pages and their files: nothing of the disk or the registry.
+	for _, p := range []string{"/static/", "/static/../web.go", "/static/list.html", "/s/../" + id, "/" + id + ".json", "/s/", "/etc/passwd"} {
+		if resp := get(t, c, w.base+p); resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMovedPermanently {
+			t.Errorf("GET %s: %d, want 404", p, resp.StatusCode)
+		}
+	}
+}
+
+// dialLive opens a live channel as a browser would, with the cookie and
+// the given Origin.
+func dialLive(t *testing.T, w *webServer, c *http.Client, path, origin string) (*websocket.Conn, *http.Response, error) {
+	t.Helper()
+	h := http.Header{}
+	if origin != "" {
+		h.Set("Origin", origin)
+	}
+	u, _ := url.Parse(w.base)
+	for _, ck := range c.Jar.Cookies(u) {
+		h.Add("Cookie", ck.Name+"="+ck.Value)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return websocket.Dial(ctx, "ws"+strings.TrimPrefix(w.base, "http")+path, &websocket.DialOptions{HTTPHeader: h})
+}
+
+func TestLiveChannelChecksOrigin(t *testing.T) {
+	root := testutil.Root(t)
+	startSession(t, root, "s", "sleep", "600")
+	w := startWeb(t, root)
+	c := loggedIn(t, w)
+	for _, o := range []string{"http://evil.example", "http://127.0.0.1:1", "null", "https://" + strings.TrimPrefix(w.base, "http://")} {
+		conn, resp, err := dialLive(t, w, c, "/live/list", o)
+		if err == nil {
+			conn.CloseNow()
+			t.Errorf("Origin %s: the live channel opened", o)
+		} else if resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("Origin %s: %v, want 403", o, err)
+		}
+	}
+	conn, _, err := dialLive(t, w, c, "/live/list", w.base)
+	if err != nil {
+		t.Fatalf("same origin: %v", err)
+	}
+	defer conn.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, b, err := conn.Read(ctx)
+	if err != nil || !strings.Contains(string(b), `"sessions":[{`) {
+		t.Fatalf("list message %q, %v", b, err)
+	}
+}
+
+// TestReadOnlyRefusesInput: without --write, what a page types never
+// reaches the session.
+func TestReadOnlyRefusesInput(t *testing.T) {
+	root := testutil.Root(t)
+	id := startSession(t, root, "cat", "cat")
+	w := startWeb(t, root)
+	c := loggedIn(t, w)
+	conn, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, m := range []string{`{"t":"text","data":"sneaky"}`, `{"t":"paste","data":"sneaky"}`, `{"t":"key","key":"Enter"}`} {
+		if err := conn.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refusals := 0
+	for refusals < 3 {
+		_, b, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for the refusals: %v", err)
+		}
+		var m struct{ T, Msg string }
+		json.Unmarshal(b, &m)
+		if m.T == "error" && strings.Contains(m.Msg, "read-only") {
+			refusals++
+		}
+	}
+	// A STATUS round trip on a fresh connection: anything the server had
+	// sent before it would have been read by the daemon by now.
+	if _, err := client.Status(root, id, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if out := testutil.Run(t, root, "peek", "--plain", id).Stdout; strings.Contains(out, "sneaky") {
+		t.Fatalf("read-only input reached the session:\n%s", out)
+	}
+}
+
+// TestMessageTooLarge: a message past MaxMessage closes the connection
+// (and nothing reaches the session).
+func TestMessageTooLarge(t *testing.T) {
+	root := testutil.Root(t)
+	id := startSession(t, root, "cat", "cat")
+	w := startWeb(t, root, "--write")
+	c := loggedIn(t, w)
+	conn, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	big := `{"t":"paste","data":"` + strings.Repeat("x", 300<<10) + `"}`
+	conn.Write(ctx, websocket.MessageText, []byte(big))
+	for {
+		if _, _, err := conn.Read(ctx); err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
+				t.Fatalf("closed with %v, want 1009 (message too big)", err)
+			}
+			break
+		}
+	}
+	if out := testutil.Run(t, root, "peek", "--plain", id).Stdout; strings.Contains(out, "xxxx") {
+		t.Fatalf("an oversized paste reached the session")
+	}
+}
+
+// TestPeekRedrawBaseline: a read-only client asking for the redraw form
+// gets the exact screen, so an emulator fed the live stream after it
+// agrees with the daemon's (here: the cursor, which the text form loses).
+func TestPeekRedrawBaseline(t *testing.T) {
+	root := testutil.Root(t)
+	id := startSession(t, root, "pos", "sh", "-c", `printf 'abc\033[5;7Hxy\033[?1h'; exec sleep 600`)
+	testutil.WaitFor(t, 10*time.Second, "the output", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", id).Stdout, "xy")
+	})
+	conn, err := client.Dial(root, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.Raw().SetDeadline(time.Now().Add(10 * time.Second))
+	snap, err := conn.Peek(proto.PeekRedraw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(snap.Screen), "\x1b[0m\x1b[?7h") {
+		t.Fatalf("baseline %q is not the redraw form", snap.Screen)
+	}
+	scr := term.New(snap.Rows, snap.Cols, term.Options{})
+	scr.Write(snap.Screen)
+	if y, x, _ := scr.Cursor(); y != 4 || x != 8 {
+		t.Errorf("cursor at %d,%d after the baseline, want 4,8", y, x)
+	}
+	if !scr.Modes().AppCursor {
+		t.Errorf("application cursor mode lost in the baseline")
+	}
+	// The connection is read-only: its DATA is ignored.
+	conn.WriteFrame(proto.Data, []byte("typed"))
+	st, err := client.Status(root, id, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Clients struct{ ReadOnly int } `json:"clients"`
+	}
+	json.Unmarshal(st, &s)
+	if s.Clients.ReadOnly != 1 {
+		t.Errorf("STATUS %s: want one read-only client", st)
+	}
+}
+
+// TestListen refuses a host name and warns for an address beyond this
+// machine.
+func TestListenFlag(t *testing.T) {
+	root := testutil.Root(t)
+	r := testutil.RunCmd(t, testutil.Command(t, root, "web", "--listen", "example.com:80"))
+	if r.Code != 1 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, "IP address") {
+		t.Errorf("--listen example.com:80: code %d, stderr %q", r.Code, r.Stderr)
+	}
+	r = testutil.RunCmd(t, testutil.Command(t, root, "web", "--listen", "nonsense"))
+	if r.Code != 1 || !strings.Contains(r.Stderr, "HOST:PORT") {
+		t.Errorf("--listen nonsense: code %d, stderr %q", r.Code, r.Stderr)
+	}
+	cmd := testutil.Command(t, root, "web", "--listen", "0.0.0.0:0")
+	errOut, _ := cmd.StderrPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	buf := make([]byte, 256)
+	n, _ := out.Read(buf)
+	if !strings.HasPrefix(string(buf[:n]), "http://127.0.0.1:") {
+		t.Errorf("URL %q", buf[:n])
+	}
+	n, _ = errOut.Read(buf)
+	if !strings.HasPrefix(string(buf[:n]), "warning: listening on 0.0.0.0:0") {
+		t.Errorf("warning %q", buf[:n])
+	}
+}
