@@ -57,7 +57,7 @@ func (e *rowEncoder) encode(cols, cur int, cell func(x int) term.Cell, text func
 	end := cols
 	for end > 0 && end-1 != cur {
 		c := cell(end - 1)
-		if c.R != 0 || c.Bg != term.ColorDefault || int(c.Attr)&styleBits&^int(term.AttrBold|term.AttrDim|term.AttrItalic|term.AttrBlink) != 0 {
+		if (c.R != 0 && c.R != ' ') || c.Bg != term.ColorDefault || int(c.Attr)&styleBits&^int(term.AttrBold|term.AttrDim|term.AttrItalic|term.AttrBlink) != 0 {
 			break
 		}
 		end--

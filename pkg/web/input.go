@@ -19,7 +19,7 @@ import (
 
 // pageMsg is a message from a session page.
 type pageMsg struct {
-	T    string `json:"t"`    // "key", "text", "paste" or "hist"
+	T    string `json:"t"`    // "ack", "key", "text", "paste" or "hist"
 	Key  string `json:"key"`  // KeyboardEvent.key, for "key"
 	Mods int    `json:"mods"` // modShift|modAlt|modCtrl|modMeta, for "key"
 	Data string `json:"data"` // for "text" and "paste"
@@ -41,6 +41,7 @@ type inputState struct {
 	f     *follower
 	c     *wsConn
 	write bool
+	acks  chan struct{} // the page drew a screen update
 
 	mu       sync.Mutex
 	histBusy bool
@@ -59,6 +60,11 @@ func (in *inputState) readLoop(ctx context.Context) {
 			return
 		}
 		switch m.T {
+		case "ack":
+			select {
+			case in.acks <- struct{}{}:
+			default:
+			}
 		case "hist":
 			in.history(ctx)
 		case "key", "text", "paste":

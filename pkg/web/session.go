@@ -414,21 +414,31 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	in := &inputState{f: f, c: c, write: s.o.Write}
+	in := &inputState{f: f, c: c, write: s.o.Write, acks: make(chan struct{}, 1)}
 	go func() {
 		defer cancel()
 		in.readLoop(ctx)
 	}()
 
+	// Each screen update waits for the page's acknowledgement before the
+	// next is sent: at most one is ever in flight, however fast the
+	// session prints or however slowly the page draws, and a page that
+	// stops answering is dropped.
 	var last *snapshot
 	lastEv := 0
+	awaiting := false
+	ackTimer := time.NewTimer(time.Hour)
+	ackTimer.Stop()
+	defer ackTimer.Stop()
 	for {
 		sn, evs, evSeq, changed := f.current()
-		if sn != nil && sn != last {
+		if !awaiting && sn != nil && sn != last {
 			if msg := screenDiff(last, sn); msg != nil {
 				if err := c.send(ctx, msg); err != nil {
 					return
 				}
+				awaiting = true
+				ackTimer.Reset(s.viewerTimeout())
 			}
 			last = sn
 		}
@@ -438,7 +448,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 				return
 			}
 		}
-		if sn != nil && sn.ended {
+		if sn != nil && sn.ended && sn == last {
 			if sess, err := layout.Load(s.o.Root, id); err == nil {
 				if sn.code >= 0 {
 					code := sn.code
@@ -454,6 +464,12 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 			c.c.Close(websocket.StatusGoingAway, "")
 			return
 		case <-changed:
+		case <-in.acks:
+			awaiting = false
+			ackTimer.Stop()
+		case <-ackTimer.C:
+			c.c.Close(websocket.StatusPolicyViolation, "no acknowledgement: the page stopped reading")
+			return
 		}
 	}
 }

@@ -48,8 +48,8 @@ const (
 	MaxHistoryLines = 10000
 	// FrameInterval is the shortest time between two updates to a viewer.
 	FrameInterval = 33 * time.Millisecond
-	// WriteTimeout is how long a viewer may take to read one update
-	// before it is dropped.
+	// WriteTimeout is how long a viewer may take to read one message, or
+	// to acknowledge a screen update, before it is dropped.
 	WriteTimeout = 10 * time.Second
 )
 
@@ -62,6 +62,8 @@ type Options struct {
 	Token  string
 	Stdout io.Writer // the URL line
 	Stderr io.Writer // warnings
+	// ViewerTimeout replaces WriteTimeout for acknowledgements (tests).
+	ViewerTimeout time.Duration
 	// Ready, if set, is called with the URL once the server accepts
 	// connections.
 	Ready func(url string)
@@ -202,6 +204,13 @@ func newServer(o Options, port int) *server {
 }
 
 func (s *server) close() { s.cancel() }
+
+func (s *server) viewerTimeout() time.Duration {
+	if s.o.ViewerTimeout > 0 {
+		return s.o.ViewerTimeout
+	}
+	return WriteTimeout
+}
 
 // authorized checks the token in the cookie or, on first visit, in the
 // URL, in constant time.

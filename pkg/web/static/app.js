@@ -183,6 +183,9 @@ function sessionPage() {
         term.classList.toggle('alt', !!m.alt);
         if (m.title !== title) { title = m.title; setTitle(); }
         if (follow) term.scrollTop = term.scrollHeight;
+        // The next update comes once this one is applied: a page that
+        // falls behind gets fewer updates, never a backlog.
+        conn.send({ t: 'ack' });
         break;
       }
       case 'hist': {
