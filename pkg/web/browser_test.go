@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -161,7 +162,8 @@ const screenText = `Array.from(document.querySelectorAll('#screen .row')).map(r 
 
 func startSession(t *testing.T, root, name string, argv ...string) string {
 	t.Helper()
-	r := testutil.MustRun(t, root, append([]string{"run", "-d", "--name", name, "--"}, argv...)...)
+	// --cleanup-on-clean-exit keeps the record of a failed session.
+	r := testutil.MustRun(t, root, append([]string{"run", "-d", "--cleanup-on-clean-exit", "--name", name, "--"}, argv...)...)
 	id := ""
 	if _, rest, ok := strings.Cut(r.Stdout, `Session "`); ok {
 		id, _, _ = strings.Cut(rest, `"`)
@@ -179,7 +181,11 @@ func TestBrowserWatch(t *testing.T) {
 	ctx := tab(t)
 	root := testutil.Root(t)
 	counter := startSession(t, root, "counter", "sh", "-c",
-		`i=0; while :; do i=$((i+1)); printf '\033[1;32mtick\033[0m %d 日本\n' $i; sleep 0.2; done`)
+		`printf '\033]0;counting sheep\007'; seq 1 100; i=0; while :; do i=$((i+1)); printf '\033[1;32mtick\033[0m %d \033[4mof\033[0m \033[7m100\033[0m\n' $i; sleep 0.2; done`)
+	ended := startSession(t, root, "ended", "sh", "-c", `echo 'last words <i>'; exit 3`)
+	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
+		return strings.Contains(testutil.Run(t, root, "list").Stdout, "exit 3")
+	})
 	w := startWeb(t, root)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(w.url)); err != nil {
@@ -192,7 +198,7 @@ func TestBrowserWatch(t *testing.T) {
 	}
 	// A session started now appears without a reload.
 	hostile := startSession(t, root, "hostile", "sh", "-c",
-		`printf '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> &amp; done\n'; exec sleep 600`)
+		`printf '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> &amp; done 日本\n'; exec sleep 600`)
 	waitJS(t, ctx, "the list shows a session started after the page loaded",
 		fmt.Sprintf(`!!document.querySelector('li.session[data-id=%q]')`, hostile))
 	if n := eval[float64](t, ctx, `performance.getEntriesByType('navigation').length`); n != 1 {
@@ -209,8 +215,28 @@ func TestBrowserWatch(t *testing.T) {
 	if c := eval[string](t, ctx, `getComputedStyle(Array.from(document.querySelectorAll('#screen span')).find(s => s.textContent.startsWith('tick'))).color`); c != "rgb(0, 205, 0)" {
 		t.Errorf("tick's colour is %q, want the palette's green", c)
 	}
-	if n := eval[float64](t, ctx, `document.querySelectorAll('#screen span.w').length`); n < 2 {
-		t.Errorf("wide characters are not laid out as such (%v wide runs)", n)
+
+	// Its title, its events, and its scrollback when scrolled up.
+	waitJS(t, ctx, "the title", `document.querySelector('#title').textContent === 'counting sheep' && document.title.includes('counting sheep')`)
+	waitJS(t, ctx, "the title_change event", `document.querySelector('#events').textContent.includes('title_change')`)
+	// A real wheel turn over the screen, as a user scrolls up.
+	box := eval[[]float64](t, ctx, `(r => [r.x + r.width / 2, r.y + r.height / 2])(document.querySelector('#term').getBoundingClientRect())`)
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, box[0], box[1],
+		wheelUp)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the scrollback", `Array.from(document.querySelectorAll('#hist .row')).some(r => r.textContent === '1')`)
+	if os.Getenv("PTY_WEB_SCREENSHOT") != "" {
+		screenshot(t, ctx, os.Getenv("PTY_WEB_SCREENSHOT"))
+	}
+
+	// An ended session: its last lines and exit code.
+	if err := chromedp.Do(ctx, chromedp.Navigate(w.base+"/s/"+ended)); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, ctx, "the ended session's exit", `!document.querySelector('#ended').hidden`)
+	if got := eval[string](t, ctx, `document.querySelector('#exit').textContent + '|' + document.querySelector('#last').textContent`); !strings.Contains(got, "exit code 3") || !strings.Contains(got, "last words <i>") {
+		t.Errorf("ended session shows %q", got)
 	}
 
 	// Markup printed by a session is text.
@@ -225,8 +251,28 @@ func TestBrowserWatch(t *testing.T) {
 	if n := eval[float64](t, ctx, `document.querySelectorAll('#screen script, #screen img, #hist img').length`); n != 0 {
 		t.Errorf("session text became %v elements", n)
 	}
+	if n := eval[float64](t, ctx, `document.querySelectorAll('#screen span.w').length`); n < 2 {
+		t.Errorf("wide characters are not laid out as such (%v wide runs)", n)
+	}
 	if p := eval[bool](t, ctx, `window.pwned !== undefined`); p {
 		t.Errorf("session text ran script")
+	}
+}
+
+// wheelUp turns the wheel away from the user. The protocol wants both
+// deltas, and drops zero ones.
+func wheelUp(p *input.DispatchMouseEventParams) { p.DeltaX, p.DeltaY = 0.01, -2000 }
+
+// screenshot saves the page as a PNG (for the README).
+func screenshot(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	eval[bool](t, ctx, `document.querySelector('#term').scrollTop = 1e9; true`)
+	b, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

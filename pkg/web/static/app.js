@@ -156,6 +156,8 @@ function sessionPage() {
   }
   term.addEventListener('scroll', () => { if (term.scrollTop < 40) wantHistory(); });
   term.addEventListener('wheel', (e) => { if (e.deltaY < 0 && term.scrollTop < 40) wantHistory(); });
+  term.addEventListener('touchmove', () => { if (term.scrollTop < 40) wantHistory(); }, { passive: true });
+  $('more').addEventListener('click', (e) => { e.stopPropagation(); lastHist = 0; wantHistory(); });
 
   const conn = live('/live/s/' + encodeURIComponent(id), (m) => {
     switch (m.t) {
