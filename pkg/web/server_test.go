@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ import (
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
+	"github.com/ptyorg/pty/pkg/web"
 )
 
 func netListen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
@@ -268,5 +272,116 @@ func TestListenFlag(t *testing.T) {
 	n, _ = errOut.Read(buf)
 	if !strings.HasPrefix(string(buf[:n]), "warning: listening on 0.0.0.0:0") {
 		t.Errorf("warning %q", buf[:n])
+	}
+}
+
+// TestEndedPagesDoNotLeak: the page of an ended session holds its live
+// connection only while it is open, so closing pages frees their places.
+func TestEndedPagesDoNotLeak(t *testing.T) {
+	root := testutil.Root(t)
+	id := startSession(t, root, "gone", "sh", "-c", "exit 3")
+	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
+		return strings.Contains(testutil.Run(t, root, "list").Stdout, "exit 3")
+	})
+	w := runInProcess(t, web.Options{Root: root})
+	c := loggedIn(t, w)
+	for i := 0; i < web.MaxLiveConns+10; i++ {
+		conn, resp, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+		if err != nil {
+			code := 0
+			if resp != nil {
+				code = resp.StatusCode
+			}
+			t.Fatalf("page %d of an ended session: %v (%d): closed pages kept their places", i+1, err, code)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		for {
+			_, b, err := conn.Read(ctx)
+			if err != nil {
+				t.Fatalf("page %d: %v", i+1, err)
+			}
+			if strings.Contains(string(b), `"t":"ended"`) {
+				break
+			}
+		}
+		cancel()
+		conn.Close(websocket.StatusNormalClosure, "")
+	}
+}
+
+// TestTokenRedirectStaysHere: the redirect that drops the token from the
+// address never leads to another host.
+func TestTokenRedirectStaysHere(t *testing.T) {
+	root := testutil.Root(t)
+	w := startWeb(t, root)
+	tok := strings.SplitN(w.url, "token=", 2)[1]
+	host := strings.TrimPrefix(w.base, "http://")
+	for _, p := range []string{"//evil.example/", "/\\evil.example/", "/s/x"} {
+		conn, err := net.Dial("tcp", host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "GET %s?token=%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", p, tok, host)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
+			t.Errorf("GET %s with the token: %d to %q", p, resp.StatusCode, loc)
+		}
+	}
+}
+
+// TestRestartedSessionIsFollowedAfresh: a page that stayed on a session
+// that ended keeps its follower; a session restarted under the same id is
+// followed afresh for the next page.
+func TestRestartedSessionIsFollowedAfresh(t *testing.T) {
+	root := testutil.Root(t)
+	id := startSession(t, root, "again", "sh", "-c", `echo "run-$$-"; exec sleep 600`)
+	w := runInProcess(t, web.Options{Root: root})
+	c := loggedIn(t, w)
+	old, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first := runMark.FindString(readUntil(t, ctx, old, `["run-`))
+	testutil.MustRun(t, root, "kill", id)
+	readUntil(t, ctx, old, `"t":"ended"`)
+	testutil.MustRun(t, root, "restart", "-y", id)
+
+	neu, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer neu.CloseNow()
+	readUntil(t, ctx, neu, `"status":"running"`)
+	for {
+		m := runMark.FindString(readUntil(t, ctx, neu, `["run-`))
+		if m != "" && m != first {
+			break
+		}
+	}
+}
+
+var runMark = regexp.MustCompile(`run-[0-9]+-`)
+
+func readUntil(t *testing.T, ctx context.Context, c *websocket.Conn, want string) string {
+	t.Helper()
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", want, err)
+		}
+		if strings.Contains(string(b), `"t":"screen"`) {
+			c.Write(ctx, websocket.MessageText, []byte(`{"t":"ack"}`))
+		}
+		if strings.Contains(string(b), want) {
+			return string(b)
+		}
 	}
 }

@@ -48,19 +48,20 @@ type follower struct {
 
 	dirty chan struct{} // cap 1: output arrived since the last snapshot
 
-	mu       sync.Mutex
-	scr      *term.Screen // nil until the first baseline
-	rows     int
-	cols     int
-	viewers  int
-	snap     *snapshot
-	changed  chan struct{} // closed when snap or events change
-	ended    bool
-	code     int
-	events   []string
-	evSeq    int
-	input    *client.Conn // a command connection, for typing
-	inputErr error
+	mu      sync.Mutex
+	scr     *term.Screen // nil until the first baseline
+	rows    int
+	cols    int
+	viewers int
+	snap    *snapshot
+	changed chan struct{} // closed when snap or events change
+	ended   bool
+	code    int
+	events  []string
+	evSeq   int
+	// inMu guards input, so typing never holds up the stream (mu).
+	inMu  sync.Mutex
+	input *client.Conn // a command connection, for typing
 }
 
 // follow returns the follower of id, starting it for the first viewer.
@@ -68,6 +69,11 @@ func (s *server) follow(id string) *follower {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.followers[id]
+	// A follower whose session ended stays with its viewers; a new
+	// viewer (of a session restarted since, say) gets a fresh one.
+	if f != nil && f.isEnded() {
+		f = nil
+	}
 	if f == nil {
 		ctx, cancel := context.WithCancel(s.ctx)
 		f = &follower{s: s, id: id, ctx: ctx, cancel: cancel, dirty: make(chan struct{}, 1),
@@ -92,9 +98,17 @@ func (s *server) unfollow(f *follower) {
 	last := f.viewers == 0
 	f.mu.Unlock()
 	if last {
-		delete(s.followers, f.id)
+		if s.followers[f.id] == f {
+			delete(s.followers, f.id)
+		}
 		f.cancel()
 	}
+}
+
+func (f *follower) isEnded() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ended
 }
 
 func (f *follower) markDirty() {
@@ -116,10 +130,13 @@ func (f *follower) run() {
 	defer func() {
 		f.mu.Lock()
 		f.ended = true
+		f.mu.Unlock()
+		f.inMu.Lock()
 		if f.input != nil {
 			f.input.Close()
+			f.input = nil
 		}
-		f.mu.Unlock()
+		f.inMu.Unlock()
 		f.markDirty()
 	}()
 	conn, err := client.Dial(f.s.o.Root, f.id)
@@ -317,11 +334,11 @@ func (f *follower) current() (*snapshot, []string, int, <-chan struct{}) {
 // send types b into the session over a command connection of its own
 // (DATA on the read-only one is ignored by the daemon).
 func (f *follower) send(b []byte) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.ended {
+	if f.isEnded() {
 		return errors.New("the session has ended")
 	}
+	f.inMu.Lock()
+	defer f.inMu.Unlock()
 	if f.input == nil {
 		c, err := client.Dial(f.s.o.Root, f.id)
 		if err != nil {
@@ -405,8 +422,9 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	if sess.Status != layout.Running {
 		s.sendEnded(ctx, c, id, sess)
 		s.sendRecentEvents(ctx, c, id)
-		c.c.CloseRead(ctx)
-		<-ctx.Done()
+		// Until the page goes: CloseRead's context ends with the
+		// connection.
+		<-c.c.CloseRead(ctx).Done()
 		return
 	}
 	f := s.follow(id)

@@ -38,6 +38,9 @@ const (
 	// MaxLiveConns bounds the live connections (list and session pages
 	// together) open at once; more are refused with 503.
 	MaxLiveConns = 64
+	// MaxConns bounds the TCP connections open at once; more wait to be
+	// accepted.
+	MaxConns = 128
 	// MaxMessage bounds one message from the page; a larger one closes
 	// its connection.
 	MaxMessage = 256 << 10
@@ -123,15 +126,16 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("make a token: %w", err)
 		}
 	}
-	ln, err := net.Listen("tcp", o.Listen)
+	tl, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another pty web running? choose another port with --listen)", o.Listen, err)
 	}
+	ln := limitListener(tl, MaxConns)
 	defer ln.Close()
-	s := newServer(o, ln.Addr().(*net.TCPAddr).Port)
+	s := newServer(o, tl.Addr().(*net.TCPAddr).Port)
 	defer s.close()
 
-	addr := ln.Addr().(*net.TCPAddr)
+	addr := tl.Addr().(*net.TCPAddr)
 	host := addr.IP.String()
 	if addr.IP.IsUnspecified() {
 		host = "127.0.0.1"
@@ -248,10 +252,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q := r.URL.Query()
 		q.Del("token")
-		u := *r.URL
-		u.RawQuery = q.Encode()
+		to := r.URL.EscapedPath()
+		if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.HasPrefix(to, "/\\") {
+			to = "/" // never a redirect to another host
+		}
+		if len(q) > 0 {
+			to += "?" + q.Encode()
+		}
 		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/live/") {
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			http.Redirect(w, r, to, http.StatusSeeOther)
 			return
 		}
 	}
@@ -280,3 +289,47 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // validID accepts only what a session id can be, so a path never names
 // anything outside the registry.
 func validID(id string) bool { return layout.ValidateID(id) == nil }
+
+// limitListener accepts at most n connections at once: past that, Accept
+// waits for one to close, and new ones wait in the kernel's backlog.
+func limitListener(l net.Listener, n int) net.Listener {
+	return &limited{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limited struct {
+	net.Listener
+	sem       chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limited) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
