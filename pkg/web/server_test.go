@@ -385,3 +385,45 @@ func readUntil(t *testing.T, ctx context.Context, c *websocket.Conn, want string
 		}
 	}
 }
+
+// TestWriteFollowsModes: with --write, keys and pastes reach the session
+// encoded for its modes: ESC O A for up in application cursor mode, and a
+// paste in brackets once the program asked for bracketed paste.
+func TestWriteFollowsModes(t *testing.T) {
+	root := testutil.Root(t)
+	// stty -echo: only what od prints shows, one line per input byte run.
+	id := startSession(t, root, "modes", "sh", "-c", `stty raw -echo; printf '\033[?1h\033[?2004hready\n'; exec od -An -c`)
+	testutil.WaitFor(t, 10*time.Second, "the program", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", id).Stdout, "ready")
+	})
+	w := runInProcess(t, web.Options{Root: root, Write: true})
+	c := loggedIn(t, w)
+	conn, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	readUntil(t, ctx, conn, `["ready`) // on the screen: the server's emulator has the modes
+	for _, m := range []string{`{"t":"key","key":"ArrowUp","mods":0}`, `{"t":"paste","data":"p\nq"}`,
+		`{"t":"key","key":"c","mods":4}`, `{"t":"text","data":"0123456789abcdef"}`} {
+		if err := conn.Write(ctx, websocket.MessageText, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// od prints 16 bytes a line: ESC O A, the bracketed paste (its
+	// newline a carriage return), ctrl+c as a byte, then the text.
+	// (Compared without spaces: in raw mode od's lines wrap anywhere.)
+	want := strings.Join(strings.Fields(`033 O A 033 [ 2 0 0 ~ p \r q 033 [ 2 0 1 ~ 003 0 1 2`), "")
+	var got string
+	defer func() {
+		if t.Failed() {
+			t.Logf("screen: %s", got)
+		}
+	}()
+	testutil.WaitFor(t, 10*time.Second, "the keys, encoded for the modes", func() bool {
+		got = strings.Join(strings.Fields(testutil.Run(t, root, "peek", "--plain", id).Stdout), "")
+		return strings.Contains(got, want)
+	})
+}
