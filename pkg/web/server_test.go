@@ -372,16 +372,26 @@ var runMark = regexp.MustCompile(`run-[0-9]+-`)
 
 func readUntil(t *testing.T, ctx context.Context, c *websocket.Conn, want string) string {
 	t.Helper()
+	m, err := readUntilErr(ctx, c, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// readUntilErr reads (acknowledging screen updates) until a message
+// contains want.
+func readUntilErr(ctx context.Context, c *websocket.Conn, want string) (string, error) {
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {
-			t.Fatalf("waiting for %s: %v", want, err)
+			return "", fmt.Errorf("waiting for %s: %w", want, err)
 		}
 		if strings.Contains(string(b), `"t":"screen"`) {
 			c.Write(ctx, websocket.MessageText, []byte(`{"t":"ack"}`))
 		}
 		if strings.Contains(string(b), want) {
-			return string(b)
+			return string(b), nil
 		}
 	}
 }
@@ -426,4 +436,32 @@ func TestWriteFollowsModes(t *testing.T) {
 		got = strings.Join(strings.Fields(testutil.Run(t, root, "peek", "--plain", id).Stdout), "")
 		return strings.Contains(got, want)
 	})
+}
+
+// TestManyEvents: events keep coming while pages are sent them (run with
+// -race: the list a page is sent is never changed under it).
+func TestManyEvents(t *testing.T) {
+	root := testutil.Root(t)
+	id := startSession(t, root, "titles", "sh", "-c", `sleep 1; i=0; while [ $i -lt 300 ]; do printf '\033]0;t%d\007' $i; i=$((i+1)); sleep 0.01; done; echo done; exec sleep 600`)
+	w := runInProcess(t, web.Options{Root: root})
+	c := loggedIn(t, w)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan error)
+	for i := 0; i < 3; i++ {
+		conn, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.CloseNow()
+		go func() {
+			_, err := readUntilErr(ctx, conn, `["done`)
+			done <- err
+		}()
+	}
+	for i := 0; i < 3; i++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
 }

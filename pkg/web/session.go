@@ -3,8 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/eventlog"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
 )
@@ -266,14 +267,18 @@ func (f *follower) publish() {
 func (f *follower) followEvents() {
 	add := func(ls []eventlog.Line) {
 		f.mu.Lock()
+		// A new slice each time: viewers encode the one they were given
+		// outside the lock.
+		evs := append([]string(nil), f.events...)
 		for _, l := range ls {
 			if l.Valid() {
-				f.events = append(f.events, eventlog.Format(l, time.Local))
+				evs = append(evs, eventlog.Format(l, time.Local))
 			}
 		}
-		if n := len(f.events); n > recentEvents {
-			f.events = append(f.events[:0], f.events[n-recentEvents:]...)
+		if n := len(evs); n > recentEvents {
+			evs = evs[n-recentEvents:]
 		}
+		f.events = evs
 		f.evSeq++
 		f.notify()
 		f.mu.Unlock()
@@ -415,7 +420,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 		return
 	}
 	hello := sessionMsg{T: "hello", ID: id, Name: sess.Name(), Status: string(sess.Status),
-		Command: sessCommand(sess), Write: s.o.Write}
+		Command: listing.Command(sess.Meta), Write: s.o.Write}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return
 	}
@@ -492,17 +497,6 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	}
 }
 
-func sessCommand(s layout.Session) string {
-	if s.Meta == nil {
-		return ""
-	}
-	m := s.Meta
-	if m.DisplayCommand != "" {
-		return m.DisplayCommand
-	}
-	return strings.TrimSpace(strings.Join(append([]string{m.Command}, m.Args...), " "))
-}
-
 func (s *server) sendEnded(ctx context.Context, c *wsConn, id string, sess layout.Session) {
 	msg := endedMsg{T: "ended", Lines: []string{}}
 	if sess.Meta != nil {
@@ -531,9 +525,9 @@ func screenDiff(prev, sn *snapshot) []byte {
 	full := prev == nil || prev.rows != sn.rows || prev.cols != sn.cols
 	var b bytes.Buffer
 	b.WriteString(`{"t":"screen","rows":`)
-	b.WriteString(itoa(sn.rows))
+	b.WriteString(strconv.Itoa(sn.rows))
 	b.WriteString(`,"cols":`)
-	b.WriteString(itoa(sn.cols))
+	b.WriteString(strconv.Itoa(sn.cols))
 	b.WriteString(`,"title":`)
 	b.Write(appendJSONString(nil, []byte(sn.title)))
 	if sn.alt {
@@ -553,7 +547,7 @@ func screenDiff(prev, sn *snapshot) []byte {
 		}
 		n++
 		b.WriteByte('[')
-		b.WriteString(itoa(y))
+		b.WriteString(strconv.Itoa(y))
 		b.WriteByte(',')
 		b.Write(row)
 		b.WriteByte(']')
@@ -563,9 +557,4 @@ func screenDiff(prev, sn *snapshot) []byte {
 		return nil
 	}
 	return b.Bytes()
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
