@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -314,6 +315,19 @@ func TestBrowserWrite(t *testing.T) {
 		return strings.Contains(testutil.Run(t, root, "peek", "--plain", id).Stdout, "got[hello <web>]")
 	})
 	waitJS(t, ctx, "the page to show the session's answer", `document.querySelector('#screen').textContent.includes('got[hello <web>]')`)
+
+	// The buttons for keys a phone lacks.
+	if err := chromedp.Do(ctx,
+		chromedp.KeyEvent("a"),
+		chromedp.Click(chromedp.CSS(`#keys button[data-key="Tab"]`)),
+		chromedp.KeyEvent("b"),
+		chromedp.Click(chromedp.CSS(`#keys button[data-key="Enter"]`)),
+	); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "a Tab from the key buttons", func() bool {
+		return regexp.MustCompile(`got\[a +b\]`).MatchString(testutil.Run(t, root, "peek", "--plain", id).Stdout)
+	})
 }
 
 // TestBrowserCrossOrigin: a page of another site (here another port, the

@@ -167,6 +167,7 @@ function sessionPage() {
         $('mode').textContent = writable ? 'typing enabled' : 'read-only';
         $('mode').className = 'mode ' + (writable ? 'rw' : 'ro');
         term.classList.toggle('writable', writable);
+        $('keys').hidden = !writable;
         setTitle();
         break;
       case 'screen': {
@@ -209,6 +210,7 @@ function sessionPage() {
         $('ended').hidden = false;
         writable = false;
         term.classList.remove('writable');
+        $('keys').hidden = true;
         break;
       case 'error':
         $('error').textContent = m.msg;
@@ -232,6 +234,13 @@ function sessionPage() {
     const mods = (e.shiftKey ? 1 : 0) | (e.altKey ? 2 : 0) | (e.ctrlKey ? 4 : 0);
     conn.send({ t: 'key', key: k, mods });
   });
+  // Keys a phone's keyboard lacks.
+  for (const b of $('keys').querySelectorAll('button')) {
+    b.addEventListener('click', () => {
+      if (writable) conn.send({ t: 'key', key: b.dataset.key, mods: Number(b.dataset.mods || 0) });
+      input.focus({ preventScroll: true });
+    });
+  }
   input.addEventListener('input', (e) => {
     if (e.isComposing) return;
     flushText();
