@@ -48,6 +48,7 @@ var builtins = []struct{ name, summary string }{
 	{"up", "start the sessions a pty.toml declares"},
 	{"down", "stop the sessions a pty.toml declares"},
 	{"ui", "the interactive session picker (also: pty with no arguments)"},
+	{"web", "watch (and with --write, drive) sessions from a browser"},
 	{"completions", "print a shell completion script (bash, zsh, fish)"},
 }
 

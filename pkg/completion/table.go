@@ -88,6 +88,8 @@ var Commands = []Cmd{
 	{Name: "down", Summary: "stop the sessions a pty.toml declares", Args: []Arg{UpArg}, Variadic: true},
 	{Name: "ui", Summary: "the interactive session picker (also: pty with no arguments)",
 		Flags: []Flag{text("filter-tag"), b("preselect-new"), b("force")}},
+	{Name: "web", Summary: "watch (and with --write, drive) sessions from a browser",
+		Flags: []Flag{text("listen"), b("write")}},
 	{Name: "completions", Summary: "print a shell completion script (bash, zsh, fish)", Args: []Arg{Shell}},
 }
 

@@ -222,7 +222,7 @@ func (d *Daemon) baseline(c *client) {
 }
 
 func (d *Daemon) screenFor(c *client) []byte {
-	if c.role == roleWritable {
+	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
 		return d.screen.Redraw()
 	}
 	full := c.flags&proto.PeekFull != 0

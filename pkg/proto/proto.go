@@ -88,6 +88,11 @@ func (t Type) String() string {
 const (
 	PeekPlain byte = 1 << 0 // plain text instead of ANSI
 	PeekFull  byte = 1 << 1 // scrollback too, not just the viewport
+	// PeekRedraw asks for the baseline a writable client gets (the exact
+	// screen, cursor and modes, as Screen.Redraw) while staying read-only:
+	// a client that keeps its own emulator (pty web) can then apply the
+	// live stream on top of it. It overrides the other two bits.
+	PeekRedraw byte = 1 << 2
 )
 
 // MaxPayload is the largest payload a peer may send; a larger one means a

@@ -1,0 +1,45 @@
+// Command pty-web serves the sessions of the registry to a browser: the
+// list, and each session's screen, live.
+package main
+
+import (
+	"os"
+	"strconv"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/web"
+)
+
+func main() {
+	c := cli.NewCommand("web", "pty web [--listen ADDR] [--write]",
+		"watch (and with --write, drive) sessions from a browser")
+	c.Long = `Serves every session of the registry to a browser: the list, updated as
+sessions start, end and change, and each session's screen, live, with its
+scrollback, title and recent events. Prints the URL to open (it carries a
+random access token) on its first line, then serves until interrupted.
+
+Listens on ` + web.DefaultListen + ` unless --listen says otherwise. Anyone who
+can reach the address and holds the token can watch the sessions (and,
+with --write, type into them): for another device, forward the port over
+SSH (ssh -L 7681:127.0.0.1:7681 HOST) rather than listening beyond this
+machine. Limits: ` + strconv.Itoa(web.MaxLiveConns) + ` live pages at once, pastes up to ` + strconv.Itoa(web.MaxPaste/1024) + ` KiB.
+See docs/web.md.`
+	listen := c.Flags.String("listen", web.DefaultListen, "listen on `ADDR` (IP:PORT; a non-loopback address is reachable by others)")
+	write := c.Flags.Bool("write", false, "let pages type and paste into sessions (default: read-only)")
+	if rest := c.Parse(os.Args[1:]); len(rest) > 0 {
+		cli.Fatalf("web takes no arguments, got %q (see 'pty web --help')", rest[0])
+	}
+	if _, err := web.CheckListen(*listen); err != nil {
+		cli.Fatalf("%v", err)
+	}
+	root := cli.Root()
+	// The list follows the registry directory, which must exist to be
+	// watched; an empty registry is one sessions may still appear in.
+	cli.Check(layout.EnsureRoot(root))
+	ctx, cancel := cli.Context()
+	defer cancel()
+	err := web.Run(ctx, web.Options{Root: root, Listen: *listen, Write: *write,
+		Stdout: os.Stdout, Stderr: os.Stderr})
+	cli.Check(err)
+}

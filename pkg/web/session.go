@@ -1,0 +1,560 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/eventlog"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
+	"github.com/ptyorg/pty/pkg/proto"
+	"github.com/ptyorg/pty/pkg/term"
+)
+
+// recentEvents is how many of a session's events its page shows.
+const recentEvents = 50
+
+// redrawPrefix starts every baseline in the exact form (Screen.Redraw);
+// the text form never contains ESC[?7h.
+const redrawPrefix = "\x1b[0m\x1b[?7h"
+
+// snapshot is a published state of a followed session's screen. It is
+// never modified once published; viewers compare rows with the last one
+// they sent.
+type snapshot struct {
+	rows, cols int
+	lines      [][]byte // each row's JSON
+	title      string
+	alt        bool
+	ended      bool
+	code       int // with ended; -1 when unknown
+}
+
+// follower follows one session for all its viewers: one read-only PEEK
+// connection, one emulator, snapshots published at most every
+// FrameInterval however fast the session prints.
+type follower struct {
+	s      *server
+	id     string
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	dirty chan struct{} // cap 1: output arrived since the last snapshot
+
+	mu      sync.Mutex
+	scr     *term.Screen // nil until the first baseline
+	rows    int
+	cols    int
+	viewers int
+	snap    *snapshot
+	changed chan struct{} // closed when snap or events change
+	ended   bool
+	code    int
+	events  []string
+	evSeq   int
+	// inMu guards input, so typing never holds up the stream (mu).
+	inMu  sync.Mutex
+	input *client.Conn // a command connection, for typing
+}
+
+// follow returns the follower of id, starting it for the first viewer.
+func (s *server) follow(id string) *follower {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.followers[id]
+	// A follower whose session ended stays with its viewers; a new
+	// viewer (of a session restarted since, say) gets a fresh one.
+	if f != nil && f.isEnded() {
+		f = nil
+	}
+	if f == nil {
+		ctx, cancel := context.WithCancel(s.ctx)
+		f = &follower{s: s, id: id, ctx: ctx, cancel: cancel, dirty: make(chan struct{}, 1),
+			changed: make(chan struct{}), code: -1}
+		s.followers[id] = f
+		go f.run()
+		go f.publish()
+		go f.followEvents()
+	}
+	f.mu.Lock()
+	f.viewers++
+	f.mu.Unlock()
+	return f
+}
+
+// unfollow stops the follower with its last viewer.
+func (s *server) unfollow(f *follower) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f.mu.Lock()
+	f.viewers--
+	last := f.viewers == 0
+	f.mu.Unlock()
+	if last {
+		if s.followers[f.id] == f {
+			delete(s.followers, f.id)
+		}
+		f.cancel()
+	}
+}
+
+func (f *follower) isEnded() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ended
+}
+
+func (f *follower) markDirty() {
+	select {
+	case f.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// notify wakes the viewers. Called with f.mu held.
+func (f *follower) notify() {
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// run reads the session's stream into the emulator until the session or
+// the follower ends.
+func (f *follower) run() {
+	defer func() {
+		f.mu.Lock()
+		f.ended = true
+		f.mu.Unlock()
+		f.inMu.Lock()
+		if f.input != nil {
+			f.input.Close()
+			f.input = nil
+		}
+		f.inMu.Unlock()
+		f.markDirty()
+	}()
+	conn, err := client.Dial(f.s.o.Root, f.id)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	go func() {
+		<-f.ctx.Done()
+		conn.Close()
+	}()
+	if err := conn.WriteFrame(proto.Peek, []byte{proto.PeekRedraw}); err != nil {
+		return
+	}
+	write := func(b []byte) {
+		f.mu.Lock()
+		if f.scr != nil {
+			f.scr.Write(b)
+		}
+		f.mu.Unlock()
+		f.markDirty()
+	}
+	for {
+		fr, err := conn.NextStreaming(write)
+		if err != nil {
+			return
+		}
+		switch fr.Type {
+		case proto.Geometry:
+			rows, cols, ok := proto.ParseSize(fr.Payload)
+			if !ok || rows <= 0 || cols <= 0 {
+				continue
+			}
+			f.mu.Lock()
+			f.rows, f.cols = rows, cols
+			if f.scr != nil {
+				f.scr.Resize(rows, cols)
+			}
+			f.mu.Unlock()
+			f.markDirty()
+		case proto.Screen:
+			// A baseline (the first, a resync, or a flood's redraw)
+			// replaces the screen whole.
+			f.mu.Lock()
+			rows, cols := f.rows, f.cols
+			if rows <= 0 || cols <= 0 {
+				rows, cols = 24, 80
+			}
+			scr := term.New(rows, cols, term.Options{Scrollback: -1})
+			if bytes.HasPrefix(fr.Payload, []byte(redrawPrefix)) {
+				scr.Write(fr.Payload)
+			} else {
+				// A daemon that does not know PeekRedraw sent text.
+				scr.Write(bytes.ReplaceAll(fr.Payload, []byte("\n"), []byte("\r\n")))
+			}
+			f.scr = scr
+			f.mu.Unlock()
+			f.markDirty()
+		case proto.Exit:
+			f.mu.Lock()
+			f.code = proto.ParseExitCode(fr.Payload)
+			f.mu.Unlock()
+			return
+		}
+	}
+}
+
+// publish makes a snapshot when output arrived, at most every
+// FrameInterval, and wakes the viewers.
+func (f *follower) publish() {
+	var enc rowEncoder
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-f.dirty:
+		}
+		f.mu.Lock()
+		if f.scr != nil || f.ended {
+			sn := &snapshot{ended: f.ended, code: f.code}
+			if f.scr != nil {
+				scr := f.scr
+				sn.rows, sn.cols = scr.Size()
+				cy, cx, vis := scr.Cursor()
+				sn.title = scr.Title()
+				sn.alt = scr.Modes().AltScreen
+				sn.lines = make([][]byte, sn.rows)
+				var prev [][]byte
+				if f.snap != nil && f.snap.cols == sn.cols {
+					prev = f.snap.lines
+				}
+				for y := range sn.rows {
+					cur := -1
+					if vis && y == cy && !f.ended {
+						cur = cx
+					}
+					row := enc.encodeScreenRow(scr, y, sn.cols, cur)
+					// Unchanged rows keep the previous slice, so
+					// viewers compare most rows by length and bytes
+					// that are already in cache.
+					if y < len(prev) && bytes.Equal(prev[y], row) {
+						row = prev[y]
+					}
+					sn.lines[y] = row
+				}
+			}
+			f.snap = sn
+			f.notify()
+		}
+		ended := f.ended
+		f.mu.Unlock()
+		if ended {
+			return
+		}
+		t.Reset(FrameInterval)
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// followEvents keeps the session's recent events.
+func (f *follower) followEvents() {
+	add := func(ls []eventlog.Line) {
+		f.mu.Lock()
+		// A new slice each time: viewers encode the one they were given
+		// outside the lock.
+		evs := append([]string(nil), f.events...)
+		for _, l := range ls {
+			if l.Valid() {
+				evs = append(evs, eventlog.Format(l, time.Local))
+			}
+		}
+		if n := len(evs); n > recentEvents {
+			evs = evs[n-recentEvents:]
+		}
+		f.events = evs
+		f.evSeq++
+		f.notify()
+		f.mu.Unlock()
+	}
+	var (
+		pmu     sync.Mutex
+		pending []eventlog.Line
+		live    bool
+		once    sync.Once
+		readyCh = make(chan struct{})
+	)
+	ready := func() { once.Do(func() { close(readyCh) }) }
+	go func() {
+		select {
+		case <-readyCh:
+		case <-f.ctx.Done():
+			return
+		}
+		// A line appended between the watch starting and the log being
+		// read is in both; it is dropped from the second by its bytes.
+		recent, _ := eventlog.Recent(f.s.o.Root, f.id, recentEvents)
+		pmu.Lock()
+		defer pmu.Unlock()
+		seen := map[string]bool{}
+		for _, l := range recent {
+			seen[string(l.Raw)] = true
+		}
+		for _, l := range pending {
+			if !seen[string(l.Raw)] {
+				recent = append(recent, l)
+			}
+		}
+		pending, live = nil, true
+		add(recent)
+	}()
+	eventlog.Follower{Root: f.s.o.Root, IDs: []string{f.id}, Ready: ready}.Follow(f.ctx,
+		func(l eventlog.Line) error {
+			pmu.Lock()
+			defer pmu.Unlock()
+			if !live {
+				pending = append(pending, l)
+				return nil
+			}
+			add([]eventlog.Line{l})
+			return nil
+		})
+	ready() // the watch failed: the recent events still show
+}
+
+// current returns the latest snapshot and events, and a channel closed
+// when either changes.
+func (f *follower) current() (*snapshot, []string, int, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snap, f.events, f.evSeq, f.changed
+}
+
+// send types b into the session over a command connection of its own
+// (DATA on the read-only one is ignored by the daemon).
+func (f *follower) send(b []byte) error {
+	if f.isEnded() {
+		return errors.New("the session has ended")
+	}
+	f.inMu.Lock()
+	defer f.inMu.Unlock()
+	if f.input == nil {
+		c, err := client.Dial(f.s.o.Root, f.id)
+		if err != nil {
+			return err
+		}
+		f.input = c
+		// A command connection receives only EXIT and STATUS replies;
+		// reading them keeps the socket drained.
+		go func() {
+			for {
+				if _, err := c.Next(); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	f.input.Raw().SetWriteDeadline(time.Now().Add(5 * time.Second))
+	err := f.input.Send(b)
+	if err != nil {
+		f.input.Close()
+		f.input = nil
+	}
+	return err
+}
+
+// modes returns the session's modes as the emulator has them.
+func (f *follower) modes() term.Modes {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.scr == nil {
+		return term.Modes{}
+	}
+	return f.scr.Modes()
+}
+
+// viewportLines is how many rows of the screen are not trailing blank
+// rows, as a text capture counts them.
+func (f *follower) viewportLines() (int, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.scr == nil {
+		return 0, 80
+	}
+	_, cols := f.scr.Size()
+	t := strings.TrimRight(string(f.scr.ANSI(false)), "\n")
+	if t == "" {
+		return 0, cols
+	}
+	return strings.Count(t, "\n") + 1, cols
+}
+
+// sessionMsg is the first message of a session page.
+type sessionMsg struct {
+	T       string `json:"t"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Command string `json:"command"`
+	Write   bool   `json:"write"`
+}
+
+// endedMsg describes a session that is not running: its last lines.
+type endedMsg struct {
+	T     string   `json:"t"`
+	Code  *int     `json:"code"`
+	Lines []string `json:"lines"`
+}
+
+func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
+	sess, err := layout.Load(s.o.Root, id)
+	if err != nil {
+		c.sendJSON(ctx, map[string]string{"t": "error", "msg": "no session " + id + " in the registry"})
+		c.c.Close(websocket.StatusNormalClosure, "")
+		return
+	}
+	hello := sessionMsg{T: "hello", ID: id, Name: sess.Name(), Status: string(sess.Status),
+		Command: listing.Command(sess.Meta), Write: s.o.Write}
+	if err := c.sendJSON(ctx, hello); err != nil {
+		return
+	}
+	if sess.Status != layout.Running {
+		s.sendEnded(ctx, c, id, sess)
+		s.sendRecentEvents(ctx, c, id)
+		// Until the page goes: CloseRead's context ends with the
+		// connection.
+		<-c.c.CloseRead(ctx).Done()
+		return
+	}
+	f := s.follow(id)
+	defer s.unfollow(f)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	in := &inputState{f: f, c: c, write: s.o.Write, acks: make(chan struct{}, 1)}
+	go func() {
+		defer cancel()
+		in.readLoop(ctx)
+	}()
+
+	// Each screen update waits for the page's acknowledgement before the
+	// next is sent: at most one is ever in flight, however fast the
+	// session prints or however slowly the page draws, and a page that
+	// stops answering is dropped.
+	var last *snapshot
+	lastEv := 0
+	awaiting := false
+	ackTimer := time.NewTimer(time.Hour)
+	ackTimer.Stop()
+	defer ackTimer.Stop()
+	for {
+		sn, evs, evSeq, changed := f.current()
+		if !awaiting && sn != nil && sn != last {
+			if msg := screenDiff(last, sn); msg != nil {
+				if err := c.send(ctx, msg); err != nil {
+					return
+				}
+				awaiting = true
+				ackTimer.Reset(s.viewerTimeout())
+			}
+			last = sn
+		}
+		if evSeq != lastEv {
+			lastEv = evSeq
+			if err := c.sendJSON(ctx, map[string]any{"t": "events", "lines": evs}); err != nil {
+				return
+			}
+		}
+		if sn != nil && sn.ended && sn == last {
+			if sess, err := layout.Load(s.o.Root, id); err == nil {
+				if sn.code >= 0 {
+					code := sn.code
+					sess.Meta.ExitCode = &code
+				}
+				s.sendEnded(ctx, c, id, sess)
+			}
+			<-ctx.Done()
+			return
+		}
+		select {
+		case <-ctx.Done():
+			c.c.Close(websocket.StatusGoingAway, "")
+			return
+		case <-changed:
+		case <-in.acks:
+			awaiting = false
+			ackTimer.Stop()
+		case <-ackTimer.C:
+			c.c.Close(websocket.StatusPolicyViolation, "no acknowledgement: the page stopped reading")
+			return
+		}
+	}
+}
+
+func (s *server) sendEnded(ctx context.Context, c *wsConn, id string, sess layout.Session) {
+	msg := endedMsg{T: "ended", Lines: []string{}}
+	if sess.Meta != nil {
+		msg.Code = sess.Meta.ExitCode
+		if sess.Meta.LastLines != nil {
+			msg.Lines = sess.Meta.LastLines
+		}
+	}
+	c.sendJSON(ctx, msg)
+}
+
+func (s *server) sendRecentEvents(ctx context.Context, c *wsConn, id string) {
+	ls, _ := eventlog.Recent(s.o.Root, id, recentEvents)
+	lines := []string{}
+	for _, l := range ls {
+		if l.Valid() {
+			lines = append(lines, eventlog.Format(l, time.Local))
+		}
+	}
+	c.sendJSON(ctx, map[string]any{"t": "events", "lines": lines})
+}
+
+// screenDiff is the message taking a page from prev (nil: nothing yet)
+// to sn: the rows that changed, or all of them when the size did.
+func screenDiff(prev, sn *snapshot) []byte {
+	full := prev == nil || prev.rows != sn.rows || prev.cols != sn.cols
+	var b bytes.Buffer
+	b.WriteString(`{"t":"screen","rows":`)
+	b.WriteString(strconv.Itoa(sn.rows))
+	b.WriteString(`,"cols":`)
+	b.WriteString(strconv.Itoa(sn.cols))
+	b.WriteString(`,"title":`)
+	b.Write(appendJSONString(nil, []byte(sn.title)))
+	if sn.alt {
+		b.WriteString(`,"alt":true`)
+	}
+	if full {
+		b.WriteString(`,"full":true`)
+	}
+	b.WriteString(`,"lines":[`)
+	n := 0
+	for y, row := range sn.lines {
+		if !full && y < len(prev.lines) && bytes.Equal(prev.lines[y], row) {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.WriteByte('[')
+		b.WriteString(strconv.Itoa(y))
+		b.WriteByte(',')
+		b.Write(row)
+		b.WriteByte(']')
+	}
+	b.WriteString("]}")
+	if n == 0 && !full && prev.title == sn.title && prev.alt == sn.alt {
+		return nil
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,335 @@
+// Package web serves the session registry to a browser: every session,
+// live, in one page (`pty web`). The server follows a viewed session the
+// way `pty peek -f` does (a read-only PEEK client, which never changes the
+// session's size), keeps the screen in its own emulator (pkg/term) and
+// sends the page the rows that changed, as JSON rendered by the page's own
+// script with textContent only: whatever a session prints stays text.
+//
+// Everything a browser can send is bounded (see docs/web.md): the size of
+// a message, of a paste, the number of live connections. A viewer that
+// stops reading is dropped, never buffered for: each viewer has at most
+// one message in flight and is sent the latest screen when it is ready.
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// DefaultListen is where pty web listens unless told otherwise.
+const DefaultListen = "127.0.0.1:7681"
+
+// Limits on what a browser can make the server do.
+const (
+	// MaxLiveConns bounds the live connections (list and session pages
+	// together) open at once; more are refused with 503.
+	MaxLiveConns = 64
+	// MaxConns bounds the TCP connections open at once; more wait to be
+	// accepted.
+	MaxConns = 128
+	// MaxMessage bounds one message from the page; a larger one closes
+	// its connection.
+	MaxMessage = 256 << 10
+	// MaxPaste bounds the text of one paste (and of one message of typed
+	// text).
+	MaxPaste = 128 << 10
+	// MaxHistoryLines bounds the scrollback sent to a page.
+	MaxHistoryLines = 10000
+	// FrameInterval is the shortest time between two updates to a viewer.
+	FrameInterval = 33 * time.Millisecond
+	// WriteTimeout is how long a viewer may take to read one message, or
+	// to acknowledge a screen update, before it is dropped.
+	WriteTimeout = 10 * time.Second
+)
+
+// Options configures Run.
+type Options struct {
+	Root   string // the registry
+	Listen string // host:port; DefaultListen when empty
+	Write  bool   // let pages type into sessions
+	// Token is the access token; a random one when empty. Tests set it.
+	Token  string
+	Stdout io.Writer // the URL line
+	Stderr io.Writer // warnings
+	// ViewerTimeout replaces WriteTimeout for acknowledgements (tests).
+	ViewerTimeout time.Duration
+	// Ready, if set, is called with the URL once the server accepts
+	// connections.
+	Ready func(url string)
+}
+
+// tokenBytes is the token's entropy: 192 bits.
+const tokenBytes = 24
+
+// NewToken returns a random URL-safe token.
+func NewToken() (string, error) {
+	b := make([]byte, tokenBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// CheckListen validates a --listen address and reports whether it is a
+// loopback one. A host name other than localhost is refused: what it
+// resolves to could change under us.
+func CheckListen(addr string) (loopback bool, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("--listen %q is not HOST:PORT (like 127.0.0.1:7681, or 0.0.0.0:7681 for every interface)", addr)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return false, fmt.Errorf("--listen %q: the port must be a number from 0 to 65535", addr)
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	if host == "" || ip == nil {
+		return false, fmt.Errorf("--listen %q: give an IP address (127.0.0.1, ::1, 0.0.0.0 or an interface's address), not a host name", addr)
+	}
+	return ip.IsLoopback(), nil
+}
+
+// Run serves until ctx is done. It prints the URL to open, with the
+// token, as the first line of Stdout.
+func Run(ctx context.Context, o Options) error {
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	loopback, err := CheckListen(o.Listen)
+	if err != nil {
+		return err
+	}
+	if o.Token == "" {
+		if o.Token, err = NewToken(); err != nil {
+			return fmt.Errorf("make a token: %w", err)
+		}
+	}
+	tl, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another pty web running? choose another port with --listen)", o.Listen, err)
+	}
+	ln := limitListener(tl, MaxConns)
+	defer ln.Close()
+	s := newServer(o, tl.Addr().(*net.TCPAddr).Port)
+	defer s.close()
+
+	addr := tl.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	if strings.HasPrefix(o.Listen, "localhost:") {
+		host = "localhost"
+	}
+	u := "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port)) + "/?token=" + url.QueryEscape(o.Token)
+	if _, err := fmt.Fprintln(o.Stdout, u); err != nil {
+		return fmt.Errorf("print the URL: %w", err)
+	}
+	if !loopback {
+		what := "watch"
+		if o.Write {
+			what = "watch and type into"
+		}
+		fmt.Fprintf(o.Stderr, "warning: listening on %s, beyond this machine: anyone who reaches it and holds the token can %s your sessions (plain HTTP: prefer SSH port forwarding, see docs/web.md)\n", o.Listen, what)
+	}
+
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	if o.Ready != nil {
+		o.Ready(u)
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	s.cancel() // ends the live connections, which Shutdown does not wait for
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	hs.Shutdown(sctx)
+	s.wg.Wait()
+	return nil
+}
+
+// server is the HTTP handler and the state shared by its connections.
+type server struct {
+	o          Options
+	cookieName string
+	ctx        context.Context
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup // live connections
+
+	mu        sync.Mutex
+	live      int
+	followers map[string]*follower
+	reg       *registry
+}
+
+func newServer(o Options, port int) *server {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{o: o, ctx: ctx, cancel: cancel,
+		// A cookie is shared by every port of a host: the port in its
+		// name keeps two servers' tokens apart.
+		cookieName: "pty_web_" + strconv.Itoa(port),
+		followers:  map[string]*follower{}}
+	s.reg = newRegistry(ctx, o.Root)
+	return s
+}
+
+func (s *server) close() { s.cancel() }
+
+func (s *server) viewerTimeout() time.Duration {
+	if s.o.ViewerTimeout > 0 {
+		return s.o.ViewerTimeout
+	}
+	return WriteTimeout
+}
+
+// authorized checks the token in the cookie or, on first visit, in the
+// URL, in constant time.
+func (s *server) authorized(r *http.Request) (fromURL bool, ok bool) {
+	want := []byte(s.o.Token)
+	if c, err := r.Cookie(s.cookieName); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), want) == 1 {
+		return false, true
+	}
+	if t := r.URL.Query().Get("token"); t != "" && subtle.ConstantTimeCompare([]byte(t), want) == 1 {
+		return true, true
+	}
+	return false, false
+}
+
+// securityHeaders go on every response.
+func securityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-store")
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header())
+	fromURL, ok := s.authorized(r)
+	if !ok {
+		http.Error(w, "401 unauthorized: open the URL pty web printed (it carries the token)", http.StatusUnauthorized)
+		return
+	}
+	if fromURL {
+		// The token moves into a cookie and out of the address bar, so
+		// it is not left in the history or shown on screen.
+		http.SetCookie(w, &http.Cookie{Name: s.cookieName, Value: s.o.Token, Path: "/",
+			HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q := r.URL.Query()
+		q.Del("token")
+		to := r.URL.EscapedPath()
+		if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.HasPrefix(to, "/\\") {
+			to = "/" // never a redirect to another host
+		}
+		if len(q) > 0 {
+			to += "?" + q.Encode()
+		}
+		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/live/") {
+			http.Redirect(w, r, to, http.StatusSeeOther)
+			return
+		}
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	p := r.URL.Path
+	switch {
+	case p == "/":
+		servePage(w, "list.html")
+	case strings.HasPrefix(p, "/s/") && validID(p[len("/s/"):]):
+		servePage(w, "session.html")
+	case strings.HasPrefix(p, "/static/"):
+		serveStatic(w, r, p[len("/static/"):])
+	case p == "/live/list":
+		s.serveLive(w, r, s.liveList)
+	case strings.HasPrefix(p, "/live/s/") && validID(p[len("/live/s/"):]):
+		id := p[len("/live/s/"):]
+		s.serveLive(w, r, func(ctx context.Context, c *wsConn) { s.liveSession(ctx, c, id) })
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// validID accepts only what a session id can be, so a path never names
+// anything outside the registry.
+func validID(id string) bool { return layout.ValidateID(id) == nil }
+
+// limitListener accepts at most n connections at once: past that, Accept
+// waits for one to close, and new ones wait in the kernel's backlog.
+func limitListener(l net.Listener, n int) net.Listener {
+	return &limited{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limited struct {
+	net.Listener
+	sem       chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *limited) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limited) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
