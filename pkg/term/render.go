@@ -253,6 +253,10 @@ func (s *Screen) ANSI(full bool) []byte {
 	return b
 }
 
+// RedrawPrefix starts every Redraw (pen and protection reset, autowrap
+// on), so a reader of a baseline can tell the exact form from plain text.
+const RedrawPrefix = "\x1b[0m\x1b[0\"q\x1b[?7h"
+
 // Redraw returns bytes that reproduce the visible screen, cursor, modes,
 // title and pen on a fresh terminal of the same size that has just been
 // sent "ESC[2J ESC[H". It positions every row explicitly and never lets a
@@ -261,7 +265,8 @@ func (s *Screen) ANSI(full bool) []byte {
 // shows the right content.
 func (s *Screen) Redraw() []byte {
 	b := make([]byte, 0, s.rows*s.cols+256)
-	b = append(b, "\x1b[0m\x1b[0\"q\x1b[?7h\x1b[?6l\x1b[4l"...)
+	b = append(b, RedrawPrefix...)
+	b = append(b, "\x1b[?6l\x1b[4l"...)
 	b = appendCharsets(b, [2]charset{}, 0)
 	if s.altActive {
 		// The main screen is drawn underneath so that the client shows

@@ -218,7 +218,7 @@ func TestPeekRedrawBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(snap.Screen), "\x1b[0m\x1b[?7h") {
+	if !strings.HasPrefix(string(snap.Screen), term.RedrawPrefix) {
 		t.Fatalf("baseline %q is not the redraw form", snap.Screen)
 	}
 	scr := term.New(snap.Rows, snap.Cols, term.Options{})

@@ -24,7 +24,7 @@ const recentEvents = 50
 
 // redrawPrefix starts every baseline in the exact form (Screen.Redraw);
 // the text form never contains ESC[?7h.
-const redrawPrefix = "\x1b[0m\x1b[?7h"
+const redrawPrefix = term.RedrawPrefix
 
 // snapshot is a published state of a followed session's screen. It is
 // never modified once published; viewers compare rows with the last one

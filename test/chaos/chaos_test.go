@@ -264,7 +264,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	var list []struct {
-		ID     string `json:"id"`
+		ID     string `json:"name"`
 		Status string `json:"status"`
 	}
 	lr := must("list", "--json")
