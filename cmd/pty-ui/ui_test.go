@@ -145,6 +145,18 @@ func TestPickerAttachDetachRestartQuit(t *testing.T) {
 		return err == nil && s.Status == layout.Running
 	})
 	tm.waitScreen("attached to beta", func(s string) bool { return !strings.Contains(s, "Restart?") && !strings.Contains(s, "sessions") })
+	// beta prints nothing to wait for: wait until its daemon counts the
+	// client, so Ctrl+\ reaches a terminal that attach has made raw
+	// (before that it is the terminal's SIGQUIT).
+	testutil.WaitFor(t, 10*time.Second, "the client attached to beta", func() bool {
+		var st struct {
+			Clients struct {
+				Attached int `json:"attached"`
+			} `json:"clients"`
+		}
+		r := testutil.Run(t, root, "stats", "--json", beta)
+		return r.Code == 0 && json.Unmarshal([]byte(r.Stdout), &st) == nil && st.Clients.Attached > 0
+	})
 	tm.keys(`C-\`)
 	tm.waitFor("the picker after beta", "Detached from "+beta, "● "+beta)
 
