@@ -3,7 +3,7 @@ package term
 import (
 	"strconv"
 
-	"github.com/ptyorg/pty/pkg/term/internal/ansi"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // maxCount bounds repeat-style parameters so hostile input cannot make a

@@ -3,8 +3,8 @@ package term
 import (
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
-	"github.com/ptyorg/pty/pkg/term/internal/ansi"
 )
 
 // Options configures a Screen.
