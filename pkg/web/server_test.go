@@ -294,7 +294,7 @@ func TestEndedPagesDoNotLeak(t *testing.T) {
 			}
 			t.Fatalf("page %d of an ended session: %v (%d): closed pages kept their places", i+1, err, code)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		for {
 			_, b, err := conn.Read(ctx)
 			if err != nil {
