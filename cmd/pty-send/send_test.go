@@ -31,14 +31,10 @@ func captureSession(t *testing.T, root, id string) string {
 func waitBytes(t *testing.T, path string, want []byte) {
 	t.Helper()
 	var got []byte
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.WaitForState(t, 10*time.Second, fmt.Sprintf("the session to receive %q", want), func() (bool, string) {
 		got, _ = os.ReadFile(path)
-		if len(got) >= len(want) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return len(got) >= len(want), fmt.Sprintf("%q", got)
+	})
 	if !bytes.Equal(got, want) {
 		t.Fatalf("session received %q\nwant %q", got, want)
 	}

@@ -65,17 +65,10 @@ func (tm *tmuxTerm) text(s string) { tm.keys("-l", s) }
 // waitScreen waits until the screen satisfies cond.
 func (tm *tmuxTerm) waitScreen(what string, cond func(string) bool) {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testutil.WaitForState(tm.t, 15*time.Second, what, func() (bool, string) {
 		s := tm.screen()
-		if cond(s) {
-			return
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-		}
-		time.Sleep(30 * time.Millisecond)
-	}
+		return cond(s), "screen:\n" + s
+	})
 }
 
 func (tm *tmuxTerm) waitFor(what string, parts ...string) {

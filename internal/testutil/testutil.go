@@ -263,13 +263,25 @@ func MustRun(t testing.TB, root string, args ...string) Result {
 // WaitFor polls cond until it is true or timeout passes, then fails with msg.
 func WaitFor(t testing.TB, timeout time.Duration, msg string, cond func() bool) {
 	t.Helper()
+	WaitForState(t, timeout, msg, func() (bool, string) { return cond(), "" })
+}
+
+// WaitForState is WaitFor for a condition that can describe what it saw:
+// on timeout the failure shows the last description, so the log says how
+// far from the condition things were.
+func WaitForState(t testing.TB, timeout time.Duration, msg string, cond func() (ok bool, state string)) {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for delay := time.Millisecond; ; {
-		if cond() {
+		ok, state := cond()
+		if ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, msg)
+			if state != "" {
+				state = "; last seen: " + state
+			}
+			t.Fatalf("timed out after %v waiting for %s%s", timeout, msg, state)
 		}
 		time.Sleep(delay)
 		if delay < 50*time.Millisecond {

@@ -3,6 +3,7 @@ package eventlog
 import (
 	"context"
 	"fmt"
+	"github.com/ptyorg/pty/internal/testutil"
 	"os"
 	"strings"
 	"sync"
@@ -58,17 +59,12 @@ func (c *collector) snapshot() []Line {
 
 func (c *collector) waitCount(t *testing.T, n int) []Line {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		got := c.snapshot()
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("got %d lines after 10s, want %d", len(got), n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var got []Line
+	testutil.WaitForState(t, 10*time.Second, fmt.Sprintf("%d lines", n), func() (bool, string) {
+		got = c.snapshot()
+		return len(got) >= n, fmt.Sprintf("%d lines", len(got))
+	})
+	return got
 }
 
 func emit(t *testing.T, root, id string, i int) {

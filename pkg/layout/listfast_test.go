@@ -22,9 +22,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zombie.Wait()
-	for !isZombie(zombie.Process.Pid) {
-		time.Sleep(time.Millisecond)
-	}
+	testutil.WaitFor(t, 10*time.Second, "the child to become a zombie", func() bool { return isZombie(zombie.Process.Pid) })
 	code := 0
 	write := func(id string, exited bool, pid int, sock bool) {
 		m := &Metadata{Command: "/bin/sh", CreatedAt: Now()}

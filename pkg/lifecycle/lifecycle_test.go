@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"github.com/ptyorg/pty/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,16 +18,13 @@ import (
 
 func waitFile(t *testing.T, path string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
-			return strings.TrimSpace(string(b))
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", path)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var line string
+	testutil.WaitFor(t, 10*time.Second, "a whole line in "+path, func() bool {
+		b, err := os.ReadFile(path)
+		line = strings.TrimSpace(string(b))
+		return err == nil && len(b) > 0 && b[len(b)-1] == '\n'
+	})
+	return line
 }
 
 // A real pty daemon kills its whole tree, so survivors only happen with a

@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"github.com/ptyorg/pty/internal/testutil"
 	"os/exec"
 	"syscall"
 	"testing"
@@ -9,13 +10,7 @@ import (
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.WaitFor(t, 10*time.Second, what, cond)
 }
 
 func TestTreeStillSignal(t *testing.T) {

@@ -604,6 +604,16 @@ func TestOracleRandomResize(t *testing.T) {
 	if v := os.Getenv("PTY_ORACLE_SEEDS"); v != "" {
 		fmt.Sscan(v, &seeds)
 	}
+	// Seeds where tmux itself changes the text are skipped, but counted:
+	// if they become the rule, this test compares nothing and says so.
+	var skipped atomic.Int32
+	t.Run("seeds", func(t *testing.T) { oracleRandomResizeSeeds(t, seeds, &skipped) })
+	if n := int(skipped.Load()); n > seeds/4 {
+		t.Errorf("tmux changed the text in %d of %d seeds; with so many skipped the comparison means little: look at what changed in tmux", n, seeds)
+	}
+}
+
+func oracleRandomResizeSeeds(t *testing.T, seeds int, skipped *atomic.Int32) {
 	for seed := range seeds {
 		rng := rand.New(rand.NewSource(int64(seed)))
 		rows, cols := 3+rng.Intn(12), 8+rng.Intn(50)
@@ -622,6 +632,7 @@ func TestOracleRandomResize(t *testing.T) {
 				// character that did not fit, which breaks the line
 				// in two (capture-pane -J shows it) and puts the
 				// cursor at the end of the wrong one.
+				skipped.Add(1)
 				t.Skipf("tmux changed the text in the resize:\n%s", sideBySideLines(want.joinedBefore, want.joinedAfter))
 			}
 			s := New(rows, cols, Options{})

@@ -10,6 +10,7 @@ package compat
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,17 +150,11 @@ var catProgram = []string{"sh", "-c", `printf '\033[1;31mREADY\033[0m plain\n'; 
 // is want.
 func waitScreen(t *testing.T, peek func() testutil.Result, want []string, what string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.WaitForState(t, 10*time.Second, fmt.Sprintf("%s: the screen %q", what, want), func() (bool, string) {
 		r := peek()
-		if r.Code == 0 && strings.Join(testutil.PlainLines(r.Stdout), "\n") == strings.Join(want, "\n") {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: the screen is %q (exit %d, %s), want %q", what, r.Stdout, r.Code, strings.TrimSpace(r.Stderr), want)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		ok := r.Code == 0 && strings.Join(testutil.PlainLines(r.Stdout), "\n") == strings.Join(want, "\n")
+		return ok, fmt.Sprintf("%q (exit %d, %s)", r.Stdout, r.Code, strings.TrimSpace(r.Stderr))
+	})
 }
 
 // metaJSON reads a session's metadata file as a generic object, the way a
