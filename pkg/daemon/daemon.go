@@ -583,11 +583,9 @@ func (d *Daemon) reap() {
 // child that outruns the emulator waits in its write, as it would on a
 // real terminal.
 //
-// It used to hand bursts to a second goroutine, so that reading and
-// emulating overlapped on two cores. Once the emulator passed 500 MB/s the
-// hand-offs (cond wake-ups, thread switches, a futex per batch) cost more
-// than the overlap gained: cat of 32 MiB took about 15% longer that way,
-// with twice the context switches.
+// One goroutine rather than a reader handing bursts to an emulating one:
+// the emulator is fast enough that the hand-offs (wake-ups, thread
+// switches, a futex per batch) cost more than the overlap would gain.
 func (d *Daemon) pump() {
 	defer close(d.pumpDone)
 	// On the heap: as a local the buffer would live on the goroutine's

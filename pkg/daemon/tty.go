@@ -16,7 +16,7 @@ import (
 // user's keyboard and screen as descriptors, as tmux's client does with its
 // server. We then read the keys and write the output ourselves, and the
 // client process only waits, relays resizes and prints the final message.
-// A keystroke's echo no longer crosses the client process twice: two
+// A keystroke's echo then does not cross the client process twice: two
 // process wake-ups fewer on the way, the most expensive part of the round
 // trip after the kernel's own pty hops.
 

@@ -186,10 +186,7 @@ func runeWidth(r rune) int {
 		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
 			return 0
 		}
-		if r == 0xad {
-			return 1
-		}
-		return 1
+		return 1 // the soft hyphen U+00AD included, as wcwidth(3) counts it
 	}
 	if r >= 0x1160 && (r <= 0x11ff || r >= 0xd7b0 && r <= 0xd7ff) {
 		// Conjoining Hangul vowels and trailing consonants join the
