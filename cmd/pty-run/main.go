@@ -13,7 +13,6 @@ import (
 
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
-	"github.com/ptyorg/pty/pkg/daemon"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/spawn"
@@ -228,7 +227,7 @@ func runInPlace(outer string, o spawn.Options) {
 	}
 	cmd, err := spawn.ResolveCommand(o.Command, cwd, path)
 	cli.Check(err)
-	env := daemon.ChildEnv(os.Environ(), o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, "", outer, os.Getenv("PTY_SESSION_GENERATION"))
+	env := spawn.ChildEnv(os.Environ(), o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, "", outer, os.Getenv("PTY_SESSION_GENERATION"))
 	if err := os.Chdir(cwd); err != nil {
 		cli.Fatalf("Working directory %s: %v", cwd, err)
 	}
