@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -319,4 +320,17 @@ func TestDaemonTakesTheTerminal(t *testing.T) {
 	testutil.WaitFor(t, 5*time.Second, "the daemon to hold "+u.TTYName()+" again", holds)
 	u.Cmd.Process.Kill()
 	testutil.WaitFor(t, 5*time.Second, "the daemon to let go of a killed client's terminal", func() bool { return !holds() })
+}
+
+// TestAttachRestartIsARelaunch: attach -r starts an ended session again the
+// way pty restart does: gc's flapping flag and counters cleared, strategy
+// kept, the agent's variables scrubbed.
+func TestAttachRestartIsARelaunch(t *testing.T) {
+	root := testutil.Root(t)
+	e := relaunchtest.Start(t, root, "flap", true)
+	u := onTerminal(t, root, 24, 80, []string{relaunchtest.AgentEnv}, "attach", "-r", "flap")
+	e.CheckRelaunched(t, root, false)
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	u.Exit(t)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -209,4 +210,17 @@ func TestRestartRefusesAgentsUnlessForced(t *testing.T) {
 		}
 	}
 	testutil.MustRun(t, root, "restart", "-y", "plain")
+}
+
+// TestRestartIsARelaunch: the rules every way of starting a session again
+// shares (lifecycle.Relaunch), through pty restart.
+func TestRestartIsARelaunch(t *testing.T) {
+	root := testutil.Root(t)
+	e := relaunchtest.Start(t, root, "flap", true)
+	cmd := testutil.Command(t, root, "", "restart", "-y", "flap")
+	cmd.Env = append(cmd.Env, relaunchtest.AgentEnv)
+	if r := testutil.RunCmd(t, cmd); r.Code != 0 {
+		t.Fatalf("restart: %+v", r)
+	}
+	e.CheckRelaunched(t, root, false)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -486,4 +487,17 @@ func TestRunRejectsBadSizes(t *testing.T) {
 	if m, err := layout.ReadMetadata(root, "max"); err != nil || m.Rows != 1000 || m.Cols != 1000 {
 		t.Errorf("1000x1000: %+v %v", m, err)
 	}
+}
+
+// TestRunAIsARelaunch: run -a on an ended session starts it again the way
+// pty restart does: gc's flapping flag and counters cleared, strategy
+// kept, the agent's variables scrubbed.
+func TestRunAIsARelaunch(t *testing.T) {
+	root := testutil.Root(t)
+	e := relaunchtest.Start(t, root, "flap", true)
+	r := runEnv(t, root, []string{relaunchtest.AgentEnv}, append([]string{"run", "-a", "-d", "--id", "flap", "--"}, e.Command...)...)
+	if r.Code != 0 || r.Stdout != "Session \"flap\" created.\n" {
+		t.Fatalf("run -a: %+v", r)
+	}
+	e.CheckRelaunched(t, root, false)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -24,14 +25,21 @@ type tmuxTerm struct {
 
 func startTmux(t *testing.T, root string, args ...string) *tmuxTerm {
 	t.Helper()
+	return startTmuxEnv(t, root, nil, args...)
+}
+
+// startTmuxEnv is startTmux with env ("K=V") added to the picker's
+// environment.
+func startTmuxEnv(t *testing.T, root string, env []string, args ...string) *tmuxTerm {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		testutil.MissingTool(t, "tmux")
 	}
 	bin := testutil.BinDir(t)
 	tm := &tmuxTerm{t: t, socket: fmt.Sprintf("ptyui%d-%d", os.Getpid(), time.Now().UnixNano())}
 	t.Cleanup(func() { exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
-	cmdline := fmt.Sprintf("env -u PTY_SESSION -u TMUX PTY_ROOT=%s PATH=%s:%s SHELL=/bin/sh HOME=%s %s",
-		root, bin, os.Getenv("PATH"), t.TempDir(), filepath.Join(bin, "pty"))
+	cmdline := fmt.Sprintf("env -u PTY_SESSION -u TMUX PTY_ROOT=%s PATH=%s:%s SHELL=/bin/sh HOME=%s %s %s",
+		root, bin, os.Getenv("PATH"), t.TempDir(), strings.Join(env, " "), filepath.Join(bin, "pty"))
 	for _, a := range args {
 		cmdline += " " + a
 	}
@@ -218,4 +226,18 @@ func TestPickerRefusals(t *testing.T) {
 	if !strings.Contains(r.Stdout, "--filter-tag") {
 		t.Fatalf("help: %s", r.Stdout)
 	}
+}
+
+// TestPickerRestartIsARelaunch: the picker's restart follows the rules
+// every way of starting a session again shares (lifecycle.Relaunch).
+func TestPickerRestartIsARelaunch(t *testing.T) {
+	root := testutil.Root(t)
+	e := relaunchtest.Start(t, root, "flap", true)
+	tm := startTmuxEnv(t, root, []string{relaunchtest.AgentEnv})
+	tm.waitFor("flap listed as exited", "○ flap")
+	tm.text("flap")
+	tm.keys("Enter")
+	tm.waitFor("the restart prompt", "Restart? [Y/n]")
+	tm.keys("y")
+	e.CheckRelaunched(t, root, false)
 }

@@ -50,24 +50,6 @@ func TestShouldReap(t *testing.T) {
 	}
 }
 
-func TestChildEnv(t *testing.T) {
-	base := []string{"PATH=/bin", "HOME=/h", "SECRET=x", "LC_ALL=C", "TERM=", "PTY_SERVER_CONFIG=y"}
-	env := daemon.ChildEnv(base, false, []string{"HOME", "A"}, map[string]string{"A": "1"}, "", "id", "gen")
-	got := strings.Join(env, " ")
-	for _, want := range []string{"PATH=/bin", "SECRET=x", "A=1", "PTY_SESSION=id", "PTY_SESSION_GENERATION=gen", "TERM=xterm-256color"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("env %q lacks %s", got, want)
-		}
-	}
-	if strings.Contains(got, "HOME=") || strings.Contains(got, "PTY_SERVER_CONFIG") {
-		t.Errorf("env %q keeps removed variables", got)
-	}
-	iso := strings.Join(daemon.ChildEnv(base, true, nil, nil, "", "id", "g"), " ")
-	if strings.Contains(iso, "SECRET") || !strings.Contains(iso, "LC_ALL=C") || !strings.Contains(iso, "HOME=/h") {
-		t.Errorf("isolated env %q", iso)
-	}
-}
-
 func TestPeerAllowed(t *testing.T) {
 	if !daemon.PeerAllowed(1000, 1000) || daemon.PeerAllowed(0, 1000) || daemon.PeerAllowed(1001, 1000) {
 		t.Fatal("PeerAllowed must accept exactly the same uid")

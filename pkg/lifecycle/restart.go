@@ -12,71 +12,135 @@ import (
 	"github.com/ptyorg/pty/pkg/spawn"
 )
 
-// FastFailTags are gc's crash-loop bookkeeping. A restart is a person
-// deciding to try again, so the count starts over.
-var FastFailTags = []string{
-	"strategy.status",
-	"strategy.consecutive-fast-fails",
-	"strategy.last-respawn-at",
-	"strategy.command-hash",
-}
-
 // scrubEnv are variables of an agent harness that must not leak from the
 // restarting shell into the restarted session.
 var scrubEnv = []string{"ST_AGENT", "ST_ROOT"}
 
-// Restart starts a session again from its stored launch settings
-// (command, args, cwd, size, env policy, tags, display name). A running
-// session is killed first, as `pty kill` does; it fails if anything of the
-// old session survives. gc's fast-fail tags are dropped. env is the base
-// environment of the new child (nil: this process's).
-func Restart(ctx context.Context, root string, s layout.Session, env []string) error {
+// RelaunchOptions say how one relaunch differs from starting the stored
+// settings as they are.
+type RelaunchOptions struct {
+	// Stop kills a running session first, as `pty kill` does (restart);
+	// without it a running session is refused with spawn.ErrRunning.
+	Stop bool
+	// Env is the base environment of the new child (nil: this process's).
+	// Agent variables are scrubbed from it either way.
+	Env []string
+	// Rows and Cols, when positive, replace the stored size: the user's
+	// terminal may differ from the one the session was made in.
+	Rows, Cols int
+	// Launch, when set, turns the stored settings into the ones to start:
+	// run -a lets its command line win, gc re-reads a pty.toml. The
+	// bookkeeping, generation and environment rules apply to its result.
+	Launch func(stored spawn.Options) spawn.Options
+	// Bookkeeping are gc's fast-fail tags for the new session. Nil leaves
+	// them cleared: a person starting a session again means to try again,
+	// so the crash-loop count starts over.
+	Bookkeeping map[string]string
+	// MustExist refuses (spawn.ErrReplaced) when the record is gone once
+	// the old daemon has finished: gc does not bring back what someone
+	// removed meanwhile. Others start from the caller's copy, as an
+	// ephemeral session's daemon removes its own record on the way out.
+	MustExist bool
+}
+
+// Relaunch starts session s again under its id from its stored launch
+// settings (command, args, cwd, size, env policy, tags, display name,
+// state). It is the one way every command does it (restart, attach -r,
+// run -a, the picker, gc's respawn), so they cannot drift apart:
+//
+//   - a running session is stopped first (with o.Stop) or refused, and it
+//     fails if anything of the old session survives;
+//   - it waits for the old daemon's short shutdown, which would otherwise
+//     find the id "already running" or clean up after the new session;
+//   - the record is re-read (the daemon records the exit, tags may have
+//     changed) and must still be the generation the caller saw: a session
+//     someone else started meanwhile is never replaced (spawn.ErrReplaced);
+//   - the strategy tag the caller saw is restored (Kill drops it, so gc
+//     cannot respawn the session in the gap before ours starts);
+//   - gc's fast-fail bookkeeping is cleared, then o.Bookkeeping set;
+//   - agent variables are scrubbed from the environment.
+//
+// It returns the session's id once the new daemon is ready.
+func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOptions) (string, error) {
 	if s.Damaged != "" {
 		// Its command, cwd and settings were in the record.
-		return fmt.Errorf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID)
+		return "", fmt.Errorf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID)
 	}
 	if s.Status == layout.Running {
-		// Kill drops the strategy tag, so gc cannot respawn the session
-		// in the gap before ours starts; the new session gets it back.
+		if !o.Stop {
+			return "", spawn.RunningError(s.ID)
+		}
 		res, err := Kill(root, s, KillOptions{})
 		if err != nil && !errors.Is(err, ErrNotRunning) {
-			return err
+			return "", err
 		}
 		if len(res.Survivors) > 0 {
-			return fmt.Errorf("Session %q: processes %s survived the kill; not restarted.", s.ID, FormatPids(res.Survivors))
+			return "", fmt.Errorf("Session %q: processes %s survived the kill; not restarted.", s.ID, FormatPids(res.Survivors))
 		}
 	}
-	// An exited session's daemon may still be in its short shutdown; a
-	// start now would find the id "already running".
 	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, DaemonWait); err != nil {
-		return fmt.Errorf("%w; not restarted.", err)
+		return "", fmt.Errorf("%w; not restarted.", err)
 	}
-	// Re-read: the daemon recorded the exit and tags may have changed
-	// while it ran. An ephemeral session's record is gone; the one we
-	// were given has its settings.
-	m := s.Meta
-	if cur, err := layout.ReadMetadata(root, s.ID); err == nil {
-		m = cur
-	}
-	o := spawn.OptionsFromMetadata(s.ID, m)
-	if v, ok := s.Meta.Tags["strategy"]; ok {
-		if o.Tags == nil {
-			o.Tags = map[string]string{}
+	m, gen := s.Meta, ""
+	cur, err := layout.ReadMetadata(root, s.ID)
+	switch {
+	case err == nil:
+		if !sameRecord(s.Meta, cur) {
+			return "", replacedMeanwhile(s.ID)
 		}
-		o.Tags["strategy"] = v
+		m, gen = cur, cur.Generation
+	case o.MustExist:
+		return "", replacedMeanwhile(s.ID)
 	}
-	for _, k := range FastFailTags {
-		delete(o.Tags, k)
+	so := spawn.OptionsFromMetadata(s.ID, m)
+	if v, ok := s.Meta.Tags["strategy"]; ok {
+		if so.Tags == nil {
+			so.Tags = map[string]string{}
+		}
+		so.Tags["strategy"] = v
 	}
-	o.Replace = true
+	if o.Launch != nil {
+		so = o.Launch(so)
+		so.ID = s.ID
+	}
+	for _, k := range layout.FastFailTags() {
+		delete(so.Tags, k)
+	}
+	for k, v := range o.Bookkeeping {
+		if so.Tags == nil {
+			so.Tags = map[string]string{}
+		}
+		so.Tags[k] = v
+	}
+	if o.Rows > 0 {
+		so.Rows = o.Rows
+	}
+	if o.Cols > 0 {
+		so.Cols = o.Cols
+	}
+	so.Replace = true
+	so.ReplaceGeneration = gen
+	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	o.Env = scrubbed(env)
-	if _, err := spawn.Start(ctx, root, o); err != nil {
-		return fmt.Errorf("restart %s: %w", s.ID, err)
+	so.Env = scrubbed(env)
+	id, err := spawn.Start(ctx, root, so)
+	if err != nil {
+		return "", fmt.Errorf("restart %s: %w", s.ID, err)
 	}
-	return nil
+	return id, nil
+}
+
+// Restart is `pty restart` and the picker's restart: Relaunch, stopping a
+// running session first.
+func Restart(ctx context.Context, root string, s layout.Session, env []string) error {
+	_, err := Relaunch(ctx, root, s, RelaunchOptions{Stop: true, Env: env})
+	return err
+}
+
+func replacedMeanwhile(id string) error {
+	return fmt.Errorf("Session %q was replaced or removed while restarting; not restarted: %w", id, spawn.ErrReplaced)
 }
 
 func scrubbed(env []string) []string {

@@ -77,7 +77,7 @@ func TildePath(p, home string) string {
 
 // marker is [permanent], or [flapping] instead when gc gave up on it.
 func marker(m *layout.Metadata) (string, string) {
-	if m.Tags["strategy.status"] == "flapping" {
+	if m.Tags[layout.TagStatus] == layout.StatusFlapping {
 		return "[flapping]", red
 	}
 	if m.Tags["strategy"] == "permanent" {

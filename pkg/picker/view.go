@@ -133,7 +133,7 @@ func (m *Model) rows() []string {
 			c.mark, c.markStyle, c.when = markVanished, styleVanished, "vanished, "+age+" ago"
 		}
 		switch {
-		case s.Meta.Tags["strategy.status"] == "flapping":
+		case s.Meta.Tags[layout.TagStatus] == layout.StatusFlapping:
 			c.marker = styleFlapping.Render("[flapping]")
 		case s.Meta.Tags["strategy"] == "permanent":
 			c.marker = styleTags.Render("[permanent]")

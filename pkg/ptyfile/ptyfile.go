@@ -241,16 +241,6 @@ func ForSession(tags map[string]string) (f *File, s Spec, ok bool, err error) {
 	return f, s, true, nil
 }
 
-// gcBookkeeping are the tags gc writes about a permanent session's respawns;
-// `up` clears them so a session that was flapping gets a fresh start once the
-// file has been fixed.
-var gcBookkeeping = []string{
-	"strategy.status",
-	"strategy.consecutive-fast-fails",
-	"strategy.command-hash",
-	"strategy.last-respawn-at",
-}
-
 // SyncTags computes the tags a running session should have after `up`: the
 // declared tags set or changed, tags the file declared before (per the old
 // ptyfile.tags) but no longer declares deleted, gc bookkeeping cleared, and
@@ -268,7 +258,9 @@ func SyncTags(current, want map[string]string) (next map[string]string, changes 
 			delete(next, k)
 		}
 	}
-	for _, k := range gcBookkeeping {
+	// gc's bookkeeping is cleared so a session that was flapping gets a
+	// fresh start once the file has been fixed.
+	for _, k := range layout.FastFailTags() {
 		if _, declared := want[k]; !declared {
 			delete(next, k)
 		}

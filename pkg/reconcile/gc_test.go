@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/reconcile"
@@ -653,4 +654,25 @@ func TestEditedOrReplacedMeanwhileIsSkipped(t *testing.T) {
 	}
 	// The next pass sees the edit and acts on what is there now.
 	mustHave(t, gcPass(t, root), "Removed: b")
+}
+
+// TestRespawnIsARelaunch: gc's respawn follows the rules every way of
+// starting a session again shares (lifecycle.Relaunch): strategy kept, the
+// agent's variables of gc's own environment scrubbed, a new generation;
+// the bookkeeping is gc's own, written afresh.
+func TestRespawnIsARelaunch(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	e := relaunchtest.Start(t, root, "perm", false)
+	cmd := testutil.Command(t, root, "", "gc")
+	cmd.Env = append(cmd.Env, relaunchtest.AgentEnv)
+	r := testutil.RunCmd(t, cmd)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Respawned: perm") {
+		t.Fatalf("gc: %+v", r)
+	}
+	e.CheckRelaunched(t, root, true)
+	s, _ := load(t, root, "perm")
+	if s.Meta.Tags[reconcile.TagConsecutiveFails] != "0" || s.Meta.Tags[reconcile.TagCommandHash] != reconcile.CommandHash(s.Meta.Command, s.Meta.Args) {
+		t.Errorf("gc bookkeeping after the respawn: %v", s.Meta.Tags)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/ptyfile"
 	"github.com/ptyorg/pty/pkg/spawn"
 )
@@ -72,16 +73,8 @@ func (p *pass) launchOptions(e *entry) (o spawn.Options, note string, declared b
 	name := l.DisplayName
 	o.DisplayName = &name
 	// The file's tags replace the ones it declared before; tags added by
-	// hand (and gc's own bookkeeping) stay.
-	next, _, _ := ptyfile.SyncTags(e.meta.Tags, l.Tags)
-	for _, k := range []string{TagStatus, TagConsecutiveFails, TagCommandHash, TagLastRespawnAt} {
-		if v, ok := e.meta.Tags[k]; ok {
-			if _, declared := l.Tags[k]; !declared {
-				next[k] = v
-			}
-		}
-	}
-	o.Tags = next
+	// hand stay. gc's own bookkeeping is written anew by the respawn.
+	o.Tags, _, _ = ptyfile.SyncTags(e.meta.Tags, l.Tags)
 	return o, "", true
 }
 
@@ -124,16 +117,11 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 		p.flag(e, hash, counter, limit, wsecs)
 		return
 	}
-	if o.Tags == nil {
-		o.Tags = map[string]string{}
+	bookkeeping := map[string]string{
+		TagLastRespawnAt:    layout.Now(),
+		TagConsecutiveFails: strconv.Itoa(counter),
+		TagCommandHash:      hash,
 	}
-	o.Tags[TagLastRespawnAt] = layout.Now()
-	o.Tags[TagConsecutiveFails] = strconv.Itoa(counter)
-	o.Tags[TagCommandHash] = hash
-	delete(o.Tags, TagStatus)
-	o.Replace = true
-	o.ReplaceGeneration = e.meta.Generation
-
 	msgNote := ""
 	if note != "" {
 		msgNote = " (" + note + ")"
@@ -142,7 +130,7 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 		p.emit(Action{Kind: KindRespawned, ID: id, Message: "Would respawn: " + id + msgNote})
 		return
 	}
-	if err := p.startAgain(e, o); err != nil {
+	if err := p.startAgain(e, o, bookkeeping); err != nil {
 		if r := skipReason(err); r != "" {
 			p.skipped(id, "respawn", err)
 			return
@@ -159,8 +147,10 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 // re-checked under its locks, and only a record still exactly as this
 // pass saw it, with its daemon still dead, is replaced. A pass that comes
 // second finds a new generation and skips, so six passes at once make one
-// daemon.
-func (p *pass) startAgain(e *entry, o spawn.Options) error {
+// daemon. The start itself is lifecycle.Relaunch, as for every other way
+// of starting a session again; it replaces only the generation this pass
+// saw.
+func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]string) error {
 	claim, err := layout.AcquireLock(claimPath(p.o.Root, e.id), 0)
 	if err != nil {
 		return err
@@ -183,7 +173,13 @@ func (p *pass) startAgain(e *entry, o spawn.Options) error {
 	if err != nil {
 		return err
 	}
-	if _, err := spawn.Start(p.ctx, p.o.Root, o); err != nil {
+	s := layout.Session{ID: e.id, Meta: e.full(), Status: e.statusWord()}
+	_, err = lifecycle.Relaunch(p.ctx, p.o.Root, s, lifecycle.RelaunchOptions{
+		Launch:      func(spawn.Options) spawn.Options { return o },
+		Bookkeeping: bookkeeping,
+		MustExist:   true,
+	})
+	if err != nil {
 		// Someone else (pty run -a, restart, up) took the id between our
 		// check and the daemon's creation: theirs stands.
 		if errors.Is(err, spawn.ErrRunning) || errors.Is(err, spawn.ErrInUse) || errors.Is(err, spawn.ErrReplaced) {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 )
 
@@ -32,11 +33,11 @@ const (
 	TagIdleDays           = "strategy.idle-days"
 	TagFastFailWindow     = "strategy.fast-fail-window"
 	TagFastFailLimit      = "strategy.fast-fail-limit"
-	TagStatus             = "strategy.status"
-	StatusFlapping        = "flapping"
-	TagLastRespawnAt      = "strategy.last-respawn-at"
-	TagConsecutiveFails   = "strategy.consecutive-fast-fails"
-	TagCommandHash        = "strategy.command-hash"
+	TagStatus             = layout.TagStatus
+	StatusFlapping        = layout.StatusFlapping
+	TagLastRespawnAt      = layout.TagLastRespawnAt
+	TagConsecutiveFails   = layout.TagConsecutiveFails
+	TagCommandHash        = layout.TagCommandHash
 	TagPtyfile            = "ptyfile"
 	TagPtyfileSession     = "ptyfile.session"
 )

@@ -102,7 +102,7 @@ type listEntry struct {
 
 func marker(m *layout.Metadata) string {
 	switch {
-	case m.Tags["strategy.status"] == "flapping":
+	case m.Tags[layout.TagStatus] == layout.StatusFlapping:
 		return "[flapping]"
 	case m.Tags["strategy"] == "permanent":
 		return "[permanent]"

@@ -1,0 +1,113 @@
+// Package attach is `pty attach`: connect the user's terminal to a
+// session, offering to start an ended one again. cmd/pty-attach parses the
+// flags into Options; Run does the work against the streams, root and
+// environment it is given.
+package attach
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/lifecycle"
+)
+
+// Options are pty attach's flags and arguments.
+type Options struct {
+	Args      []string // the session reference, alone
+	Restart   bool     // -r: restart an ended session without asking
+	NoRestart bool     // --no-restart: fail instead of offering a restart
+	Force     bool     // --force: attach even from inside a session
+}
+
+// Run attaches io's terminal to the session and returns when the user
+// detaches (nil) or the session exits (its exit code as a cli.ExitError).
+func Run(ctx context.Context, o Options, io cli.IO) error {
+	if o.Restart && o.NoRestart {
+		return errors.New("-r and --no-restart contradict each other: use one")
+	}
+	if len(o.Args) != 1 {
+		return errors.New("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
+	}
+	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
+		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first with Ctrl+\\, or pass --force", outer)
+	}
+	s, err := layout.Resolve(io.Root, o.Args[0])
+	if err != nil {
+		return err
+	}
+	if s.Status == layout.Running {
+		if conn, err := client.Dial(io.Root, s.ID); err == nil {
+			return Session(conn, s.ID, io)
+		}
+		if n, err := layout.Load(io.Root, s.ID); err == nil {
+			s = n
+		}
+		if s.Status == layout.Running {
+			return fmt.Errorf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID)
+		}
+	}
+	if o.NoRestart {
+		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Status)
+	}
+	if !o.Restart && !confirm(s, io) {
+		return nil
+	}
+	// The user's terminal may differ from the one the session was made in.
+	rows, cols := client.TermSize(io.OutFile(), io.In)
+	id, err := lifecycle.Relaunch(ctx, io.Root, s, lifecycle.RelaunchOptions{Env: io.Env, Rows: rows, Cols: cols})
+	if err != nil {
+		return err
+	}
+	conn, err := client.Dial(io.Root, id)
+	if err != nil {
+		return fmt.Errorf("Session %q restarted but is not answering: %v", id, err)
+	}
+	return Session(conn, id, io)
+}
+
+// confirm shows how the session ended and asks whether to restart it. No
+// answer (input closed) is a no: better do nothing than guess.
+func confirm(s layout.Session, io cli.IO) bool {
+	for _, l := range s.Meta.LastLines {
+		fmt.Fprintln(io.Out, l)
+	}
+	if s.Meta.ExitCode != nil {
+		fmt.Fprintf(io.Out, "Session %q exited with code %d\n", s.ID, *s.Meta.ExitCode)
+	} else {
+		fmt.Fprintf(io.Out, "Session %q %s without an exit record\n", s.ID, s.Status)
+	}
+	fmt.Fprintf(io.Out, "Command was: %s\n", s.Meta.DisplayCommand)
+	fmt.Fprint(io.Out, "Restart? [Y/n] ")
+	line, err := bufio.NewReader(io.In).ReadString('\n')
+	if err != nil && strings.TrimSpace(line) == "" {
+		fmt.Fprintln(io.Out)
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "", "y", "yes":
+		return true
+	}
+	return false
+}
+
+// Session runs an attached client on conn until the user detaches (nil) or
+// the session exits (its code as a cli.ExitError). name is how messages
+// call the session. pty run attaches the same way.
+func Session(conn *client.Conn, name string, io cli.IO) error {
+	defer conn.Close()
+	res, err := client.Attach(conn, client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(), Name: name})
+	if err != nil {
+		fmt.Fprintln(io.Err, "pty: "+err.Error())
+		return &cli.ExitError{Code: 1}
+	}
+	if res.Exited && res.Code != 0 {
+		return &cli.ExitError{Code: res.Code}
+	}
+	return nil
+}

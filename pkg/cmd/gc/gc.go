@@ -1,0 +1,291 @@
+// Package gc is `pty gc`: one reconciliation pass (pkg/reconcile) with its
+// output to the terminal or to a rotated log, and `pty gc
+// install|uninstall|status` for the timer that runs it (pkg/gcservice).
+// cmd/pty-gc parses the flags into Options; Run and Service do the work
+// against the streams, root and clock they are given.
+package gc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/gcservice"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/reconcile"
+)
+
+// Options are pty gc's flags. Pass starts as reconcile.DefaultOptions("");
+// the flags fill its knobs, Run its root and reporting.
+type Options struct {
+	Pass   reconcile.Options
+	Args   []string // none are allowed
+	DryRun bool
+	JSON   bool
+	// Log appends the output, timestamped, to this file, rotating it
+	// past MaxLog (the timer uses it).
+	Log string
+	// PrintPlist prints a launchd plist for this root at Interval.
+	PrintPlist bool
+	Interval   string
+}
+
+// Run is one gc pass. It fails only on bad arguments, or when the registry
+// cannot be read at all and no log is kept: a timer should not mark itself
+// failed forever over a transient error.
+func Run(ctx context.Context, o Options, io cli.IO) error {
+	if len(o.Args) > 0 {
+		return fmt.Errorf("unexpected argument %q: pty gc takes only flags, or one of install, uninstall, status (see 'pty gc --help')", o.Args[0])
+	}
+	root := io.Root
+	if o.PrintPlist {
+		cfg, err := serviceConfig(root, o.Interval, false)
+		if err != nil {
+			return err
+		}
+		files, err := gcservice.Render(cfg, gcservice.Launchd)
+		if err != nil {
+			return err
+		}
+		fmt.Fprint(io.Out, files[0].Content)
+		return nil
+	}
+	p := o.Pass
+	p.Root = root
+	p.DryRun = o.DryRun
+	if _, err := os.Stat(root); err == nil {
+		// gc starts processes from what it reads here: a root others can
+		// write could make it run anything.
+		if err := layout.CheckRootPerms(root); err != nil {
+			return err
+		}
+	}
+	out := io.Out
+	stamp := false
+	if o.Log != "" {
+		if _, err := os.Stat(root); err != nil {
+			// Never create the root from a timer: at boot it may sit on a
+			// filesystem that is not mounted yet, and a directory made
+			// now would hide the real one.
+			fmt.Fprintf(io.Err, "pty gc: %s is not there (yet): nothing to do\n", root)
+			return nil
+		}
+		f, err := OpenLog(o.Log)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		out, stamp = f, true
+	}
+	line := func(s string) {
+		if stamp {
+			s = layout.FormatTime(io.Now()) + " " + s
+		}
+		fmt.Fprintln(out, s)
+	}
+	if !o.JSON {
+		p.Report = func(a reconcile.Action) { line(a.Message) }
+	}
+	res, err := reconcile.Run(ctx, p)
+	if err != nil {
+		line("pty gc: " + err.Error())
+		if o.Log == "" {
+			return &cli.ExitError{Code: 1}
+		}
+		return nil
+	}
+	if o.JSON {
+		b, _ := json.MarshalIndent(res, "", "  ")
+		fmt.Fprintln(out, string(b))
+		return nil
+	}
+	line(res.Summary.Text)
+	return nil
+}
+
+// Positive parses a flag's positive whole number.
+func Positive(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive whole number", s)
+	}
+	return n, nil
+}
+
+// MaxLog is where gc.log is rotated: a 30 s timer writes a line or two per
+// pass, so this holds days of history and can never fill a disk.
+const MaxLog = 1 << 20
+
+// OpenLog appends to path, first renaming it to path.1 (replacing the
+// previous one) once it passes MaxLog.
+func OpenLog(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxLog {
+		// Two passes may race here; the loser's rename finds the file
+		// already moved, or moves a fresh one: a little history lost,
+		// never an unbounded file.
+		os.Rename(path, path+".1")
+	}
+	// Not through a symbolic link: the timer may run as root for a root
+	// others can name files in.
+	f, err := layout.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open log %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// serviceConfig is the timer's configuration for root. Whether a service
+// file can hold it is gcservice.Config.Validate's to say, the one place
+// that knows; Render and Install call it.
+func serviceConfig(root, interval string, system bool) (gcservice.Config, error) {
+	cfg := gcservice.Config{Root: root, Path: os.Getenv("PATH"), System: system}
+	d, err := parseInterval(interval)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Interval = d
+	exe, err := os.Executable()
+	if err != nil {
+		return cfg, err
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	cfg.Exec = exe
+	return cfg, nil
+}
+
+// parseInterval reads --interval: a duration, or bare seconds ("90").
+func parseInterval(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		s = strconv.Itoa(n) + "s"
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("--interval %q is not valid: give whole seconds, at least 1, like 30s, 5m or 90", s)
+	}
+	return d, nil
+}
+
+// ServiceOptions are the flags of pty gc install, uninstall and status.
+type ServiceOptions struct {
+	Sub      string // install, uninstall or status
+	Args     []string
+	Interval string
+	System   bool
+	Print    bool
+	Platform string
+}
+
+// Service installs, removes or reports the timer that runs pty gc for
+// io.Root.
+func Service(o ServiceOptions, io cli.IO) error {
+	if len(o.Args) > 0 {
+		return fmt.Errorf("unexpected argument %q (see 'pty gc %s --help')", o.Args[0], o.Sub)
+	}
+	if o.Platform != "" && !o.Print {
+		return errors.New("--platform works only with --print: install always uses this machine's service manager")
+	}
+	root := io.Root
+	cfg, err := serviceConfig(root, o.Interval, o.System)
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(root, gcservice.LogName)
+	switch o.Sub {
+	case "install":
+		if o.Print {
+			platform := o.Platform
+			if platform == "" {
+				platform = gcservice.NativePlatform()
+			}
+			files, err := gcservice.Render(cfg, platform)
+			if err != nil {
+				return err
+			}
+			for i, f := range files {
+				if i > 0 {
+					fmt.Fprintln(io.Out)
+				}
+				fmt.Fprintf(io.Out, "# %s\n%s", f.Path, f.Content)
+			}
+			return nil
+		}
+		// Before the root is made: bad arguments leave nothing behind.
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		if err := layout.EnsureRoot(root); err != nil {
+			return err
+		}
+		files, err := gcservice.Install(cfg)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			fmt.Fprintf(io.Out, "Installed %s\n", f.Path)
+		}
+		fmt.Fprintf(io.Out, "pty gc now runs every %s for %s; it logs to %s.\n", reconcile.FormatDuration(cfg.Interval), root, logPath)
+	case "uninstall":
+		st, err := gcservice.Status(cfg)
+		if err != nil {
+			return err
+		}
+		if !st.Installed {
+			fmt.Fprintf(io.Out, "No pty gc timer is installed for %s.\n", root)
+			return nil
+		}
+		if err := gcservice.Uninstall(cfg); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.Out, "Removed the pty gc timer for %s.\n", root)
+	case "status":
+		st, err := gcservice.Status(cfg)
+		if err != nil {
+			return err
+		}
+		if !st.Installed {
+			fmt.Fprintf(io.Out, "No pty gc timer is installed for %s (pty gc install adds one).\n", root)
+			return nil
+		}
+		fmt.Fprintf(io.Out, "pty gc timer for %s: installed (%s), %s\n", root, st.Platform, st.Active)
+		for _, f := range st.Files {
+			fmt.Fprintf(io.Out, "  %s\n", f.Path)
+		}
+		if tail := LastLines(logPath, 5); tail != "" {
+			fmt.Fprintf(io.Out, "Last log lines (%s):\n%s", logPath, tail)
+		}
+	}
+	return nil
+}
+
+// LastLines returns the last n lines of a log, indented, for status.
+func LastLines(path string, n int) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const chunk = 8 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > chunk {
+		f.Seek(-chunk, io.SeekEnd)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var sb strings.Builder
+	for _, l := range lines {
+		sb.WriteString("  " + l + "\n")
+	}
+	return sb.String()
+}

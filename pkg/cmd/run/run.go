@@ -1,0 +1,318 @@
+// Package run is `pty run`: start a command in a new session and attach to
+// it, or leave it in the background, or (-a) reuse a session by id.
+// cmd/pty-run parses the flags into Options; Run does the work against the
+// streams, root and environment it is given.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/cmd/attach"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/lifecycle"
+	"github.com/ptyorg/pty/pkg/proto"
+	"github.com/ptyorg/pty/pkg/spawn"
+)
+
+// Options are pty run's flags and the command after them. The *Set fields
+// say whether a flag was given at all: --id "" is a mistake, not a request
+// for a random id.
+type Options struct {
+	Argv               []string // the command and its arguments
+	Detach             bool     // -d
+	Again              bool     // -a
+	Ephemeral          bool     // -e
+	ID                 string
+	IDSet              bool
+	Name               string
+	NameSet            bool
+	NoName             bool
+	Tags               []string // K=V
+	Env                []string // K=V
+	Unset              []string
+	IsolateEnv         bool
+	Cwd                string
+	Rows, Cols         int
+	RowsSet, ColsSet   bool
+	Permanent          bool
+	CleanupOnCleanExit bool
+	Force              bool
+}
+
+// Run starts the session and, without -d, attaches io's terminal to it.
+// Inside a session without -d it replaces this process with the command
+// instead (see inPlace), and does not return on success.
+func Run(ctx context.Context, o Options, io cli.IO) error {
+	so, err := launchOptions(o)
+	if err != nil {
+		return err
+	}
+	outer := io.Getenv("PTY_SESSION")
+	nested := outer != "" && !o.Force
+	root := io.Root
+	if o.Again {
+		// A record replaced or removed while we relaunched it (gc, another
+		// run -a) is looked at afresh: attached to if it now runs, created
+		// from the command line if it is gone.
+		for try := 0; ; try++ {
+			done, err := again(ctx, o, &so, nested, outer, io)
+			if errors.Is(err, spawn.ErrReplaced) && try < 3 {
+				continue
+			}
+			if done || err != nil {
+				return err
+			}
+			break
+		}
+	}
+	if nested && !o.Detach {
+		return inPlace(outer, so, io)
+	}
+	so.Rows, so.Cols = o.Rows, o.Cols
+	if so.Rows == 0 || so.Cols == 0 {
+		r, c := client.TermSize(io.OutFile(), io.In)
+		if so.Rows == 0 {
+			so.Rows = r
+		}
+		if so.Cols == 0 {
+			so.Cols = c
+		}
+	}
+	so.Env = io.Env
+	sid, err := spawn.Start(ctx, root, so)
+	if err != nil {
+		if o.Again && errors.Is(err, spawn.ErrRunning) && o.Detach {
+			fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
+			return nil
+		}
+		if o.Again && errors.Is(err, spawn.ErrRunning) && !nested {
+			return attachTo(root, o.ID, io)
+		}
+		return err
+	}
+	if o.Detach {
+		fmt.Fprintf(io.Out, "Session %q created.\n", sid)
+		return nil
+	}
+	return attachTo(root, sid, io)
+}
+
+// launchOptions checks the flags and turns them into launch settings.
+func launchOptions(o Options) (spawn.Options, error) {
+	var so spawn.Options
+	if len(o.Argv) == 0 {
+		return so, errors.New("no command given: write it after --, as in: pty run -- bash")
+	}
+	for _, f := range []struct {
+		name   string
+		set    bool
+		v, max int
+	}{{"rows", o.RowsSet, o.Rows, proto.MaxRows}, {"cols", o.ColsSet, o.Cols, proto.MaxCols}} {
+		if f.set && (f.v < 1 || f.v > f.max) {
+			return so, fmt.Errorf("--%s %d is out of range: give a number from 1 to %d", f.name, f.v, f.max)
+		}
+	}
+	so = spawn.Options{
+		ID:         o.ID,
+		Command:    o.Argv[0],
+		Args:       o.Argv[1:],
+		Cwd:        o.Cwd,
+		IsolateEnv: o.IsolateEnv,
+		Ephemeral:  o.Ephemeral,
+	}
+	if o.ID != "" || o.IDSet {
+		if err := layout.ValidateID(o.ID); err != nil {
+			return so, err
+		}
+	}
+	for _, t := range o.Tags {
+		k, v, err := cli.ParseKV("--tag", t)
+		if err != nil {
+			return so, err
+		}
+		setTag(&so, k, v)
+	}
+	if o.Permanent {
+		setTag(&so, "strategy", "permanent")
+	}
+	if o.CleanupOnCleanExit {
+		setTag(&so, "strategy.cleanup-on-clean-exit", "true")
+	}
+	for _, e := range o.Env {
+		k, v, err := cli.ParseKV("--env", e)
+		if err != nil {
+			return so, err
+		}
+		if so.ExtraEnv == nil {
+			so.ExtraEnv = map[string]string{}
+		}
+		so.ExtraEnv[k] = v
+	}
+	for _, k := range o.Unset {
+		if k == "" || strings.Contains(k, "=") {
+			return so, fmt.Errorf("--unset-env %q is invalid: give a variable name, without '='", k)
+		}
+		so.UnsetEnv = append(so.UnsetEnv, k)
+	}
+	switch {
+	case o.NoName && o.Name != "":
+		return so, errors.New("--name and --no-display-name contradict each other: use one")
+	case o.NoName:
+		empty := ""
+		so.DisplayName = &empty
+	case o.Name != "" || o.NameSet:
+		if err := layout.ValidateDisplayName(o.Name); err != nil {
+			return so, err
+		}
+		name := o.Name
+		so.DisplayName = &name
+	}
+	if o.Again && o.ID == "" {
+		return so, errors.New("-a needs --id: it attaches to that session if it is running")
+	}
+	return so, nil
+}
+
+func setTag(o *spawn.Options, k, v string) {
+	if o.Tags == nil {
+		o.Tags = map[string]string{}
+	}
+	o.Tags[k] = v
+}
+
+// again is -a for an id with a record: attach to it when it runs (done),
+// else start it again through lifecycle.Relaunch with the record's settings
+// where the command line did not say otherwise (done). It leaves so to a
+// plain start when there is no usable record.
+func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer string, io cli.IO) (done bool, err error) {
+	root := io.Root
+	s, err := layout.Load(root, o.ID)
+	if err != nil || s.Damaged != "" {
+		return false, nil
+	}
+	if s.Status == layout.Running {
+		if o.Detach {
+			// -a -d is "make sure it runs": already done.
+			fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
+			return true, nil
+		}
+		if nested {
+			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first (Ctrl+\\) or pass --force", outer, o.ID)
+		}
+		return true, attachTo(root, o.ID, io)
+	}
+	if nested && !o.Detach {
+		// Run in place with the stored settings filled in; no session
+		// is started.
+		*so = reuse(*so, spawn.OptionsFromMetadata(o.ID, s.Meta), o)
+		return false, nil
+	}
+	rows, cols := o.Rows, o.Cols
+	if rows == 0 || cols == 0 {
+		r, c := client.TermSize(io.OutFile(), io.In)
+		if rows == 0 {
+			rows = r
+		}
+		if cols == 0 {
+			cols = c
+		}
+	}
+	cmdline := *so
+	_, err = lifecycle.Relaunch(ctx, root, s, lifecycle.RelaunchOptions{
+		Env: io.Env, Rows: rows, Cols: cols,
+		Launch: func(stored spawn.Options) spawn.Options { return reuse(cmdline, stored, o) },
+	})
+	switch {
+	case err == nil && o.Detach:
+		fmt.Fprintf(io.Out, "Session %q created.\n", o.ID)
+		return true, nil
+	case err == nil:
+		return true, attachTo(root, o.ID, io)
+	case errors.Is(err, spawn.ErrRunning) && o.Detach:
+		// Someone else started it meanwhile: it runs, as asked.
+		fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
+		return true, nil
+	case errors.Is(err, spawn.ErrRunning):
+		return true, attachTo(root, o.ID, io)
+	}
+	return true, err
+}
+
+// reuse fills the command line's settings from a dead record's where the
+// command line did not say otherwise; the command line's command always
+// wins.
+func reuse(o spawn.Options, stored spawn.Options, f Options) spawn.Options {
+	if f.Cwd == "" {
+		o.Cwd = stored.Cwd
+	}
+	if len(f.Tags) == 0 {
+		for k, v := range stored.Tags {
+			setTag(&o, k, v)
+		}
+	}
+	if len(f.Env) == 0 && len(f.Unset) == 0 {
+		o.ExtraEnv, o.UnsetEnv, o.IsolateEnv = stored.ExtraEnv, stored.UnsetEnv, stored.IsolateEnv || o.IsolateEnv
+	}
+	if f.Name == "" && !f.NoName {
+		o.DisplayName = stored.DisplayName
+	}
+	o.Extra = stored.Extra
+	o.Replace = true
+	return o
+}
+
+// inPlace runs the command in this terminal, with the env edits, as the
+// process itself: nesting a session inside a session only confuses the
+// detach key.
+func inPlace(outer string, o spawn.Options, io cli.IO) error {
+	fmt.Fprintf(io.Err, "Already inside pty session %q, running directly.\n", outer)
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if err := spawn.CheckCwd(cwd); err != nil {
+		return err
+	}
+	path := o.ExtraEnv["PATH"]
+	if path == "" {
+		path = io.Getenv("PATH")
+	}
+	cmd, err := spawn.ResolveCommand(o.Command, cwd, path)
+	if err != nil {
+		return err
+	}
+	env := spawn.ChildEnv(io.Env, o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, "", outer, io.Getenv("PTY_SESSION_GENERATION"))
+	if err := os.Chdir(cwd); err != nil {
+		return fmt.Errorf("Working directory %s: %v", cwd, err)
+	}
+	err = syscall.Exec(cmd, append([]string{o.Command}, o.Args...), env)
+	return fmt.Errorf("run %s: %v", cmd, err)
+}
+
+// attachTo attaches to a session just started (or found running). A
+// command that ends at once may be gone before we connect; its record,
+// when kept, still says how it ended.
+func attachTo(root, id string, io cli.IO) error {
+	conn, err := client.Dial(root, id)
+	if err != nil {
+		if m, merr := layout.ReadMetadata(root, id); merr == nil && m.ExitCode != nil {
+			for _, l := range m.LastLines {
+				fmt.Fprintln(io.Out, l)
+			}
+			fmt.Fprintf(io.Out, "[%s exited with code %d]\n", id, *m.ExitCode)
+			if *m.ExitCode != 0 {
+				return &cli.ExitError{Code: *m.ExitCode}
+			}
+			return nil
+		}
+		return fmt.Errorf("Session %q ended before it could be attached.", id)
+	}
+	return attach.Session(conn, id, io)
+}

@@ -1,0 +1,245 @@
+// Package tagmulti is `pty tag-multi`: show or change the tags of several
+// sessions chosen by reference, by tags or all at once. cmd/pty-tag-multi
+// parses the flags into Options; Run does the work against the streams and
+// root it is given.
+package tagmulti
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// Options are pty tag-multi's flags and arguments.
+type Options struct {
+	Args    []string // REFs and KEY=VALUE tags to set
+	Rm      []string // tags to remove, after the sets
+	Filters []string // --filter-tag K=V
+	All     bool
+	JSON    bool
+	Yes     bool // confirm a write to --all sessions
+}
+
+// Run selects the sessions, then prints their tags or changes them. A
+// session that fails is reported on io.Err and the rest are still
+// changed; Run then returns a cli.ExitError with status 1.
+func Run(o Options, io cli.IO) error {
+	var refs []string
+	set := map[string]string{}
+	for _, a := range o.Args {
+		if strings.Contains(a, "=") {
+			k, v, err := cli.ParseKV("tag", a)
+			if err != nil {
+				return err
+			}
+			set[k] = v
+		} else {
+			refs = append(refs, a)
+		}
+	}
+	want := map[string]string{}
+	for _, f := range o.Filters {
+		k, v, err := cli.ParseKV("--filter-tag", f)
+		if err != nil {
+			return err
+		}
+		want[k] = v
+	}
+	selectors := 0
+	for _, used := range []bool{len(refs) > 0, len(o.Filters) > 0, o.All} {
+		if used {
+			selectors++
+		}
+	}
+	switch {
+	case selectors == 0:
+		return fmt.Errorf("choose the sessions: give REF..., --filter-tag K=V or --all (see 'pty tag-multi --help')")
+	case selectors > 1 && len(refs) > 0:
+		return fmt.Errorf("%q is not KEY=VALUE, and sessions are already chosen by --filter-tag or --all: use one selector, and write tags as KEY=VALUE", refs[0])
+	case selectors > 1:
+		return fmt.Errorf("--filter-tag and --all cannot be combined: use one selector")
+	}
+	if err := layout.ValidateTagOps(set, o.Rm); err != nil {
+		return err
+	}
+	writing := len(set) > 0 || len(o.Rm) > 0
+	if writing && o.JSON {
+		return fmt.Errorf("--json is for reading tags; drop it, or drop the changes to read")
+	}
+
+	root := io.Root
+	if writing {
+		if err := layout.CheckWritableRoot(root); err != nil {
+			return err
+		}
+	}
+	sessions, err := selectSessions(root, refs, want, o.All, io)
+	if err != nil {
+		return err
+	}
+	if len(sessions) == 0 {
+		fmt.Fprintln(io.Out, "0 sessions matched.")
+		return nil
+	}
+	if !writing {
+		return show(sessions, o.JSON, io)
+	}
+	if o.All && !o.Yes {
+		n := 0
+		for _, s := range sessions {
+			if !maps.Equal(layout.ApplyTags(s.Meta.Tags, set, o.Rm), nonNil(s.Meta.Tags)) {
+				n++
+			}
+		}
+		return fmt.Errorf("--all would change the tags of %d of %d sessions; add --yes to apply", n, len(sessions))
+	}
+
+	var cond func(map[string]string) bool
+	if len(want) > 0 {
+		cond = func(tags map[string]string) bool { return matches(tags, want) }
+	}
+	var changed, same, skipped, failed int
+	for _, s := range sessions {
+		ch, m, err := layout.SetTagsIf(root, s.ID, cond, set, o.Rm)
+		switch {
+		case errors.Is(err, layout.ErrConditionFailed):
+			skipped++
+			continue
+		case err != nil:
+			failed++
+			fmt.Fprintf(io.Err, "pty: tag %s: %v\n", s.ID, err)
+			continue
+		case ch:
+			changed++
+		default:
+			same++
+		}
+		if file, ok := m.Tag(layout.TagPtyfile); ok && ch {
+			fmt.Fprintf(io.Err, "pty: warning: %q is managed by %s; \"pty up\" sets the tags that file declares again.\n", s.Name(), file)
+		}
+	}
+	msg := fmt.Sprintf("Changed tags on %s", plural(changed))
+	if same > 0 {
+		msg += fmt.Sprintf(", %d already up to date", same)
+	}
+	if skipped > 0 {
+		msg += fmt.Sprintf(", %d skipped (tags no longer match)", skipped)
+	}
+	if failed > 0 {
+		msg += fmt.Sprintf(", %d failed", failed)
+	}
+	fmt.Fprintln(io.Out, msg+".")
+	if failed > 0 {
+		return &cli.ExitError{Code: 1}
+	}
+	return nil
+}
+
+// selectSessions resolves every explicit ref before anything is written,
+// so one typo cannot leave a half-applied bulk change.
+func selectSessions(root string, refs []string, want map[string]string, all bool, io cli.IO) ([]layout.Session, error) {
+	if len(refs) > 0 {
+		var out []layout.Session
+		seen := map[string]bool{}
+		var errs []string
+		for _, r := range refs {
+			s, err := layout.Resolve(root, r)
+			if err == nil {
+				err = s.DamagedErr()
+			}
+			if err != nil {
+				errs = append(errs, err.Error())
+				continue
+			}
+			if !seen[s.ID] {
+				seen[s.ID] = true
+				out = append(out, s)
+			}
+		}
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("%s Nothing was changed.", strings.Join(errs, " "))
+		}
+		return out, nil
+	}
+	list, err := layout.List(root)
+	if err != nil {
+		return nil, err
+	}
+	if all {
+		// A damaged record has no tags to show or change: say so and
+		// go on, rather than fail every --all for one broken file.
+		out := list[:0]
+		for _, s := range list {
+			if s.Damaged != "" {
+				fmt.Fprintf(io.Err, "pty: skipping %s: its record is damaged (%s)\n", s.ID, s.Damaged)
+				continue
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	var out []layout.Session
+	for _, s := range list {
+		if matches(s.Meta.Tags, want) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func matches(tags, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := tags[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+func show(sessions []layout.Session, asJSON bool, io cli.IO) error {
+	if asJSON {
+		out := map[string]map[string]string{}
+		for _, s := range sessions {
+			out[s.ID] = nonNil(s.Meta.Tags)
+		}
+		b, err := json.MarshalIndent(out, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(io.Out, string(b))
+		return nil
+	}
+	for _, s := range sessions {
+		head := s.ID
+		if s.Name() != s.ID {
+			head += fmt.Sprintf(" (%s)", s.Name())
+		}
+		fmt.Fprintln(io.Out, head+":")
+		if len(s.Meta.Tags) == 0 {
+			fmt.Fprintln(io.Out, "  (no tags)")
+		}
+		for _, kv := range layout.SortedTags(s.Meta.Tags) {
+			fmt.Fprintln(io.Out, "  "+kv)
+		}
+	}
+	return nil
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "1 session"
+	}
+	return fmt.Sprintf("%d sessions", n)
+}
