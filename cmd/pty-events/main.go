@@ -21,8 +21,7 @@ const recentCount = 50
 
 func main() {
 	c := cli.NewCommand("events",
-		"pty events [REF | --all] [--recent] [--json] [--wait TYPE [-t SECS]]",
-		"Follow or print sessions' events.")
+		"pty events [REF | --all] [--recent] [--json] [--wait TYPE [-t SECS]]")
 	c.Long = `Follows a session's event log like "tail -f": events appended from now on are
 printed as they happen, one per line:
 
@@ -56,6 +55,7 @@ Examples:
 	recent := fs.Bool("recent", false, "print the last 50 events and exit")
 	asJSON := fs.Bool("json", false, "print raw JSON lines")
 	wait := fs.String("wait", "", "print the first new event of `TYPE` and exit")
+	c.Values("wait", cli.ValueEvent)
 	var timeout float64
 	fs.Float64Var(&timeout, "timeout", 0, "with --wait, give up after `SECS` seconds (exit 1); 0 waits forever")
 	fs.Float64Var(&timeout, "t", 0, "short for --timeout")

@@ -103,6 +103,7 @@ func gc(args []string) {
 	})
 	var logFile string
 	fs.StringVar(&logFile, "log", "", "append output to `FILE` with timestamps, rotating it to FILE.1 past 1 MiB (the timer uses this)")
+	c.Values("log", cli.ValueFile)
 	var printPlist bool
 	fs.BoolVar(&printPlist, "print-launchd-plist", false, "print a launchd plist for this root and exit (same as: pty gc install --print --platform launchd)")
 	var interval string

@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("restart", "pty restart [-y] [--force] REF", "start a session again from its stored settings")
+	c := cli.NewCommand("restart", "pty restart [-y] [--force] REF")
 	c.Long = `Starts the session's command again with its stored cwd, size, environment
 settings, tags and display name, under the same id. A running session is
 killed first (as "pty kill" does) after asking "Kill and restart? [Y/n]";

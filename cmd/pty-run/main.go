@@ -48,6 +48,7 @@ the current terminal instead of nesting a session.`
 	fs.Var(&unset, "unset-env", "remove variable `K` from the command's environment (repeatable)")
 	isolate := fs.Bool("isolate-env", false, "start from a minimal environment (PATH, HOME, USER, SHELL, TERM, LANG, LC_*, ...)")
 	cwd := fs.String("cwd", "", "working directory (default: the current one)")
+	c.Values("cwd", cli.ValueDir)
 	rows := fs.Int("rows", 0, "terminal rows, 1 to 1000 (default: this terminal's, else 24)")
 	cols := fs.Int("cols", 0, "terminal columns, 1 to 1000 (default: this terminal's, else 80)")
 	permanent := fs.Bool("permanent", false, "tag strategy=permanent: pty gc restarts it when it ends")

@@ -22,7 +22,7 @@ const usage = `pty state get [REF] [KEY]
        pty state keys [REF]`
 
 func main() {
-	c := cli.NewCommand("state", usage, "Get, set and delete keys of a session's JSON state.")
+	c := cli.NewCommand("state", usage)
 	c.Long = `Each session carries a bag of JSON values ("state" in its metadata) that
 scripts can share: set a key from one process, read it or wait for its
 state.set event (pty events --wait state.set) in another.
@@ -55,6 +55,7 @@ Examples:
   pty state get web config
   pty state keys web`
 	session := c.Flags.String("session", "", "the session `REF` (instead of a positional REF)")
+	c.Values("session", cli.ValueRef)
 	args := c.Parse(os.Args[1:])
 	if len(args) == 0 {
 		cli.Fatalf("no action given: use get, set, delete or keys (see 'pty state --help')")

@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("stats", "pty stats [--json] [REF]", "show size, clients and resource use of sessions")
+	c := cli.NewCommand("stats", "pty stats [--json] [REF]")
 	c.Long = `For each running session (or just REF): the effective terminal size, cursor,
 scrollback use, attached and read-only clients with each writable client's
 size, the child's pid, CPU and memory, the daemon's pid and memory, and

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
+	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -41,15 +42,28 @@ type Command struct {
 type envBinding struct{ flag, variable string }
 
 // NewCommand makes a Command with an empty flag set that reports errors
-// to the caller instead of exiting.
-func NewCommand(name, usage, summary string) *Command {
+// to the caller instead of exiting. A built-in command's summary comes
+// from the registry (pkg/commands); summary is for plugins and for
+// sub-commands such as "gc install".
+func NewCommand(name, usage string, summary ...string) *Command {
 	fs := flag.NewFlagSet("pty "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(rootFlag{}, "root", "the registry `DIR` (default ~/.local/state/pty)")
-	c := &Command{Name: name, Usage: usage, Summary: summary, Flags: fs}
+	c := &Command{Name: name, Usage: usage, Summary: strings.Join(summary, " "), Flags: fs}
+	if b, ok := commands.Lookup(name); ok {
+		c.Summary = sentence(b.Summary)
+	}
 	c.Env("root", "PTY_ROOT")
 	c.Values("root", ValueDir)
 	return c
+}
+
+// sentence makes a registry summary the first line of --help.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
 // Set reports whether the flag name (either of its names) was given on

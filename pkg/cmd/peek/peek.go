@@ -37,8 +37,7 @@ const DefaultAnswer = 10 * time.Second
 // Command declares peek's flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("peek",
-		"pty peek [--plain] [--full] [-f] [--wait TEXT]... [-t SECS] REF",
-		"Print a session's screen, follow it read-only, or wait for text on it.")
+		"pty peek [--plain] [--full] [-f] [--wait TEXT]... [-t SECS] REF")
 	c.Long = `Without flags, prints the visible screen with its colours and exits.
 --full includes the scrollback. -f keeps following the output read-only
 (it never changes the session's size) until Ctrl+\ or the session ends.
