@@ -516,20 +516,26 @@ func ParseKV(what, s string) (string, string, error) {
 // process runs inside ($PTY_SESSION, an exact id). hint completes the error
 // shown when there is neither, e.g. "give a session id or name".
 func ResolveOrCurrent(root, ref, hint string) layout.Session {
-	if ref != "" {
-		return Resolve(root, ref)
-	}
-	id := os.Getenv("PTY_SESSION")
-	if id == "" {
-		Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): %s", hint)
-	}
-	if err := layout.ValidateID(id); err != nil {
-		Fatalf("$PTY_SESSION is not a session id: %v", err)
-	}
-	s, err := layout.Load(root, id)
-	if errors.Is(err, layout.ErrNotFound) {
-		Fatalf("Session %q (from $PTY_SESSION) not found.", id)
-	}
+	s, err := ResolveOrCurrentErr(root, ref, os.Getenv("PTY_SESSION"), hint)
 	Check(err)
 	return s
+}
+
+// ResolveOrCurrentErr is ResolveOrCurrent with the current session's id
+// (IO.Session) given, returning the error.
+func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error) {
+	if ref != "" {
+		return layout.Resolve(root, ref)
+	}
+	if current == "" {
+		return layout.Session{}, fmt.Errorf("no session given and not inside a pty session ($PTY_SESSION is unset): %s", hint)
+	}
+	if err := layout.ValidateID(current); err != nil {
+		return layout.Session{}, fmt.Errorf("$PTY_SESSION is not a session id: %v", err)
+	}
+	s, err := layout.Load(root, current)
+	if errors.Is(err, layout.ErrNotFound) {
+		return s, fmt.Errorf("Session %q (from $PTY_SESSION) not found.", current)
+	}
+	return s, err
 }

@@ -17,11 +17,14 @@ type IO struct {
 	Out, Err io.Writer
 	Root     string
 	Now      func() time.Time
+	// Session is the id of the session this process runs inside
+	// ($PTY_SESSION), the default of commands that take one; "" outside.
+	Session string
 }
 
 // StdIO is the process's IO with root as the registry.
 func StdIO(root string) IO {
-	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Root: root, Now: time.Now}
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Root: root, Now: time.Now, Session: os.Getenv("PTY_SESSION")}
 }
 
 // OutFile is Out when it is a file (a terminal, for its size), else nil.
