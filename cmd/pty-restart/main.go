@@ -25,8 +25,8 @@ cleared. restart does not attach: use "pty attach REF" afterwards.
 An AI agent's session (tagged role=agent, or a "claude ... --resume"
 command) is refused unless --force: restarting it throws away its
 conversation.`
-	yes := c.Flags.Bool("y", false, "kill a running session without asking")
-	c.Flags.BoolVar(yes, "yes", false, "same as -y")
+	yes := c.Flags.Bool("yes", false, "kill a running session without asking")
+	c.Alias("y", "yes")
 	force := c.Flags.Bool("force", false, "restart an AI agent's session too")
 	pos := c.Parse(os.Args[1:])
 	if len(pos) != 1 {
