@@ -260,13 +260,17 @@ func (e *env) peekWorkload() {
 	defer stopT()
 	time.Sleep(300 * time.Millisecond)
 	// Taking turns, as in the keystroke workload.
-	var p, t []time.Duration
+	var p, d, t []time.Duration
 	for i := 0; i < e.n; i++ {
 		p = append(p, timeCmd(e.ptyCmd("peek", "--plain", "peek1")))
+		// pty-peek run directly: the dispatcher's share is the difference.
+		direct := e.ptyCmd()
+		direct.Path, direct.Args = filepath.Join(e.bin, "pty-peek"), []string{"pty-peek", "--plain", "peek1"}
+		d = append(d, timeCmd(direct))
 		t = append(t, timeCmd(e.tmux("capture-pane", "-p", "-t", "peek1")))
 	}
-	res := map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)}
-	report("peek --plain / capture-pane -p", res)
+	report("peek --plain / capture-pane -p", map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)})
+	report("pty-peek --plain (no dispatcher)", map[string]time.Duration{"pty": medianOf(d), "tmux": medianOf(t)})
 }
 
 // --- key: a keystroke's round trip through an attached client ---

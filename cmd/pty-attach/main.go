@@ -23,8 +23,8 @@ A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and
 its counters), as "pty restart" does.`
 	var o attach.Options
 	fs := c.Flags
-	fs.BoolVar(&o.Restart, "r", false, "restart an ended session without asking")
-	fs.BoolVar(&o.Restart, "auto-restart", false, "same as -r")
+	fs.BoolVar(&o.Restart, "auto-restart", false, "restart an ended session without asking")
+	c.Alias("r", "auto-restart")
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
 	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
 	o.Args = c.Parse(os.Args[1:])

@@ -23,8 +23,7 @@ func main() {
 		completion.Write(os.Stdout, cs, d)
 		return
 	}
-	c := cli.NewCommand("completions", "pty completions bash|zsh|fish",
-		"print a shell completion script (bash, zsh, fish)")
+	c := cli.NewCommand("completions", "pty completions bash|zsh|fish")
 	c.Long = `Completes subcommands (including pty-* plugins on PATH), flags, and session
 ids and display names wherever a session is expected.
 

@@ -10,8 +10,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("down", "pty down [DIR] [NAMES...]",
-		"stop the sessions a pty.toml declares")
+	c := cli.NewCommand("down", "pty down [DIR] [NAMES...]")
 	c.Long = `Stops every session started from ./pty.toml (or DIR/pty.toml when the first
 argument is a directory that has one), or only NAMES, and removes their
 records. The permanent strategy tag is removed first, so gc does not bring

@@ -11,8 +11,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("emit", "pty emit [REF] user.NAME [--json JSON] [--text TEXT]",
-		"Append a user.* event to a session's event log.")
+	c := cli.NewCommand("emit", "pty emit [REF] user.NAME [--json JSON] [--text TEXT]")
 	c.Long = `Publishes an event that "pty events" followers see, for example to tell a
 script waiting with "pty events REF --wait user.build-done" that a build
 finished. Only user.* types can be emitted: the other types are written by

@@ -67,8 +67,8 @@ func main() {
 	c.Long = long
 	o := gc.Options{Pass: reconcile.DefaultOptions("")}
 	fs := c.Flags
-	fs.BoolVar(&o.DryRun, "n", false, "dry run: print what would be done (\"Would ...\") and change nothing")
-	fs.BoolVar(&o.DryRun, "dry-run", false, "same as -n")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "dry run: print what would be done (\"Would ...\") and change nothing")
+	c.Alias("n", "dry-run")
 	fs.BoolVar(&o.JSON, "json", false, "print the actions and the summary as one JSON object")
 	fs.Func("fast-fail-window", "an exit within `SECS` of gc's last respawn is a fast fail (default 60)", func(s string) error {
 		n, err := gc.Positive(s)
@@ -88,6 +88,7 @@ func main() {
 		return err
 	})
 	fs.StringVar(&o.Log, "log", "", "append output to `FILE` with timestamps, rotating it to FILE.1 past 1 MiB (the timer uses this)")
+	c.Values("log", cli.ValueFile)
 	fs.BoolVar(&o.PrintPlist, "print-launchd-plist", false, "print a launchd plist for this root and exit (same as: pty gc install --print --platform launchd)")
 	fs.StringVar(&o.Interval, "interval", "30s", "with --print-launchd-plist: how often to run, like 30s or 5m")
 	o.Args = c.Parse(args)

@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("kill", "pty kill REF", "stop a session and everything it started; keep its record")
+	c := cli.NewCommand("kill", "pty kill REF")
 	c.Long = `The daemon gets SIGTERM and stops the session's processes; pty kill waits
 up to 7 s for it, then checks that nothing the session started is still
 running (by pid and start time, taken before signalling) and signals any

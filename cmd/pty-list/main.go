@@ -14,8 +14,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("list", "pty list [--json] [--tags] [--filter-tag K=V]... [--status S] [--older-than D] [--newer-than D] [--summary]",
-		"list sessions: running, exited and vanished")
+	c := cli.NewCommand("list", "pty list [--json] [--tags] [--filter-tag K=V]... [--status S] [--older-than D] [--newer-than D] [--summary]")
 	c.Long = `Sessions are grouped as running, exited (with exit code and how long ago)
 and vanished (the daemon died without recording an exit: killed or crashed).
 Reserved tags (ptyfile*, strategy*, :*) are hidden unless --tags is given.
@@ -40,6 +39,7 @@ Colour is used only when stdout is a terminal and NO_COLOR is not set.`
 	var tagFilters cli.StringList
 	c.Flags.Var(&tagFilters, "filter-tag", "only sessions with tag `K=V` (repeatable; all must match)")
 	status := c.Flags.String("status", "", "only sessions with this `status`: running, exited or vanished")
+	c.Values("status", cli.ValueStatus)
 	older := c.Flags.String("older-than", "", "only sessions older than `D` (like 30s, 15m, 2h, 7d)")
 	newer := c.Flags.String("newer-than", "", "only sessions newer than `D`")
 	summary := c.Flags.Bool("summary", false, "print counts by status and the oldest and newest session")

@@ -19,8 +19,7 @@ import (
 const maxPatch = 1 << 20
 
 func main() {
-	c := cli.NewCommand("metadata", "pty metadata patch --id ID < patch.json",
-		"Patch a session's display name and tags as JSON.")
+	c := cli.NewCommand("metadata", "pty metadata patch --id ID < patch.json")
 	c.Long = `Reads one JSON object on stdin and merges it into the session's metadata in
 one locked change:
 
@@ -38,6 +37,7 @@ Examples:
   printf '%s' '{"displayName":"Worker","tags":{"role":"worker"}}' | pty metadata patch --id k3x9mz2a
   printf '%s' '{"displayName":null,"tags":{"temporary":null}}' | pty metadata patch --id k3x9mz2a`
 	id := c.Flags.String("id", "", "the session's exact `ID`")
+	c.Values("id", cli.ValueRef)
 	args := c.Parse(os.Args[1:])
 	switch {
 	case len(args) == 0:

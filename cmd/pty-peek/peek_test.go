@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,9 +112,8 @@ func TestPeekFollowPlainRefused(t *testing.T) {
 	}
 }
 
-// The dispatcher answers "pty peek [--plain] [--full] ID" itself; every
-// other form goes to pty-peek, which resolves the reference. Both must
-// print the same screen.
+// pty-peek goes straight to the socket of an exact id and resolves any
+// other reference through the registry. Both must print the same screen.
 func TestPeekQuickAndResolvedAgree(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "qa", "--name", "label", "--rows", "6", "--cols", "30", "--",
@@ -190,4 +190,31 @@ func TestPeekUnreachableDaemon(t *testing.T) {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	ln.Close()
 	check("stale socket", "refuses connections")
+}
+
+// TestPeekStoppedDaemon: a stopped daemon takes connections (the kernel
+// queues them) and never answers. "pty peek ID" through the dispatcher
+// says so in one line once its answer time (10 s) is up, instead of
+// asking again and again (about 30 s).
+func TestPeekStoppedDaemon(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "stopped", "--", "sleep", "60")
+	s, err := layout.Load(root, "stopped")
+	if err != nil || s.Pid <= 0 {
+		t.Fatalf("no daemon pid: %+v %v", s, err)
+	}
+	if err := syscall.Kill(s.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(s.Pid, syscall.SIGCONT)
+	start := time.Now()
+	r := testutil.Run(t, root, "peek", "stopped")
+	took := time.Since(start)
+	lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
+	if r.Code != 1 || len(lines) != 1 || !strings.Contains(r.Stderr, "did not answer in time") || r.Stdout != "" {
+		t.Errorf("exit %d stdout %q stderr %q; want exit 1 and one line saying the daemon did not answer", r.Code, r.Stdout, r.Stderr)
+	}
+	if took > 15*time.Second {
+		t.Errorf("peek of a stopped daemon took %v; its answer time is 10s", took)
+	}
 }

@@ -11,8 +11,7 @@ import (
 
 func main() {
 	c := cli.NewCommand("rename",
-		"pty rename NEW | pty rename REF NEW | pty rename --show [REF] | pty rename --clear [REF]",
-		"Show, set or clear a session's display name.")
+		"pty rename NEW | pty rename REF NEW | pty rename --show [REF] | pty rename --clear [REF]")
 	c.Long = `The display name is a label for people: it need not be unique, and the
 session's id never changes. A display name resolves as a reference only
 while no other session has it.

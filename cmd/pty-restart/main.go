@@ -14,7 +14,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("restart", "pty restart [-y] [--force] REF", "start a session again from its stored settings")
+	c := cli.NewCommand("restart", "pty restart [-y] [--force] REF")
 	c.Long = `Starts the session's command again with its stored cwd, size, environment
 settings, tags and display name, under the same id. A running session is
 killed first (as "pty kill" does) after asking "Kill and restart? [Y/n]";
@@ -25,8 +25,8 @@ cleared. restart does not attach: use "pty attach REF" afterwards.
 An AI agent's session (tagged role=agent, or a "claude ... --resume"
 command) is refused unless --force: restarting it throws away its
 conversation.`
-	yes := c.Flags.Bool("y", false, "kill a running session without asking")
-	c.Flags.BoolVar(yes, "yes", false, "same as -y")
+	yes := c.Flags.Bool("yes", false, "kill a running session without asking")
+	c.Alias("y", "yes")
 	force := c.Flags.Bool("force", false, "restart an AI agent's session too")
 	pos := c.Parse(os.Args[1:])
 	if len(pos) != 1 {

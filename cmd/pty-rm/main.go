@@ -12,7 +12,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("rm", "pty rm REF", "remove a stopped session's files")
+	c := cli.NewCommand("rm", "pty rm REF")
 	c.Long = `Removes the session's socket, pid file, metadata and event log. A running
 session is refused: stop it with "pty kill" first. If its daemon is still
 finishing its shutdown, rm waits for it (up to 7 s), so the same id can be

@@ -44,6 +44,7 @@ the current terminal instead of nesting a session.`
 	fs.Var((*cli.StringList)(&o.Unset), "unset-env", "remove variable `K` from the command's environment (repeatable)")
 	fs.BoolVar(&o.IsolateEnv, "isolate-env", false, "start from a minimal environment (PATH, HOME, USER, SHELL, TERM, LANG, LC_*, ...)")
 	fs.StringVar(&o.Cwd, "cwd", "", "working directory (default: the current one)")
+	c.Values("cwd", cli.ValueDir)
 	fs.IntVar(&o.Rows, "rows", 0, "terminal rows, 1 to 1000 (default: this terminal's, else 24)")
 	fs.IntVar(&o.Cols, "cols", 0, "terminal columns, 1 to 1000 (default: this terminal's, else 80)")
 	fs.BoolVar(&o.Permanent, "permanent", false, "tag strategy=permanent: pty gc restarts it when it ends")

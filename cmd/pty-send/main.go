@@ -16,8 +16,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("send", "pty send REF TEXT | pty send REF [--with-delay SECS] [--paste] --seq ITEM [--seq ITEM]...",
-		"type text or keys into a session")
+	c := cli.NewCommand("send", "pty send REF TEXT | pty send REF [--with-delay SECS] [--paste] --seq ITEM [--seq ITEM]...")
 	c.Long = `TEXT is sent exactly as given: no newline is added. To press keys, use
 --seq items: an item "key:SPEC" is a key, anything else is literal text.
 

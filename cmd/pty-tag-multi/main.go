@@ -43,7 +43,7 @@ Examples:
 	fs.BoolVar(&o.All, "all", false, "select every session")
 	fs.BoolVar(&o.JSON, "json", false, "when reading, print {\"id\": {tags}} as JSON")
 	fs.BoolVar(&o.Yes, "yes", false, "confirm a write to --all sessions")
-	fs.BoolVar(&o.Yes, "y", false, "short for --yes")
+	c.Alias("y", "yes")
 	o.Args = c.Parse(os.Args[1:])
 	cli.Exit(tagmulti.Run(o, cli.System(cli.Root())))
 }

@@ -11,8 +11,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("tag", "pty tag REF [KEY=VALUE...] [--rm KEY...]",
-		"Show or change a session's tags.")
+	c := cli.NewCommand("tag", "pty tag REF [KEY=VALUE...] [--rm KEY...]")
 	c.Long = `With only REF, lists the session's tags as "  key=value" lines.
 
 With KEY=VALUE arguments and --rm flags, sets and removes tags in one atomic

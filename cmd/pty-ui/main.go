@@ -15,8 +15,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("ui", "pty ui [--filter-tag K=V]... [--preselect-new] [--force]   (or just: pty)",
-		"the interactive session picker")
+	c := cli.NewCommand("ui", "pty ui [--filter-tag K=V]... [--preselect-new] [--force]   (or just: pty)")
 	c.Long = `Lists sessions (refreshed every second) with a filter line: type to narrow
 the list; letters match in order with gaps allowed, across id, display name,
 directory, command and tags. Enter attaches to the selected session; Ctrl+\

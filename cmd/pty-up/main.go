@@ -11,8 +11,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("up", "pty up [DIR] [NAMES...]",
-		"start the sessions a pty.toml declares")
+	c := cli.NewCommand("up", "pty up [DIR] [NAMES...]")
 	c.Long = `Reads ./pty.toml, or DIR/pty.toml when the first argument is a directory
 that has one, and starts every declared session that is not running (only
 NAMES, when given). A session that is already running keeps running; its tags

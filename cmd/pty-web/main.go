@@ -12,8 +12,7 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("web", "pty web [--listen ADDR] [--write]",
-		"watch (and with --write, drive) sessions from a browser")
+	c := cli.NewCommand("web", "pty web [--listen ADDR] [--write]")
 	c.Long = `Serves every session of the registry to a browser: the list, updated as
 sessions start, end and change, and each session's screen, live, with its
 scrollback, title and recent events. Prints the URL to open (it carries a

@@ -1,6 +1,11 @@
 // Package cli holds what every pty-<sub> main shares: flag parsing with ff,
 // the root from the environment, and the one-line error convention (message
 // on stderr, exit status 1, never a stack trace).
+//
+// A flag is declared once on Command.Flags; Alias gives it its other
+// name (-f for --follow) and Env binds the one environment variable that
+// sets it when the command line does not (--root and PTY_ROOT). Help,
+// error messages and shell completion all read those declarations.
 package cli
 
 import (
@@ -11,11 +16,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
+	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -26,27 +33,102 @@ type Command struct {
 	Summary string // one line, shown by "pty help"
 	Long    string // optional paragraphs after the usage line
 	Flags   *flag.FlagSet
+
+	aliases map[string]string // alias -> the flag's main name
+	env     []envBinding
+	values  map[string]string // flag -> what its value is, for completion
 }
+
+type envBinding struct{ flag, variable string }
 
 // NewCommand makes a Command with an empty flag set that reports errors
-// to the caller instead of exiting.
-func NewCommand(name, usage, summary string) *Command {
+// to the caller instead of exiting. A built-in command's summary comes
+// from the registry (pkg/commands); summary is for plugins and for
+// sub-commands such as "gc install".
+func NewCommand(name, usage string, summary ...string) *Command {
 	fs := flag.NewFlagSet("pty "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var(rootFlag{}, "root", "the registry `DIR` (default $PTY_ROOT, else ~/.local/state/pty)")
-	return &Command{Name: name, Usage: usage, Summary: summary, Flags: fs}
+	fs.Var(rootFlag{}, "root", "the registry `DIR` (default ~/.local/state/pty)")
+	c := &Command{Name: name, Usage: usage, Summary: strings.Join(summary, " "), Flags: fs}
+	if b, ok := commands.Lookup(name); ok {
+		c.Summary = sentence(b.Summary)
+	}
+	c.Env("root", "PTY_ROOT")
+	c.Values("root", ValueDir)
+	return c
 }
 
-// Set reports whether the flag name was given on the command line.
+// sentence makes a registry summary the first line of --help.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+// Set reports whether the flag name (either of its names) was given on
+// the command line or by its environment variable (see Env).
 func (c *Command) Set(name string) bool {
+	if main, ok := c.aliases[name]; ok {
+		name = main
+	}
 	set := false
-	c.Flags.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	c.Flags.Visit(func(f *flag.Flag) {
+		set = set || f.Name == name || c.aliases[f.Name] == name
+	})
 	return set
 }
 
+// Alias registers alias as another name of the flag name, already
+// defined on c.Flags: "-f" for "--follow". Both are parsed into the same
+// value; help shows them on one line and completion offers both.
+func (c *Command) Alias(alias, name string) {
+	f := c.Flags.Lookup(name)
+	if f == nil {
+		panic("cli: alias " + alias + " of undefined flag " + name)
+	}
+	c.Flags.Var(f.Value, alias, f.Usage)
+	if c.aliases == nil {
+		c.aliases = map[string]string{}
+	}
+	c.aliases[alias] = name
+}
+
+// Env binds the environment variable variable to the flag name, already
+// defined on c.Flags: when the command line does not give the flag and
+// the variable is set and not empty, the flag takes the variable's value,
+// checked like a typed one. Only variables bound this way are read: the
+// environment of a pty session carries PTY_SESSION and others that are
+// no flag's business, so there is no prefix-wide binding.
+func (c *Command) Env(name, variable string) {
+	if c.Flags.Lookup(name) == nil {
+		panic("cli: environment variable " + variable + " bound to undefined flag " + name)
+	}
+	c.env = append(c.env, envBinding{name, variable})
+}
+
+// What a flag's value is, for shell completion (Values).
+const (
+	ValueDir    = "dir"    // a directory
+	ValueFile   = "file"   // a file
+	ValueRef    = "ref"    // a session id or display name
+	ValueStatus = "status" // a session status
+	ValueEvent  = "event"  // an event type
+)
+
+// Values says what the value of the flag name is, so that completion can
+// offer directories, files or sessions for it. Free text needs nothing.
+func (c *Command) Values(name, kind string) {
+	if c.values == nil {
+		c.values = map[string]string{}
+	}
+	c.values[name] = kind
+}
+
 // rootFlag is --root DIR, accepted by every command anywhere on its line
-// as the original pty accepts it. It sets PTY_ROOT, so Root and every
-// program the command starts (a daemon, a plugin) see the same registry.
+// as the original pty accepts it, and bound to PTY_ROOT. It exports
+// PTY_ROOT, so Root and every program the command starts (a daemon, a
+// plugin) see the same registry.
 type rootFlag struct{}
 
 func (rootFlag) String() string { return "" }
@@ -59,6 +141,10 @@ func (rootFlag) Set(v string) error {
 	return os.Setenv("PTY_ROOT", v)
 }
 
+// setFromEnv leaves PTY_SESSION_DIR alone: with both variables set, Root
+// warns that PTY_ROOT wins.
+func (rootFlag) setFromEnv(string) error { return nil }
+
 // PrintHelp writes --help output.
 func (c *Command) PrintHelp(w io.Writer) {
 	fmt.Fprintf(w, "%s\n\nUsage: %s\n", c.Summary, c.Usage)
@@ -66,18 +152,24 @@ func (c *Command) PrintHelp(w io.Writer) {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimRight(c.Long, "\n"))
 	}
 	var lines []string
-	c.Flags.VisitAll(func(f *flag.Flag) { lines = append(lines, flagHelp(f)) })
+	c.Flags.VisitAll(func(f *flag.Flag) {
+		if _, ok := c.aliases[f.Name]; ok {
+			return
+		}
+		lines = append(lines, c.flagHelp(f))
+	})
 	if len(lines) > 0 {
 		fmt.Fprintf(w, "\nFlags:\n%s", strings.Join(lines, ""))
 	}
 }
 
 // flagHelp formats one flag the way people type it: "-d" for one letter,
-// "--name" otherwise (ff accepts both), with an upper-case placeholder
-// for its value, then the description. The standard library's
-// PrintDefaults shows "-name string", which reads like a Go program's
-// flags rather than a command's.
-func flagHelp(f *flag.Flag) string {
+// "--name" otherwise (ff accepts both), its aliases before it, with an
+// upper-case placeholder for its value, then the description and the
+// environment variable bound to it. The standard library's PrintDefaults
+// shows "-name string", which reads like a Go program's flags rather
+// than a command's.
+func (c *Command) flagHelp(f *flag.Flag) string {
 	placeholder, usage := flag.UnquoteUsage(f)
 	switch placeholder {
 	case "int", "uint", "float":
@@ -87,9 +179,9 @@ func flagHelp(f *flag.Flag) string {
 	case "duration":
 		placeholder = "DURATION"
 	}
-	head := "--" + f.Name
-	if len(f.Name) == 1 {
-		head = "-" + f.Name
+	head := dashed(f.Name)
+	for _, a := range c.AliasesOf(f.Name) {
+		head = dashed(a) + ", " + head
 	}
 	if placeholder != "" {
 		head += " " + strings.ToUpper(placeholder)
@@ -99,6 +191,11 @@ func flagHelp(f *flag.Flag) string {
 	default:
 		usage += fmt.Sprintf(" (default %s)", f.DefValue)
 	}
+	for _, b := range c.env {
+		if b.flag == f.Name {
+			usage += " (env " + b.variable + ")"
+		}
+	}
 	const col = 26
 	if len(head) <= col-4 {
 		return fmt.Sprintf("  %-*s%s\n", col-2, head, usage)
@@ -106,47 +203,165 @@ func flagHelp(f *flag.Flag) string {
 	return fmt.Sprintf("  %s\n  %*s%s\n", head, col-2, "", usage)
 }
 
-// Parse parses args (without the program name). --help prints help and
-// exits 0; a bad flag is a usage error. Flags may be interleaved with
-// positional arguments, except after "--".
-func (c *Command) Parse(args []string) []string {
-	var pos []string
-	rest := args
-	for {
-		err := ff.Parse(c.Flags, rest)
-		if errors.Is(err, flag.ErrHelp) {
-			c.PrintHelp(os.Stdout)
-			os.Exit(0)
+// AliasesOf returns the other names of the flag name, sorted.
+func (c *Command) AliasesOf(name string) []string {
+	var out []string
+	for a, n := range c.aliases {
+		if n == name {
+			out = append(out, a)
 		}
-		if err != nil {
-			Fatalf("%v (see 'pty %s --help')", cleanFlagErr(c.Flags, err), c.Name)
-		}
-		rest = c.Flags.Args()
-		if len(rest) == 0 {
-			return pos
-		}
-		// flag stops at the first non-flag; keep it and go on, unless the
-		// caller asked for everything after "--" verbatim.
-		if consumedDashDash(args, rest) {
-			return append(pos, rest...)
-		}
-		pos = append(pos, rest[0])
-		rest = rest[1:]
 	}
+	sort.Strings(out)
+	return out
+}
+
+// Parse parses args (without the program name), then the bound
+// environment variables. --help prints help and exits 0; a bad flag is a
+// usage error. Flags may be interleaved with positional arguments, except
+// after "--".
+func (c *Command) Parse(args []string) []string {
+	pos, err := c.ParseArgs(args)
+	c.exitOn(err)
+	return pos
 }
 
 // ParseUntilPositional stops at the first positional argument (for
 // commands like run whose tail is a command line).
 func (c *Command) ParseUntilPositional(args []string) []string {
+	c.describe()
 	err := ff.Parse(c.Flags, args)
+	if err == nil {
+		err = c.parseEnv()
+	}
+	c.exitOn(err)
+	return c.Flags.Args()
+}
+
+// ParseArgs is Parse that returns the error (flag.ErrHelp for --help)
+// instead of exiting, for tests and for commands that parse twice.
+func (c *Command) ParseArgs(args []string) ([]string, error) {
+	c.describe()
+	var pos []string
+	rest := args
+	for {
+		// ff v3 parses like the flag package, which stops at the first
+		// non-flag argument: step over it and go on.
+		if err := ff.Parse(c.Flags, rest); err != nil {
+			return nil, err
+		}
+		rest = c.Flags.Args()
+		if len(rest) == 0 {
+			break
+		}
+		// Everything after "--" is positional, verbatim.
+		if consumedDashDash(args, rest) {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		rest = rest[1:]
+	}
+	return pos, c.parseEnv()
+}
+
+func (c *Command) exitOn(err error) {
 	if errors.Is(err, flag.ErrHelp) {
 		c.PrintHelp(os.Stdout)
 		os.Exit(0)
 	}
 	if err != nil {
-		Fatalf("%v (see 'pty %s --help')", cleanFlagErr(c.Flags, err), c.Name)
+		Fatalf("%v (see 'pty %s --help')", c.FlagError(err), c.Name)
 	}
-	return c.Flags.Args()
+}
+
+// FlagError words an error of ParseArgs the way people type flags.
+func (c *Command) FlagError(err error) error {
+	var ee envError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	return cleanFlagErr(c.Flags, err)
+}
+
+// parseEnv gives each flag the command line left unset the value of its
+// bound variable, through ff's environment pass over a flag set that
+// holds only the bound variables (named as themselves, so WithEnvVars
+// reads exactly them).
+func (c *Command) parseEnv() error {
+	if len(c.env) == 0 {
+		return nil
+	}
+	fs := flag.NewFlagSet(c.Flags.Name()+" environment", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, b := range c.env {
+		if !c.Set(b.flag) {
+			fs.Var(envValue{c, b}, b.variable, "")
+		}
+	}
+	err := ff.Parse(fs, nil, ff.WithEnvVars())
+	var ee envError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	return err
+}
+
+// envValue sets a command's flag from its bound variable.
+type envValue struct {
+	c *Command
+	b envBinding
+}
+
+func (envValue) String() string { return "" }
+
+func (v envValue) Set(s string) error {
+	f := v.c.Flags.Lookup(v.b.flag)
+	var err error
+	if r, ok := f.Value.(interface{ setFromEnv(string) error }); ok {
+		err = r.setFromEnv(s)
+	} else {
+		err = v.c.Flags.Set(v.b.flag, s)
+	}
+	if err != nil {
+		why := err.Error()
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() && why == "parse error" {
+			return envError{fmt.Sprintf("%s: %q is not true or false", v.b.variable, s)}
+		}
+		return envError{fmt.Sprintf("%s: %q %s", v.b.variable, s, valueProblem(f, why))}
+	}
+	return nil
+}
+
+// envError is a bad value in a bound variable, already worded.
+type envError struct{ msg string }
+
+func (e envError) Error() string { return e.msg }
+
+// DescribeEnv set to 1 asks a command to print its flags instead of
+// running (see describe).
+const DescribeEnv = "PTY_DESCRIBE_FLAGS"
+
+// describe answers shell completion: with PTY_DESCRIBE_FLAGS=1 the
+// command prints every name of every flag of its flag set, one a line as
+// "NAME<TAB>takes<TAB>VALUES" (takes is 1 for a flag that takes a value,
+// VALUES what it is, see Values), and exits 0 without doing anything.
+// Completion thereby offers exactly the flags the command parses.
+func (c *Command) describe() {
+	if os.Getenv(DescribeEnv) != "1" {
+		return
+	}
+	c.Flags.VisitAll(func(f *flag.Flag) {
+		takes := "1"
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			takes = "0"
+		}
+		name := f.Name
+		if m, ok := c.aliases[name]; ok {
+			name = m
+		}
+		fmt.Printf("%s\t%s\t%s\n", f.Name, takes, c.values[name])
+	})
+	os.Exit(0)
 }
 
 func consumedDashDash(all, rest []string) bool {
@@ -301,20 +516,26 @@ func ParseKV(what, s string) (string, string, error) {
 // process runs inside ($PTY_SESSION, an exact id). hint completes the error
 // shown when there is neither, e.g. "give a session id or name".
 func ResolveOrCurrent(root, ref, hint string) layout.Session {
-	if ref != "" {
-		return Resolve(root, ref)
-	}
-	id := os.Getenv("PTY_SESSION")
-	if id == "" {
-		Fatalf("no session given and not inside a pty session ($PTY_SESSION is unset): %s", hint)
-	}
-	if err := layout.ValidateID(id); err != nil {
-		Fatalf("$PTY_SESSION is not a session id: %v", err)
-	}
-	s, err := layout.Load(root, id)
-	if errors.Is(err, layout.ErrNotFound) {
-		Fatalf("Session %q (from $PTY_SESSION) not found.", id)
-	}
+	s, err := ResolveOrCurrentErr(root, ref, os.Getenv("PTY_SESSION"), hint)
 	Check(err)
 	return s
+}
+
+// ResolveOrCurrentErr is ResolveOrCurrent with the current session's id
+// (IO.Session) given, returning the error.
+func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error) {
+	if ref != "" {
+		return layout.Resolve(root, ref)
+	}
+	if current == "" {
+		return layout.Session{}, fmt.Errorf("no session given and not inside a pty session ($PTY_SESSION is unset): %s", hint)
+	}
+	if err := layout.ValidateID(current); err != nil {
+		return layout.Session{}, fmt.Errorf("$PTY_SESSION is not a session id: %v", err)
+	}
+	s, err := layout.Load(root, current)
+	if errors.Is(err, layout.ErrNotFound) {
+		return s, fmt.Errorf("Session %q (from $PTY_SESSION) not found.", current)
+	}
+	return s, err
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"flag"
 	"io"
+	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,5 +36,83 @@ func TestFlagErrorsReadAsTyped(t *testing.T) {
 		if got := cleanFlagErr(fs, err).Error(); got != c.want {
 			t.Errorf("%v: %q, want %q (from %q)", c.args, got, c.want, err)
 		}
+	}
+}
+
+// newTestCommand has a flag bound to a variable and a flag with an alias.
+func newTestCommand() (*Command, *int, *bool) {
+	c := NewCommand("t", "pty t", "test")
+	hist := c.Flags.Int("history", -1, "lines of history")
+	c.Env("history", "PTY_TEST_HISTORY")
+	follow := c.Flags.Bool("follow", false, "follow")
+	c.Alias("f", "follow")
+	return c, hist, follow
+}
+
+func TestEnvBindsOnlyNamedVariable(t *testing.T) {
+	t.Setenv("PTY_TEST_HISTORY", "12")
+	t.Setenv("PTY_HISTORY", "99") // not bound: a prefix does not bind
+	t.Setenv("PTY_FOLLOW", "true")
+	c, hist, follow := newTestCommand()
+	if _, err := c.ParseArgs(nil); err != nil {
+		t.Fatal(err)
+	}
+	if *hist != 12 || *follow {
+		t.Fatalf("history %d follow %v, want 12 false", *hist, *follow)
+	}
+	if !c.Set("history") {
+		t.Fatal("a flag set by its variable is not reported as set")
+	}
+
+	c, hist, _ = newTestCommand()
+	if _, err := c.ParseArgs([]string{"--history", "3"}); err != nil || *hist != 3 {
+		t.Fatalf("command line over variable: %d %v", *hist, err)
+	}
+
+	t.Setenv("PTY_TEST_HISTORY", "lots")
+	c, _, _ = newTestCommand()
+	_, err := c.ParseArgs(nil)
+	if err == nil || c.FlagError(err).Error() != `PTY_TEST_HISTORY: "lots" is not a whole number` {
+		t.Fatalf("bad variable: %v", err)
+	}
+	c, _, _ = newTestCommand()
+	if _, err := c.ParseArgs([]string{"--history=4"}); err != nil {
+		t.Fatalf("a bad variable under a flag that overrides it: %v", err)
+	}
+}
+
+func TestAliasSharesValueAndHelpLine(t *testing.T) {
+	c, _, follow := newTestCommand()
+	pos, err := c.ParseArgs([]string{"ID", "-f"})
+	if err != nil || !*follow || len(pos) != 1 || !c.Set("follow") || !c.Set("f") {
+		t.Fatalf("pos %v follow %v err %v", pos, *follow, err)
+	}
+	var b strings.Builder
+	c.PrintHelp(&b)
+	h := b.String()
+	if !strings.Contains(h, "  -f, --follow ") || strings.Contains(h, "\n  -f  ") {
+		t.Errorf("help does not show -f with --follow once:\n%s", h)
+	}
+	if !strings.Contains(h, "(env PTY_TEST_HISTORY)") || !strings.Contains(h, "(env PTY_ROOT)") {
+		t.Errorf("help does not name the bound variables:\n%s", h)
+	}
+}
+
+func TestRootFromEnvKeepsLegacyWarning(t *testing.T) {
+	t.Setenv("PTY_ROOT", "/tmp/r")
+	t.Setenv("PTY_SESSION_DIR", "/tmp/l")
+	c, _, _ := newTestCommand()
+	if _, err := c.ParseArgs(nil); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("PTY_SESSION_DIR") != "/tmp/l" {
+		t.Fatal("PTY_ROOT from the environment dropped PTY_SESSION_DIR")
+	}
+	c, _, _ = newTestCommand()
+	if _, err := c.ParseArgs([]string{"--root", "/tmp/x"}); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("PTY_ROOT") != "/tmp/x" || os.Getenv("PTY_SESSION_DIR") != "" {
+		t.Fatal("--root does not win")
 	}
 }

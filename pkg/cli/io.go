@@ -2,34 +2,37 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
 
 // IO is what a command's Run works against instead of the process's
-// globals, so a test can run the command in-process with its own streams,
-// registry and clock while main hands it the real ones (System).
+// globals: its streams, the registry root, the environment and the clock.
+// A main fills it from the process (System); tests fill it with buffers,
+// a temporary root and a fixed clock, and call Run in-process.
 type IO struct {
 	// In is the user's keyboard: a file, because attaching puts a
-	// terminal into raw mode and reads its size.
-	In  *os.File
-	Out io.Writer
-	Err io.Writer
+	// terminal into raw mode and reads its size. May be nil for commands
+	// that never read it.
+	In       *os.File
+	Out, Err io.Writer
 	// Root is the registry, already resolved from flags and environment.
 	Root string
 	// Env is the environment the command was started with ("K=V").
 	Env []string
-	// Now is the clock.
 	Now func() time.Time
+	// Session is the id of the session this process runs inside
+	// ($PTY_SESSION), the default of commands that take one; "" outside.
+	Session string
 }
 
 // System is the IO of a real run: the process's streams and environment,
 // the wall clock, and root.
 func System(root string) IO {
-	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Root: root, Env: os.Environ(), Now: time.Now}
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Root: root, Env: os.Environ(), Now: time.Now, Session: os.Getenv("PTY_SESSION")}
 }
 
 // Getenv looks k up in io.Env; the last assignment wins, as for a process.
@@ -48,22 +51,22 @@ func (io IO) OutFile() *os.File {
 	return f
 }
 
-// ExitError carries an exit status without a message: the command has
+// ExitCode is an error that only sets the exit status: the command has
 // already said what there was to say (a session's own exit code, a bulk
 // change that reported its failures line by line).
-type ExitError struct{ Code int }
+type ExitCode int
 
-func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+func (e ExitCode) Error() string { return "exit status " + strconv.Itoa(int(e)) }
 
-// Exit ends a main after its Run: with err's message and status 1 (as
-// Fatalf), with an ExitError's status, or with 0.
+// Exit ends a main with the outcome of its Run: status 0 for nil, the
+// status of an ExitCode, else the error as one line (Fatalf).
 func Exit(err error) {
-	var ee *ExitError
+	var code ExitCode
 	switch {
 	case err == nil:
 		os.Exit(0)
-	case errors.As(err, &ee):
-		os.Exit(ee.Code)
+	case errors.As(err, &code):
+		os.Exit(int(code))
 	}
 	Fatalf("%v", err)
 }

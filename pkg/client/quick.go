@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -19,9 +20,12 @@ import (
 // a blocking socket with kernel timeouts instead of the runtime's poller,
 // so the whole exchange is a handful of system calls on one thread.
 //
-// Any error (an invalid id, no daemon answering, a timeout, a daemon that
-// hangs up) means "take the long way": resolve the reference and use
-// Peek, which also handles names and ended sessions.
+// An error wrapping ErrNotRunning (nothing listens on the socket, or the
+// session has ended and lingers only to tell its clients) means "take the
+// long way": read the registry, which knows ended sessions. A daemon that
+// accepts but does not answer within timeout gives an error wrapping
+// os.ErrDeadlineExceeded: it is running, so asking it again would only
+// wait as long again.
 func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, error) {
 	if err := layout.ValidateID(id); err != nil {
 		return nil, err
@@ -40,15 +44,25 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	sa := &unix.SockaddrUnix{Name: layout.PathsFor(root, id).Sock()}
 	if err := retry(func() error { return unix.Connect(fd, sa) }); err != nil {
-		return nil, ErrNotRunning
+		if errors.Is(err, unix.EAGAIN) {
+			// A full backlog: the daemon has stopped accepting.
+			return nil, timedOut(timeout)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
 	}
 	if _, err := f.Write(proto.AppendFrame(nil, proto.Peek, []byte{flags})); err != nil {
+		if errors.Is(err, unix.EAGAIN) {
+			return nil, timedOut(timeout)
+		}
 		return nil, err
 	}
 	// GEOMETRY, then SCREEN (the one we want), perhaps EXIT between them.
 	r := proto.NewReader(f)
 	for {
 		fr, err := r.Next()
+		if errors.Is(err, unix.EAGAIN) {
+			return nil, timedOut(timeout)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -62,6 +76,12 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 		}
 		return fr.Payload, nil
 	}
+}
+
+// timedOut is the error of a socket whose kernel timeout expired: a
+// blocking read or write then fails with EAGAIN.
+func timedOut(d time.Duration) error {
+	return fmt.Errorf("%w (no answer within %s)", os.ErrDeadlineExceeded, d)
 }
 
 // exitFollows reports whether an EXIT frame comes right after the

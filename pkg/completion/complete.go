@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"os/exec"
 	"sort"
 	"strings"
 
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
 )
@@ -34,6 +36,7 @@ type Source interface {
 	Sessions(root string) []Candidate // ids and unique display names
 	Plugins() []Candidate             // pty-* programs that are not built in
 	Root() string                     // the default registry root
+	Flags(cmd string) []Flag          // every name of every flag of a built-in command
 }
 
 // Complete returns the candidates for the last of words, which are the
@@ -78,6 +81,7 @@ func Complete(words []string, src Source) ([]Candidate, Directive) {
 	if !ok {
 		return nil, Files // a plugin: its arguments are its own business
 	}
+	flags := src.Flags(cmd.Name)
 	rest := prev[i+1:]
 	pos, afterDD := 0, -1
 	var pending *Flag
@@ -93,7 +97,7 @@ func Complete(words []string, src Source) ([]Candidate, Directive) {
 		}
 		if len(w) > 1 && strings.HasPrefix(w, "-") {
 			name, val, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
-			if f, ok := cmd.flag(name); ok && f.Takes && !hasValue {
+			if f, ok := flagNamed(flags, name); ok && f.Takes && !hasValue {
 				if j+1 == len(rest) {
 					pending = &f
 				} else if name == "root" {
@@ -117,7 +121,7 @@ func Complete(words []string, src Source) ([]Candidate, Directive) {
 		return nil, Files
 	}
 	if strings.HasPrefix(cur, "-") {
-		c := flagCandidates(cmd.Flags, true)
+		c := flagCandidates(flags, true)
 		if cmd.DashDash {
 			c = append(c, Candidate{"--", "end of flags: the command follows"})
 		}
@@ -133,11 +137,11 @@ func Complete(words []string, src Source) ([]Candidate, Directive) {
 		}
 		k = len(cmd.Args) - 1
 	}
-	return values(cmd.Args[k], cur, root, positionals(cmd, rest), src)
+	return values(cmd.Args[k], cur, root, positionals(flags, rest), src)
 }
 
-func (c Cmd) flag(name string) (Flag, bool) {
-	for _, f := range c.Flags {
+func flagNamed(flags []Flag, name string) (Flag, bool) {
+	for _, f := range flags {
 		if f.Name == name {
 			return f, true
 		}
@@ -146,13 +150,13 @@ func (c Cmd) flag(name string) (Flag, bool) {
 }
 
 // positionals returns the non-flag words already typed.
-func positionals(c Cmd, rest []string) []string {
+func positionals(flags []Flag, rest []string) []string {
 	var out []string
 	for j := 0; j < len(rest); j++ {
 		w := rest[j]
 		if len(w) > 1 && strings.HasPrefix(w, "-") {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
-			if f, ok := c.flag(name); ok && f.Takes && !hasValue {
+			if f, ok := flagNamed(flags, name); ok && f.Takes && !hasValue {
 				j++
 			}
 			continue
@@ -331,36 +335,48 @@ func (System) Sessions(root string) []Candidate {
 // Plugins lists pty-* programs beside the running pty and on PATH that are
 // not built-in commands (pty-daemon is internal).
 func (System) Plugins() []Candidate {
-	seen := map[string]bool{}
-	for _, c := range Commands {
-		seen[c.Name] = true
-	}
-	var dirs []string
-	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		dirs = append(dirs, filepath.Dir(exe))
-	}
-	dirs = append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
 	var out []Candidate
-	for _, dir := range dirs {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			name, ok := strings.CutPrefix(e.Name(), "pty-")
-			if !ok || name == "" || seen[name] || strings.HasPrefix(name, "daemon") {
-				continue
-			}
-			fi, err := os.Stat(filepath.Join(dir, e.Name()))
-			if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
-				continue
-			}
-			seen[name] = true
-			out = append(out, Candidate{name, "plugin"})
-		}
+	for _, name := range commands.Plugins() {
+		out = append(out, Candidate{name, "plugin"})
 	}
 	return out
+}
+
+// Flags asks the built-in command's program for its flags (pkg/cli's
+// describe), so completion offers exactly what the command parses. Only
+// built-in commands are asked: a plugin run without arguments might do
+// anything.
+func (System) Flags(cmd string) []Flag {
+	if _, ok := commands.Lookup(cmd); !ok {
+		return nil
+	}
+	path, err := commands.Find(cmd)
+	if err != nil {
+		return nil
+	}
+	return Describe(path, nil)
+}
+
+// Describe runs the pkg/cli command at path with cli.DescribeEnv set and
+// returns the flags it prints, nil if it does not answer so. env is the
+// environment to run it in (nil: this process's).
+func Describe(path string, env []string) []Flag {
+	c := exec.Command(path)
+	if env == nil {
+		env = os.Environ()
+	}
+	c.Env = append(env, cli.DescribeEnv+"=1")
+	out, err := c.Output()
+	if err != nil {
+		return nil
+	}
+	var flags []Flag
+	for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		p := strings.Split(l, "\t")
+		if len(p) != 3 || p[0] == "" || (p[1] != "0" && p[1] != "1") {
+			return nil
+		}
+		flags = append(flags, Flag{Name: p[0], Takes: p[1] == "1", Value: valueKinds[p[2]]})
+	}
+	return flags
 }

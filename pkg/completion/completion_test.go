@@ -7,22 +7,33 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ptyorg/pty/internal/testutil"
 )
 
-type fakeSource struct{ roots map[string][]Candidate }
+// fakeSource has made-up sessions and plugins, and the real commands'
+// flags, asked of the binaries built from cmd/.
+type fakeSource struct {
+	roots map[string][]Candidate
+	bin   string
+}
 
 func (f fakeSource) Sessions(root string) []Candidate { return f.roots[root] }
 func (fakeSource) Plugins() []Candidate               { return []Candidate{{"zz-plugin", "plugin"}} }
 func (fakeSource) Root() string                       { return "/default" }
+func (f fakeSource) Flags(cmd string) []Flag {
+	return Describe(filepath.Join(f.bin, "pty-"+cmd), nil)
+}
 
-var fake = fakeSource{roots: map[string][]Candidate{
-	"/default": {{"abcd2345", "web: npm run dev"}, {"web", "session abcd2345"}, {"xyz23456", "sleep 9"}},
-	"/other":   {{"other123", ""}},
-}}
+func newFake(t *testing.T) fakeSource {
+	return fakeSource{bin: testutil.BinDir(t), roots: map[string][]Candidate{
+		"/default": {{"abcd2345", "web: npm run dev"}, {"web", "session abcd2345"}, {"xyz23456", "sleep 9"}},
+		"/other":   {{"other123", ""}},
+	}}
+}
 
 func vals(cs []Candidate) []string {
 	out := []string{}
@@ -33,6 +44,7 @@ func vals(cs []Candidate) []string {
 }
 
 func TestComplete(t *testing.T) {
+	fake := newFake(t)
 	cases := []struct {
 		words []string
 		want  []string
@@ -53,7 +65,9 @@ func TestComplete(t *testing.T) {
 		{[]string{"attach", "web", ""}, []string{}, NoFiles}, // one REF only
 		{[]string{"attach", "-r", "x"}, []string{"xyz23456"}, NoFiles},
 		{[]string{"attach", "--no"}, []string{"--no-restart"}, NoFiles},
-		{[]string{"peek", "-"}, []string{"-f", "--plain", "--full", "--wait", "-t", "--root", "--help"}, NoFiles},
+		{[]string{"peek", "-"}, []string{"-f", "--follow", "--full", "--plain", "--root", "-t", "--timeout", "--wait", "--help"}, NoFiles},
+		{[]string{"peek", "--"}, []string{"--follow", "--full", "--plain", "--root", "--timeout", "--wait", "--help"}, NoFiles},
+		{[]string{"peek", "-t", "5", ""}, []string{"abcd2345", "web", "xyz23456"}, NoFiles},
 		{[]string{"peek", "--wait", ""}, []string{}, NoFiles}, // free text
 		{[]string{"peek", "--wait", "ready", "a"}, []string{"abcd2345"}, NoFiles},
 		{[]string{"run", "--cwd", ""}, []string{}, Dirs},
@@ -79,6 +93,7 @@ func TestComplete(t *testing.T) {
 }
 
 func TestUpCompletesSessionNamesOfPtyToml(t *testing.T) {
+	fake := newFake(t)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "pty.toml"), []byte("[sessions.web]\ncommand=\"x\"\n[sessions.worker]\ncommand=\"y\"\n"), 0o644)
 	wd, _ := os.Getwd()
@@ -103,14 +118,22 @@ func TestWriteFormat(t *testing.T) {
 	}
 }
 
-// TestTableMatchesHelp keeps the table honest: every command's flags, as
-// its --help prints them, must be in the table, with the same arity.
-func TestTableMatchesHelp(t *testing.T) {
+// TestEveryCommandDescribesItsFlags: every built-in command answers
+// completion's question with its flags, and they are the flags its
+// --help lists, with the same arity.
+func TestEveryCommandDescribesItsFlags(t *testing.T) {
 	root := testutil.Root(t)
-	// "  --name VALUE    usage" or "  -d    usage": a value takes one
-	// upper-case placeholder after a single space (pkg/cli's format).
-	flagLine := regexp.MustCompile(`^  --?([^\s]+)( [A-Z][A-Z0-9_=.,|]*)?(?:\s{2,}|$)`)
+	bin := testutil.BinDir(t)
+	// "  --name VALUE    usage", "  -d    usage" or "  -f, --follow  usage": a
+	// value takes one upper-case placeholder after a single space
+	// (pkg/cli's format).
+	flagLine := regexp.MustCompile(`^  (-[^\s,]+(?:, -[^\s,]+)*)( [A-Z][A-Z0-9_=.,|]*)?(?:\s{2,}|$)`)
 	for _, c := range Commands {
+		flags := Describe(filepath.Join(bin, "pty-"+c.Name), testutil.Env(t, root))
+		if len(flags) == 0 {
+			t.Errorf("pty-%s does not describe its flags", c.Name)
+			continue
+		}
 		r := testutil.Run(t, root, c.Name, "--help")
 		if r.Code != 0 {
 			t.Errorf("pty %s --help: exit %d %s", c.Name, r.Code, r.Stderr)
@@ -124,18 +147,17 @@ func TestTableMatchesHelp(t *testing.T) {
 				continue
 			}
 			if m := flagLine.FindStringSubmatch(l); inFlags && m != nil {
-				help[m[1]] = m[2] != ""
+				for _, n := range strings.Split(m[1], ", ") {
+					help[strings.TrimLeft(n, "-")] = m[2] != ""
+				}
 			}
 		}
-		table := map[string]bool{}
-		for _, f := range c.Flags {
-			table[f.Name] = f.Takes
+		described := map[string]bool{}
+		for _, f := range flags {
+			described[f.Name] = f.Takes
 		}
-		if c.Name == "ui" && len(help) == 0 {
-			continue // the stand-in built without -tags ptyui has no flags
-		}
-		if !reflect.DeepEqual(help, table) {
-			t.Errorf("pty %s: --help flags %v, table %v", c.Name, sortedFlags(help), sortedFlags(table))
+		if !reflect.DeepEqual(help, described) {
+			t.Errorf("pty %s: --help flags %v, described %v", c.Name, sortedFlags(help), sortedFlags(described))
 		}
 	}
 }
@@ -201,6 +223,22 @@ func TestShells(t *testing.T) {
 		{"pty run --cwd su", []string{"subdir"}, nil},
 		{"pty list --sta", []string{"--status"}, nil},
 		{"pty completions ", []string{"bash", "zsh", "fish"}, nil},
+		{"pty peek --", []string{"--follow", "--timeout", "--wait", "--plain"}, nil},
+	}
+	// Every name of every flag of every command's flag set, as typed.
+	for _, c := range Commands {
+		want := []string{"--help"}
+		for _, f := range Describe(filepath.Join(testutil.BinDir(t), "pty-"+c.Name), env) {
+			if len(f.Name) == 1 {
+				want = append(want, "-"+f.Name)
+			} else {
+				want = append(want, "--"+f.Name)
+			}
+		}
+		if len(want) == 1 {
+			t.Fatalf("pty-%s describes no flags", c.Name)
+		}
+		checks = append(checks, check{"pty " + c.Name + " -", want, nil})
 	}
 
 	t.Run("bash", func(t *testing.T) {
@@ -224,13 +262,26 @@ printf '%s\n' "${COMPREPLY[@]}"`
 			testutil.MissingTool(t, "zsh")
 		}
 		harness, _ := filepath.Abs("testdata/zcap.zsh")
+		// One zsh for all the lines: starting one and its compinit is
+		// most of the cost.
+		args := []string{"-f", harness}
 		for _, c := range checks {
-			got := strings.Fields(runShell(t, env, dir, "zsh", "-f", harness, c.line))
-			// zsh shows directories with their trailing slash.
-			for i, g := range got {
-				got[i] = strings.TrimSuffix(g, "/")
+			args = append(args, c.line)
+		}
+		got := make([][]string, len(checks))
+		n := -1
+		for _, w := range strings.Fields(runShell(t, env, dir, "zsh", args...)) {
+			if k, ok := strings.CutPrefix(w, "LINE:"); ok {
+				n, _ = strconv.Atoi(k)
+				continue
 			}
-			checkOffered(t, "zsh", c.line, got, c.want, c.not)
+			if n >= 0 && n < len(got) {
+				// zsh shows directories with their trailing slash.
+				got[n] = append(got[n], strings.TrimSuffix(w, "/"))
+			}
+		}
+		for i, c := range checks {
+			checkOffered(t, "zsh", c.line, got[i], c.want, c.not)
 		}
 	})
 	t.Run("fish", func(t *testing.T) {

@@ -96,9 +96,9 @@ function __pty_complete
     test (count $out) -gt 0; or return
     set -l directive (string sub -s 2 -- $out[-1])
     set -e out[-1]
-    for l in $out
-        echo $l
-    end
+    # printf, not echo: echo would take the candidates -e and -n as its
+    # own options.
+    printf '%s\n' $out
     switch $directive
         case 1
             __fish_complete_path "$cur"

@@ -26,7 +26,7 @@ type Options struct {
 }
 
 // Run attaches io's terminal to the session and returns when the user
-// detaches (nil) or the session exits (its exit code as a cli.ExitError).
+// detaches (nil) or the session exits (its exit code as a cli.ExitCode).
 func Run(ctx context.Context, o Options, io cli.IO) error {
 	if o.Restart && o.NoRestart {
 		return errors.New("-r and --no-restart contradict each other: use one")
@@ -97,17 +97,17 @@ func confirm(s layout.Session, io cli.IO) bool {
 }
 
 // Session runs an attached client on conn until the user detaches (nil) or
-// the session exits (its code as a cli.ExitError). name is how messages
+// the session exits (its code as a cli.ExitCode). name is how messages
 // call the session. pty run attaches the same way.
 func Session(conn *client.Conn, name string, io cli.IO) error {
 	defer conn.Close()
 	res, err := client.Attach(conn, client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(), Name: name})
 	if err != nil {
 		fmt.Fprintln(io.Err, "pty: "+err.Error())
-		return &cli.ExitError{Code: 1}
+		return cli.ExitCode(1)
 	}
 	if res.Exited && res.Code != 0 {
-		return &cli.ExitError{Code: res.Code}
+		return cli.ExitCode(res.Code)
 	}
 	return nil
 }

@@ -122,8 +122,8 @@ func TestYesRestartsAndAttaches(t *testing.T) {
 			return false
 		}
 	})
-	var ee *cli.ExitError
-	if !errors.As(err, &ee) || ee.Code != 2 {
+	var ee cli.ExitCode
+	if !errors.As(err, &ee) || ee != 2 {
 		t.Fatalf("attach after a restart: %v; output %q", err, out)
 	}
 }

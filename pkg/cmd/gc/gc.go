@@ -98,7 +98,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		line("pty gc: " + err.Error())
 		if o.Log == "" {
-			return &cli.ExitError{Code: 1}
+			return cli.ExitCode(1)
 		}
 		return nil
 	}

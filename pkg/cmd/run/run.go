@@ -308,7 +308,7 @@ func attachTo(root, id string, io cli.IO) error {
 			}
 			fmt.Fprintf(io.Out, "[%s exited with code %d]\n", id, *m.ExitCode)
 			if *m.ExitCode != 0 {
-				return &cli.ExitError{Code: *m.ExitCode}
+				return cli.ExitCode(*m.ExitCode)
 			}
 			return nil
 		}

@@ -27,7 +27,7 @@ type Options struct {
 
 // Run selects the sessions, then prints their tags or changes them. A
 // session that fails is reported on io.Err and the rest are still
-// changed; Run then returns a cli.ExitError with status 1.
+// changed; Run then returns a cli.ExitCode with status 1.
 func Run(o Options, io cli.IO) error {
 	var refs []string
 	set := map[string]string{}
@@ -135,7 +135,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	fmt.Fprintln(io.Out, msg+".")
 	if failed > 0 {
-		return &cli.ExitError{Code: 1}
+		return cli.ExitCode(1)
 	}
 	return nil
 }

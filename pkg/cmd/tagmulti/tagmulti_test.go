@@ -69,7 +69,7 @@ func TestNothingHalfWritten(t *testing.T) {
 		{Options{All: true, Filters: []string{"novalue"}}, "has no '='"},
 	} {
 		err := Run(c.o, io)
-		var ee *cli.ExitError
+		var ee cli.ExitCode
 		if err == nil || errors.As(err, &ee) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want %q", c.o, err, c.want)
 		}

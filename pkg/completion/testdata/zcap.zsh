@@ -1,4 +1,5 @@
-# Usage: zsh -f zcap.zsh "pty attach " -- prints the completions zsh offers.
+# Usage: zsh -f zcap.zsh "pty attach " ["pty kill " ...] -- prints the
+# completions zsh offers for each line, each list after a line "LINE:N".
 zmodload zsh/zpty
 zpty z zsh -f -i
 # Reads until the marker is output (not merely echoed), 10 s at most.
@@ -16,13 +17,18 @@ zpty -w z 'compadd () { if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin
 zpty -w z '_ptytest() { _pty "$@"; local r=$?; print -- "COMP""END"; return r }; compdef _ptytest pty'
 zpty -w z 'zstyle ":completion:*" insert-tab false; bindkey "^I" complete-word; print -- "READY""MARK"'
 waitfor READYMARK || { print -u2 "zsh did not start"; exit 1; }
-zpty -w -n z "$1"$'\t'
-waitfor COMPEND || { print -u2 "completion did not run"; exit 1; }
-COMPOUT=$REPLY
-zpty -w -n z $'\x15'
-zpty -w z 'print -- "DONE""MARK"'
-waitfor DONEMARK || { print -u2 "no completion output"; print -r -- "$REPLY" | cat -v >&2; exit 1; }
-for line in "${(@f)COMPOUT}"; do
-  [[ $line == *HIT:* ]] && print -r -- ${${line##*HIT:}%%$'\r'*}
+n=0
+for typed in "$@"; do
+  zpty -w -n z "$typed"$'\t'
+  waitfor COMPEND || { print -u2 "completion did not run"; exit 1; }
+  COMPOUT=$REPLY
+  zpty -w -n z $'\x15'
+  zpty -w z 'print -- "DONE""MARK'$n'"'
+  waitfor DONEMARK$n || { print -u2 "no completion output"; print -r -- "$REPLY" | cat -v >&2; exit 1; }
+  print -r -- "LINE:$n"
+  for line in "${(@f)COMPOUT}"; do
+    [[ $line == *HIT:* ]] && print -r -- ${${line##*HIT:}%%$'\r'*}
+  done
+  (( n++ ))
 done
 zpty -d z

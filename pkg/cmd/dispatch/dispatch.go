@@ -1,0 +1,197 @@
+// Package dispatch is the pty command itself: it forwards "pty <sub>
+// ARGS" to the program pty-<sub> (commands.Find), and answers only help
+// and version. It replaces itself with that program (execve), so stdio,
+// inherited descriptors, signals and the exit status belong to the
+// subcommand with nothing in between; third-party pty-* plugins work the
+// same way.
+package dispatch
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/ptyorg/pty/internal/textdist"
+	"github.com/ptyorg/pty/pkg/commands"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// Options are the dispatcher's command line and environment.
+type Options struct {
+	Args []string // after "pty"
+	Env  []string // passed on to the subcommand
+}
+
+// IO is where help goes, and Exec how a subcommand replaces this
+// process (syscall.Exec; it returns only on failure).
+type IO struct {
+	Out, Err io.Writer
+	Exec     func(path string, argv, env []string) error
+}
+
+// Run dispatches and returns the exit status when it does not exec.
+func Run(o Options, io IO) int {
+	args := o.Args
+	env := o.Env
+	for len(args) > 0 {
+		a := args[0]
+		switch {
+		case a == "--root" || strings.HasPrefix(a, "--root="):
+			var dir string
+			if v, ok := strings.CutPrefix(a, "--root="); ok {
+				dir, args = v, args[1:]
+			} else if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+				dir, args = args[1], args[2:]
+			}
+			if dir == "" {
+				return fail(io, "--root requires a directory, as in: pty --root ~/.local/state/pty list")
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return fail(io, fmt.Sprintf("--root %s: %v", dir, err))
+			}
+			if err := layout.CheckRootLen(abs); err != nil {
+				return fail(io, err.Error())
+			}
+			env = setenv(env, "PTY_ROOT", abs)
+			continue
+		case a == "--version" || a == "-v" || a == "-V" || a == "version":
+			fmt.Fprintln(io.Out, "pty "+version())
+			return 0
+		case a == "--help" || a == "-h" || a == "help":
+			if len(args) > 1 {
+				// "pty help run" is "pty run --help".
+				return dispatch(io, env, args[1], []string{"--help"})
+			}
+			usage(io.Out)
+			return 0
+		}
+		break
+	}
+	if len(args) == 0 {
+		if _, err := commands.Find("ui"); err == nil {
+			return dispatch(io, env, "ui", nil)
+		}
+		usage(io.Out)
+		return 0
+	}
+	return dispatch(io, env, args[0], args[1:])
+}
+
+func dispatch(io IO, env []string, sub string, args []string) int {
+	if a, ok := commands.Aliases[sub]; ok {
+		sub = a
+	}
+	if strings.HasPrefix(sub, "-") {
+		return fail(io, fmt.Sprintf("unknown flag %q: global flags are --root DIR, --help and --version (see 'pty help')", sub))
+	}
+	path, err := commands.Find(sub)
+	if err != nil {
+		msg := fmt.Sprintf("pty: unknown command %q", sub)
+		if s := suggest(sub); len(s) > 0 {
+			msg += "\n\nDid you mean one of these?\n\t" + strings.Join(s, "\n\t")
+		}
+		fmt.Fprintln(io.Err, msg+"\n\nRun 'pty help' for the list of commands.")
+		return 1
+	}
+	err = io.Exec(path, append([]string{"pty-" + sub}, args...), env)
+	return fail(io, fmt.Sprintf("run %s: %v", path, err))
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `pty keeps terminal sessions running in the background: start one, detach,
+and attach again later from any terminal.
+
+Usage: pty [--root DIR] <command> [args...]
+       pty                    open the session picker
+
+Commands:
+`)
+	for _, b := range commands.Builtin {
+		fmt.Fprintf(w, "  %-12s %s\n", b.Name, b.Summary)
+	}
+	fmt.Fprintf(w, "\nAliases: ls = list, a = attach, i = ui, remove = rm\n")
+	if p := commands.Plugins(); len(p) > 0 {
+		fmt.Fprintf(w, "\nPlugins (pty-* on PATH):\n")
+		for _, name := range p {
+			fmt.Fprintf(w, "  %s\n", name)
+		}
+	}
+	fmt.Fprintf(w, `
+Global flags:
+  --root DIR   use DIR as the session registry (sets PTY_ROOT)
+  --version    print the version and the commit it was built from
+
+Run 'pty <command> --help' for a command's flags.
+`)
+}
+
+// version is the module version and VCS revision stamped by the Go
+// toolchain at build time; there is no ldflags step to forget.
+func version() string {
+	v, commit, dirty := "(devel)", "unknown", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+				if len(commit) > 12 {
+					commit = commit[:12]
+				}
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if dirty {
+		commit += "-dirty"
+	}
+	return fmt.Sprintf("%s (commit %s)", v, commit)
+}
+
+// suggest returns commands within a small edit distance of sub, or that
+// start with it.
+func suggest(sub string) []string {
+	var out []string
+	names := []string{}
+	for _, b := range commands.Builtin {
+		names = append(names, b.Name)
+	}
+	for a := range commands.Aliases {
+		names = append(names, a)
+	}
+	names = append(names, commands.Plugins()...)
+	sort.Strings(names)
+	for _, n := range names {
+		if len(n) < 3 {
+			continue // short aliases match everything loosely
+		}
+		if textdist.Levenshtein(sub, n) <= max(1, len(sub)/3) || (len(sub) >= 2 && strings.HasPrefix(n, sub)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// setenv returns env with key set to value, in place of any earlier
+// setting (a program reading the environment may take the first).
+func setenv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, key+"="+value)
+}
+
+func fail(io IO, msg string) int {
+	fmt.Fprintln(io.Err, "pty: "+msg)
+	return 1
+}

@@ -1,0 +1,217 @@
+// Package stats is "pty stats": what sessions' daemons report about
+// themselves: terminal size, clients, and the resource use of the child
+// and daemon. cmd/pty-stats only parses the command line and calls Run.
+package stats
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/lifecycle"
+	"github.com/ptyorg/pty/pkg/listing"
+)
+
+// Options are stats' flags and argument.
+type Options struct {
+	Ref  string // one session; all running ones when empty
+	JSON bool
+	All  bool // the default without Ref
+}
+
+// Command declares stats' flags, filling o.
+func Command(o *Options) *cli.Command {
+	c := cli.NewCommand("stats", "pty stats [--json] [REF]")
+	c.Long = `For each running session (or just REF): the effective terminal size, cursor,
+scrollback use, attached and read-only clients with each writable client's
+size, the child's pid, CPU and memory, the daemon's pid and memory, and
+uptime. Each daemon gets 2 s to answer. A stopped session shows its exit.
+
+--json prints the daemon's STATUS object (an array without REF); a stopped
+session is {name, status, exitCode, exitedAt, tags?}.`
+	c.Flags.BoolVar(&o.JSON, "json", false, "print JSON for scripts")
+	c.Flags.BoolVar(&o.All, "all", false, "all running sessions (the default without REF)")
+	return c
+}
+
+// Parse fills o from the command line (without the program name).
+func Parse(c *cli.Command, o *Options, args []string) {
+	pos := c.Parse(args)
+	if len(pos) > 1 {
+		cli.Fatalf("Unexpected argument: %s (stats takes at most one session)", pos[1])
+	}
+	if len(pos) == 1 {
+		o.Ref = pos[0]
+	}
+}
+
+// Run prints the stats o asks for. A daemon that does not answer is
+// reported on io.Err and makes the exit status 1.
+func Run(o Options, io cli.IO) error {
+	w := io.Out
+	root := io.Root
+	var ss []layout.Session
+	if o.Ref != "" {
+		s, err := layout.Resolve(root, o.Ref)
+		if err != nil {
+			return err
+		}
+		ss = []layout.Session{s}
+	} else {
+		all, err := layout.ListFast(root)
+		if err != nil {
+			return err
+		}
+		for _, s := range all {
+			if s.Status == layout.Running {
+				ss = append(ss, s)
+			}
+		}
+		listing.Sort(ss)
+	}
+
+	var out []any
+	failed := false
+	for i, s := range ss {
+		if s.Status != layout.Running {
+			d := dead(s)
+			if o.JSON {
+				out = append(out, d)
+			} else {
+				printDead(w, io.Now(), s, d)
+			}
+			continue
+		}
+		st, err := lifecycle.QueryStatus(root, s.ID, lifecycle.StatusTimeout)
+		if err != nil {
+			failed = true
+			fmt.Fprintf(io.Err, "pty: %v\n", err)
+			if o.JSON {
+				out = append(out, map[string]any{"name": s.ID, "status": s.Status, "error": err.Error()})
+			}
+			continue
+		}
+		if o.JSON {
+			out = append(out, st.Raw)
+		} else {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			printStatus(w, s, st)
+		}
+	}
+	if o.JSON {
+		var v any = out
+		if o.Ref != "" && len(out) == 1 {
+			v = out[0]
+		} else if out == nil {
+			v = []any{}
+		}
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, string(b))
+	} else if len(ss) == 0 {
+		fmt.Fprintln(w, "No running sessions.")
+	}
+	if failed {
+		return cli.ExitCode(1)
+	}
+	return nil
+}
+
+type deadInfo struct {
+	Name     string            `json:"name"`
+	Status   layout.Status     `json:"status"`
+	ExitCode *int              `json:"exitCode"`
+	ExitedAt *string           `json:"exitedAt"`
+	Tags     map[string]string `json:"tags,omitempty"`
+}
+
+func dead(s layout.Session) deadInfo {
+	d := deadInfo{Name: s.ID, Status: s.Status, ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
+	if s.Meta.ExitedAt != "" {
+		at := s.Meta.ExitedAt
+		d.ExitedAt = &at
+	}
+	if len(d.Tags) == 0 {
+		d.Tags = nil
+	}
+	return d
+}
+
+func title(s layout.Session) string {
+	if n := s.Name(); n != s.ID {
+		return fmt.Sprintf("%s (%s)", n, s.ID)
+	}
+	return s.ID
+}
+
+func printDead(w io.Writer, now time.Time, s layout.Session, d deadInfo) {
+	switch {
+	case d.ExitCode != nil && d.ExitedAt != nil:
+		age := now.Sub(layout.ParseTime(*d.ExitedAt))
+		fmt.Fprintf(w, "%s: exited with code %d, %s ago\n", title(s), *d.ExitCode, listing.FormatAge(age))
+	case d.ExitCode != nil:
+		fmt.Fprintf(w, "%s: exited with code %d\n", title(s), *d.ExitCode)
+	default:
+		fmt.Fprintf(w, "%s: %s (no exit record: killed or crashed)\n", title(s), d.Status)
+	}
+}
+
+func printStatus(w io.Writer, s layout.Session, st *lifecycle.Status) {
+	t := st.Terminal
+	fmt.Fprintf(w, "%s\n", title(s))
+	fmt.Fprintf(w, "  size        %dx%d (cols x rows), cursor at column %d, row %d\n", t.Cols, t.Rows, t.CursorX+1, t.CursorY+1)
+	fmt.Fprintf(w, "  scrollback  %d of %d lines\n", t.ScrollbackUsed, t.ScrollbackCapacity)
+	cl := st.Clients
+	var sizes []string
+	for _, c := range cl.Connections {
+		if c.Role == "writable" {
+			sizes = append(sizes, fmt.Sprintf("%dx%d", c.Cols, c.Rows))
+		}
+	}
+	line := fmt.Sprintf("%d attached, %d read-only", cl.Attached, cl.ReadOnly)
+	if len(sizes) > 0 {
+		line += "; writable clients ask for " + strings.Join(sizes, ", ")
+	}
+	fmt.Fprintf(w, "  clients     %s\n", line)
+	p := st.Process
+	switch {
+	case p.Alive:
+		fmt.Fprintf(w, "  process     pid %d%s\n", p.Pid, resources(p.Resources, true))
+	case p.ExitCode != nil:
+		fmt.Fprintf(w, "  process     exited with code %d\n", *p.ExitCode)
+	default:
+		fmt.Fprintf(w, "  process     not running\n")
+	}
+	fmt.Fprintf(w, "  daemon      pid %d%s\n", st.Daemon.Pid, resources(st.Daemon.Resources, false))
+	fmt.Fprintf(w, "  uptime      %s\n", listing.FormatAge(time.Duration(st.UptimeSeconds*float64(time.Second))))
+}
+
+func resources(r *lifecycle.Resources, cpu bool) string {
+	if r == nil {
+		return ""
+	}
+	s := ", " + memory(r.RssKB)
+	if cpu {
+		s += fmt.Sprintf(", %.1f%% CPU", r.CPUPercent)
+	}
+	return s
+}
+
+func memory(kb int64) string {
+	switch {
+	case kb >= 1<<20:
+		return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	case kb >= 1<<10:
+		return fmt.Sprintf("%.1f MiB", float64(kb)/(1<<10))
+	default:
+		return fmt.Sprintf("%d KiB", kb)
+	}
+}

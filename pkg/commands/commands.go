@@ -1,0 +1,130 @@
+// Package commands is the one registry of pty's built-in subcommands:
+// their names, one-line summaries and aliases, and how a subcommand's
+// program pty-<sub> is found. The dispatcher's help, shell completion
+// and each command's --help all read it. It imports nothing of pty's, so
+// the dispatcher stays small.
+package commands
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Command is one built-in subcommand.
+type Command struct {
+	Name    string // as typed after "pty"
+	Summary string // one line, lower case, no final period
+}
+
+// Builtin lists the subcommands shipped with pty, in the order help
+// shows them.
+var Builtin = []Command{
+	{"run", "start a command in a new session and attach to it"},
+	{"attach", "attach to a session (Ctrl+\\ detaches)"},
+	{"peek", "print a session's screen, follow it read-only, or wait for text on it"},
+	{"send", "type text or keys into a session"},
+	{"list", "list sessions: running, exited and vanished (--json for scripts)"},
+	{"stats", "show size, clients and resource use of sessions"},
+	{"kill", "stop a session and everything it started; keep its record"},
+	{"rm", "remove a stopped session's files"},
+	{"restart", "start a session again from its stored settings"},
+	{"tag", "show or change a session's tags"},
+	{"tag-multi", "show or change the tags of several sessions"},
+	{"rename", "show, set or clear a session's display name"},
+	{"state", "get, set and delete keys of a session's JSON state"},
+	{"emit", "append a user.* event to a session's event log"},
+	{"events", "follow or print sessions' events"},
+	{"metadata", "patch a session's display name and tags as JSON"},
+	{"gc", "reconcile the registry: respawn permanent sessions, reap dead ones"},
+	{"up", "start the sessions a pty.toml declares"},
+	{"down", "stop the sessions a pty.toml declares"},
+	{"ui", "the interactive session picker (also: pty with no arguments)"},
+	{"web", "watch (and with --write, drive) sessions from a browser"},
+	{"completions", "print a shell completion script (bash, zsh, fish)"},
+}
+
+// Aliases map short names to commands.
+var Aliases = map[string]string{"ls": "list", "a": "attach", "i": "ui", "interactive": "ui", "remove": "rm"}
+
+// Lookup finds a built-in command by name or alias.
+func Lookup(name string) (Command, bool) {
+	if a, ok := Aliases[name]; ok {
+		name = a
+	}
+	for _, c := range Builtin {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Command{}, false
+}
+
+// Find looks for the program pty-<sub> beside the real pty executable
+// (symlinks resolved), then on $PATH, the way git finds its commands.
+func Find(sub string) (string, error) {
+	if strings.ContainsAny(sub, "/\\") || sub == "" {
+		return "", os.ErrNotExist
+	}
+	name := "pty-" + sub
+	for _, dir := range dirs() {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, name)
+		if isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}
+
+// dirs are where programs are looked for: beside this executable, then
+// $PATH.
+func dirs() []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		out = append(out, filepath.Dir(exe))
+	}
+	return append(out, filepath.SplitList(os.Getenv("PATH"))...)
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// Plugins lists the pty-* programs beside pty and on $PATH that are not
+// built in, sorted (pty-daemon is internal, not a plugin).
+func Plugins() []string {
+	seen := map[string]bool{}
+	for _, b := range Builtin {
+		seen[b.Name] = true
+	}
+	var out []string
+	for _, dir := range dirs() {
+		if dir == "" {
+			continue
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			name, ok := strings.CutPrefix(e.Name(), "pty-")
+			if !ok || name == "" || seen[name] || strings.HasPrefix(name, "daemon") {
+				continue
+			}
+			if isExecutable(filepath.Join(dir, e.Name())) {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
