@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -46,6 +47,9 @@ func (e *env) listWorkload() {
 // alike for both tools and left out: pty's daemons against tmux's server.
 func (e *env) memWorkload() {
 	fmt.Printf("\n== memory of idle sessions, per session (Pss and Private_Dirty from smaps_rollup) ==\n")
+	// Freshly built binaries are dirty in the page cache, which smaps
+	// counts as the daemons' dirty pages until they are written back.
+	syscall.Sync()
 	e.atScale(func(n int) {
 		// Let start-up garbage be collected and returned as it would be
 		// in a session left alone.
