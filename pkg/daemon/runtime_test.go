@@ -5,6 +5,7 @@ package daemon_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,4 +47,50 @@ func TestDaemonOneProcessorChildKeepsCallerEnv(t *testing.T) {
 		}
 		testutil.MustRun(t, root, "kill", "gmp")
 	}
+}
+
+// privateBudget is what an idle session's daemon may keep private
+// (Private_Dirty): the Go runtime's own floor is about half a megabyte.
+const privateBudget = 1 << 20
+
+// TestIdleDaemonPrivateMemory: an idle session costs its daemon's private
+// memory (what no other process shares), which stays within budget.
+func TestIdleDaemonPrivateMemory(t *testing.T) {
+	// A freshly built binary is dirty in the page cache, which smaps
+	// counts as the process's own dirty pages until it is written back.
+	if f, err := os.Open(filepath.Join(testutil.BinDir(t), "pty-daemon")); err == nil {
+		f.Sync()
+		f.Close()
+	}
+	root := testutil.Root(t)
+	pid := start(t, root, "idle", "sleep", "60")
+	// Idle: the metadata written, the readiness fsync and the start-up
+	// goroutines done, so the figure holds still.
+	priv, since := -1, time.Now()
+	testutil.WaitFor(t, 10*time.Second, "the daemon's memory to settle", func() bool {
+		if cur := privateDirty(t, pid); cur != priv {
+			priv, since = cur, time.Now()
+		}
+		return time.Since(since) >= 300*time.Millisecond
+	})
+	t.Logf("idle daemon: Private_Dirty %d KB", priv>>10)
+	if priv > privateBudget {
+		t.Errorf("idle daemon keeps %d KB private (Private_Dirty), over the %d KB budget", priv>>10, privateBudget>>10)
+	}
+}
+
+func privateDirty(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		t.Skip("no smaps_rollup:", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Private_Dirty:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return kb << 10
+		}
+	}
+	t.Fatal("no Private_Dirty in smaps_rollup")
+	return 0
 }
