@@ -22,22 +22,60 @@ import (
 var scaleCounts = []int{1, 50, 200}
 
 // listWorkload times `pty list` against `tmux list-sessions` with 50 and
-// 200 idle sessions each.
+// 200 idle sessions each. Besides the wall time it reports the CPU time a
+// listing costs, which a loaded machine distorts far less: for pty the
+// listing process's (dispatcher and pty-list), for tmux its client's plus
+// what its server spent answering.
 func (e *env) listWorkload() {
 	fmt.Printf("\n== list the sessions (median of %d) ==\n", e.n)
 	e.atScale(func(n int) {
 		if n < 50 {
 			return
 		}
-		var p, d, t []time.Duration
+		server := 0
+		if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
+			server, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+		}
+		var p, d, t, pc, dc, tc []time.Duration
 		for i := 0; i < e.n; i++ {
-			p = append(p, timeCmd(e.ptyCmd("list")))
-			d = append(d, timeCmd(e.ptyCmd2("pty-list")))
-			t = append(t, timeCmd(e.tmuxScale("list-sessions")))
+			w, c := timeCPU(e.ptyCmd("list"))
+			p, pc = append(p, w), append(pc, c)
+			w, c = timeCPU(e.ptyCmd2("pty-list"))
+			d, dc = append(d, w), append(dc, c)
+			before := schedNS(server)
+			w, c = timeCPU(e.tmuxScale("list-sessions"))
+			t, tc = append(t, w), append(tc, c+schedNS(server)-before)
 		}
 		report(fmt.Sprintf("%d sessions: pty list / list-sessions", n), map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)})
 		report(fmt.Sprintf("%d sessions: pty-list run directly", n), map[string]time.Duration{"pty": medianOf(d), "tmux": medianOf(t)})
+		report(fmt.Sprintf("%d sessions: CPU, pty list", n), map[string]time.Duration{"pty": medianOf(pc), "tmux": medianOf(tc)})
+		report(fmt.Sprintf("%d sessions: CPU, pty-list directly", n), map[string]time.Duration{"pty": medianOf(dc), "tmux": medianOf(tc)})
 	})
+}
+
+// timeCPU runs c and returns its wall time and the CPU time (user and
+// system) it used.
+func timeCPU(c *exec.Cmd) (wall, cpu time.Duration) {
+	wall = timeCmd(c)
+	if c.ProcessState != nil {
+		cpu = c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	return wall, cpu
+}
+
+// schedNS is the CPU time a process has run so far (its main thread's, from
+// /proc/PID/schedstat, in nanoseconds).
+func schedNS(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	ns, _ := strconv.ParseInt(f[0], 10, 64)
+	return time.Duration(ns)
 }
 
 // memWorkload reports the memory of 1, 50 and 200 idle sessions, per
