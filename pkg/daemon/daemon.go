@@ -93,6 +93,7 @@ type Daemon struct {
 	rows      int
 	cols      int
 	writers   int
+	manyProcs bool // see fitProcs
 	exited    bool
 	exitCode  int
 	title     string
