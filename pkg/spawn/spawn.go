@@ -531,12 +531,12 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 // by their environment (kill and gc stopping a crashed session's
 // leftovers). The session's child gets its own values anyway.
 //
-// The daemon also runs with GOMAXPROCS=1: the runtime sizes itself at
+// The daemon also starts with GOMAXPROCS=1: the runtime sizes itself at
 // start-up, before main could lower it, and each extra processor costs an
 // idle session private memory (its allocation caches and the threads that
-// serve it), while one goroutine emulates the output anyway. The caller's
-// own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to give back
-// to the child.
+// serve it); the daemon takes more while a client is attached. The
+// caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
+// give back to the child.
 func daemonEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
