@@ -1,26 +1,17 @@
 // Package list benchmarks `pty list --json` over large registries.
 //
-// The registry is fabricated: half the sessions are "running", which for
-// list means their pid file names a live process. Starting 1,000 real
-// daemons would measure the machine, not list, so the running half's pid
-// files all name a handful of real long-lived `sleep` processes started
-// here. The other half are exited records. Liveness comes from the pid
-// file (layout.DaemonAlive), never from a socket round trip, which is why
-// no sockets are needed.
+// The registry is fabricated: half the sessions are "running", each with a
+// stand-in daemon (testutil.FakeDaemon: a process whose arguments prove it
+// the record's daemon, which is all liveness asks), named by the record's
+// daemonPid and its pid file. Starting 1,000 real daemons would measure
+// the machine, not list. The other half are exited records. A running
+// session costs list two reads (its record and /proc/<pid>/cmdline), an
+// exited one its record.
 //
 // Run: go test ./bench/list -run x -bench . -benchtime 30x
 //
-// Measured on the 2-core dev VM while others compiled (load 20+), so the
-// CPU figures are the steadier ones (ms per listing, user+system):
-//
-//	sessions   in-process   pty-list --json (exec)   layout.List baseline
-//	100        2.9          7                        -
-//	1000       30           36 (wall 47-64)          53
-//	2000       66           72                       -
-//
-// Linear at ~30 µs per session, almost all of it open/read system calls
-// (one .json per session; .pid and /proc/<pid>/stat for live ones) and
-// JSON decoding; a read costs 6-9 µs on this VM.
+// On a shared machine the CPU figures (cpu-ms/op, user+system) are the
+// steadier ones.
 package list
 
 import (

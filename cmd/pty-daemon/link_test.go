@@ -10,10 +10,14 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 )
 
-// The whole daemon binary stays resident in every session (the kernel maps
-// it in large folios), so each package it links costs every session its
-// size. These were dropped on purpose; a change that links one again
-// should be a decision, not an accident.
+// What a linked package costs is judged as users pay it, by Pss and
+// Private_Dirty (smaps_rollup), not by VmRSS: the binary's pages are
+// shared, so a package's code is paid once across all sessions (each
+// session's Pss carries its share, a lone session all of it), while what
+// it writes when used is private to every session. These were dropped for
+// one or the other; the pieces written instead say what they save
+// (internal/jsonlite, pkg/daemon/listen.go), and a change that links one
+// again should be a decision, not an accident.
 var unwanted = []struct{ prefix, why string }{
 	{"crypto/", "crypto/rand brings the FIPS module (DRBG, AES, SHA-2/3): ids and generations come from math/rand and /dev/urandom"},
 	{"os/exec.", "os/exec: the child is started with os.StartProcess"},

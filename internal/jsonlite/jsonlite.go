@@ -1,7 +1,9 @@
 // Package jsonlite reads and writes JSON without reflection, for the session
-// daemon: encoding/json's reflection-based encoder and decoder (with fmt and
-// reflect's Value machinery behind them) are about half a megabyte of
-// binary, and the daemon's whole binary stays resident in every session.
+// daemon. Measured by what a session costs (smaps_rollup of idle daemons),
+// encoding/json's reflection-based codec in its place costs each session
+// about 50 KB more private memory (its type caches and the reflect values
+// built on the way), and adds about half a megabyte to the binary, whose
+// pages the sessions share (Pss).
 //
 // It does only what the daemon's files need, but does it exactly as
 // encoding/json does, so files written either way are the same bytes and

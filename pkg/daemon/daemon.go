@@ -93,6 +93,7 @@ type Daemon struct {
 	rows      int
 	cols      int
 	writers   int
+	manyProcs bool // see fitProcs
 	exited    bool
 	exitCode  int
 	title     string
@@ -415,7 +416,7 @@ func (d *Daemon) startChild() error {
 	// contexts, path lookup) this needs none of and would keep resident.
 	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
 		Dir:   d.cfg.Cwd,
-		Env:   spawn.ChildEnv(os.Environ(), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
+		Env:   spawn.ChildEnv(spawn.CallerEnv(os.Environ()), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
 		Files: []*os.File{tty, tty, tty},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.

@@ -7,9 +7,10 @@ import (
 )
 
 // listener is the session socket, served with bare syscalls on the
-// runtime poller instead of package net: net's listener is most of a
-// 200 KB package that would stay mapped, and so resident, for the whole
-// life of every session daemon. Accepted connections are plain *os.File
+// runtime poller instead of package net. It saves no measurable private
+// memory per session: what package net would add is about 400 KB of
+// binary, shared by the sessions (Pss: all of it for a lone session, a
+// share of it each for many). Accepted connections are plain *os.File
 // values, which read, write and close through the same poller as
 // net.Conn does.
 type listener struct {

@@ -68,7 +68,7 @@ func IdentifyDaemon(pid int, root, id, gen string) Verdict {
 	if pid <= 0 {
 		return NotDaemon
 	}
-	cmdline, err := readFileRaw("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	cmdline, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		if !procMounted() {
 			if PidAlive(pid) {

@@ -46,6 +46,28 @@ func TestListFastAgreesWithList(t *testing.T) {
 	write("vanished-sock", false, 0, true)
 	write("vanished-bare", false, 0, false)
 	write("vanished-zombie", false, zombie.Process.Pid, true)
+	// Records that name their daemon (daemonPid), as ours do: the pid
+	// counts only as this record's daemon, else the pid file decides.
+	writeRec := func(id, gen string, recPid, filePid int) {
+		m := &Metadata{Command: "/bin/sh", CreatedAt: Now(), Generation: gen, DaemonPid: recPid}
+		if err := WriteMetadata(root, id, m); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(filePid)), 0o600)
+	}
+	own := testutil.FakeDaemon(t, root, "rec-own", "g1")
+	writeRec("rec-own", "g1", own, own)
+	// The record's pid was reused by another session's daemon; the pid
+	// file names this one's.
+	reused := testutil.FakeDaemon(t, root, "rec-reused", "g2")
+	writeRec("rec-reused", "g2", daemonPid, reused)
+	// A daemon of this id but another generation is not this record's.
+	other := testutil.FakeDaemon(t, root, "rec-othergen", "g3")
+	writeRec("rec-othergen", "g4", other, other)
+	writeRec("rec-dead", "g5", dead.Process.Pid, dead.Process.Pid)
+	// A known field in another letter case is read as json.Unmarshal
+	// reads it, and also kept as written.
+	os.WriteFile(PathsFor(root, "mixedcase").Meta(), []byte(`{"Command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":0}`), 0o600)
 	// A newer writer's field must survive the fast decode's fallback.
 	os.WriteFile(PathsFor(root, "future").Meta(), []byte(`{"command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":1,"exitedAt":"2025-01-01T00:00:01.000Z","fromTheFuture":{"a":1}}`), 0o600)
 	os.WriteFile(PathsFor(root, "broken").Meta(), []byte("{"), 0o600)
@@ -59,10 +81,17 @@ func TestListFastAgreesWithList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fast) != 9 || !reflect.DeepEqual(slow, fast) {
+	if len(fast) != 14 || !reflect.DeepEqual(slow, fast) {
 		t.Fatalf("ListFast differs from List:\nList     %+v\nListFast %+v", slow, fast)
 	}
 	for _, s := range fast {
+		want := map[string]Status{"rec-own": Running, "rec-reused": Running, "rec-othergen": Vanished, "rec-dead": Vanished}
+		if w, ok := want[s.ID]; ok && s.Status != w {
+			t.Errorf("%s: status %s, want %s", s.ID, s.Status, w)
+		}
+		if s.ID == "rec-reused" && s.Pid != reused {
+			t.Errorf("rec-reused: pid %d, want the pid file's %d", s.Pid, reused)
+		}
 		if s.ID == "vanished-zombie" && s.Status != Vanished {
 			t.Errorf("zombie daemon counted as %s", s.Status)
 		}

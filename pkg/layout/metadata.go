@@ -51,7 +51,7 @@ type Metadata struct {
 func MetadataFields() []string { return slices.Clone(metadataFields[:]) }
 
 // metadataAlias is Metadata without its JSON methods, for encoding/json's
-// strict decode in readMetadataFast.
+// output in tests, which hold the hand-written codec to it.
 type metadataAlias Metadata
 
 // UnmarshalJSON keeps unknown fields in Extra.

@@ -530,12 +530,44 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 // like one of the outer session's processes to anything that tells those
 // by their environment (kill and gc stopping a crashed session's
 // leftovers). The session's child gets its own values anyway.
+//
+// The daemon also starts with GOMAXPROCS=1: the runtime sizes itself at
+// start-up, before main could lower it, and each extra processor costs an
+// idle session private memory (its allocation caches and the threads that
+// serve it); the daemon takes more while a client is attached. The
+// caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
+// give back to the child.
 func daemonEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PTY_SESSION", "PTY_SESSION_GENERATION", callerGOMAXPROCS:
+			continue
+		case "GOMAXPROCS":
+			kv = callerGOMAXPROCS + "=" + v
+		}
+		out = append(out, kv)
+	}
+	return append(out, "GOMAXPROCS=1")
+}
+
+// callerGOMAXPROCS carries the caller's GOMAXPROCS in the daemon's
+// environment.
+const callerGOMAXPROCS = "PTY_CALLER_GOMAXPROCS"
+
+// CallerEnv is the environment the daemon was started from, as the caller
+// had it: the daemon's own, with daemonEnv's runtime settings undone. The
+// session's child starts from it.
+func CallerEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "PTY_SESSION" || k == "PTY_SESSION_GENERATION" {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOMAXPROCS":
 			continue
+		case callerGOMAXPROCS:
+			kv = "GOMAXPROCS=" + v
 		}
 		out = append(out, kv)
 	}

@@ -1,0 +1,187 @@
+package main
+
+// Workloads where sessions are many: listing them, and what each idle one
+// costs in memory. pty keeps one daemon per session, tmux one server for
+// all, so memory is compared per session: the sum over pty's daemons
+// against tmux's server, both divided by the number of sessions.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// scaleCounts are the registry sizes of the list and memory workloads.
+var scaleCounts = []int{1, 50, 200}
+
+// listWorkload times `pty list` against `tmux list-sessions` with 50 and
+// 200 idle sessions each. Besides the wall time it reports the CPU time a
+// listing costs, which a loaded machine distorts far less: for pty the
+// listing process's (dispatcher and pty-list), for tmux its client's plus
+// what its server spent answering.
+func (e *env) listWorkload() {
+	fmt.Printf("\n== list the sessions (median of %d) ==\n", e.n)
+	e.atScale(func(n int) {
+		if n < 50 {
+			return
+		}
+		server := 0
+		if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
+			server, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+		}
+		var p, d, t, pc, dc, tc []time.Duration
+		for i := 0; i < e.n; i++ {
+			w, c := timeCPU(e.ptyCmd("list"))
+			p, pc = append(p, w), append(pc, c)
+			w, c = timeCPU(e.ptyCmd2("pty-list"))
+			d, dc = append(d, w), append(dc, c)
+			before := schedNS(server)
+			w, c = timeCPU(e.tmuxScale("list-sessions"))
+			t, tc = append(t, w), append(tc, c+schedNS(server)-before)
+		}
+		report(fmt.Sprintf("%d sessions: pty list / list-sessions", n), map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)})
+		report(fmt.Sprintf("%d sessions: pty-list run directly", n), map[string]time.Duration{"pty": medianOf(d), "tmux": medianOf(t)})
+		report(fmt.Sprintf("%d sessions: CPU, pty list", n), map[string]time.Duration{"pty": medianOf(pc), "tmux": medianOf(tc)})
+		report(fmt.Sprintf("%d sessions: CPU, pty-list directly", n), map[string]time.Duration{"pty": medianOf(dc), "tmux": medianOf(tc)})
+	})
+}
+
+// timeCPU runs c and returns its wall time and the CPU time (user and
+// system) it used.
+func timeCPU(c *exec.Cmd) (wall, cpu time.Duration) {
+	wall = timeCmd(c)
+	if c.ProcessState != nil {
+		cpu = c.ProcessState.UserTime() + c.ProcessState.SystemTime()
+	}
+	return wall, cpu
+}
+
+// schedNS is the CPU time a process has run so far (its main thread's, from
+// /proc/PID/schedstat, in nanoseconds).
+func schedNS(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	ns, _ := strconv.ParseInt(f[0], 10, 64)
+	return time.Duration(ns)
+}
+
+// memWorkload reports the memory of 1, 50 and 200 idle sessions, per
+// session: Pss (what the session's processes cost with shared pages split
+// among their users) and Private_Dirty (what no other process shares),
+// from /proc/PID/smaps_rollup. The sessions' own `sleep` commands are
+// alike for both tools and left out: pty's daemons against tmux's server.
+func (e *env) memWorkload() {
+	fmt.Printf("\n== memory of idle sessions, per session (Pss and Private_Dirty from smaps_rollup) ==\n")
+	// Freshly built binaries are dirty in the page cache, which smaps
+	// counts as the daemons' dirty pages until they are written back.
+	syscall.Sync()
+	e.atScale(func(n int) {
+		// Let start-up garbage be collected and returned as it would be
+		// in a session left alone.
+		time.Sleep(3 * time.Second)
+		var pss, priv int
+		for _, pid := range e.ptyDaemons() {
+			a, b := smapsKB(pid)
+			pss, priv = pss+a, priv+b
+		}
+		tp, tpriv := 0, 0
+		if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+			tp, tpriv = smapsKB(pid)
+		}
+		per := func(kb int) float64 { return float64(kb) / 1024 / float64(n) }
+		fmt.Printf("  %3d sessions, Pss per session       pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(pss), per(tp), ratio(float64(pss), float64(tp)))
+		fmt.Printf("  %3d sessions, Private_Dirty/session pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(priv), per(tpriv), ratio(float64(priv), float64(tpriv)))
+	})
+}
+
+// atScale runs f with n idle `sleep` sessions in pty and in a private tmux
+// server, for each of scaleCounts, adding sessions as n grows; the
+// sessions are removed afterwards.
+func (e *env) atScale(f func(n int)) {
+	have := 0
+	defer func() {
+		e.tmuxScale("kill-server").Run()
+		for i := 0; i < have; i++ {
+			id := "sc" + strconv.Itoa(i)
+			e.ptyCmd2("pty-kill", id).Run()
+			e.ptyCmd2("pty-rm", id).Run()
+		}
+	}()
+	for _, n := range scaleCounts {
+		for ; have < n; have++ {
+			id := "sc" + strconv.Itoa(have)
+			c := e.ptyCmd2("pty-run", "-d", "--id", id, "--", "sleep", "100000")
+			c.Stderr = os.Stderr
+			check(c.Run())
+			c = e.tmuxScale("new-session", "-d", "-s", id, "sleep", "100000")
+			c.Stderr = os.Stderr
+			check(c.Run())
+		}
+		f(n)
+	}
+}
+
+// ptyCmd2 runs one of the pty-* programs directly, without the dispatcher.
+func (e *env) ptyCmd2(prog string, args ...string) *exec.Cmd {
+	c := e.ptyCmd(args...)
+	c.Path = filepath.Join(e.bin, prog)
+	c.Args = append([]string{prog}, args...)
+	return c
+}
+
+func (e *env) tmuxScale(args ...string) *exec.Cmd {
+	c := e.tmux(args...)
+	c.Args[2] = e.tmuxSock + "scale"
+	return c
+}
+
+// ptyDaemons returns the pids of the running daemons of the registry, as
+// their pid files name them.
+func (e *env) ptyDaemons() []int {
+	files, _ := filepath.Glob(filepath.Join(e.root, "*.pid"))
+	var out []int
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// smapsKB returns a process's Pss and Private_Dirty in KB.
+func smapsKB(pid int) (pss, privDirty int) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		v, _ := strconv.Atoi(f[1])
+		switch f[0] {
+		case "Pss:":
+			pss = v
+		case "Private_Dirty:":
+			privDirty = v
+		}
+	}
+	return pss, privDirty
+}
