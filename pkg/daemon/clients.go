@@ -672,6 +672,11 @@ type StatusModes struct {
 	// KittyKeyboardFlags is a stack, as the original sends it (its stats
 	// joins it); ours holds the flags in effect, or nothing.
 	KittyKeyboardFlags []int `json:"kittyKeyboardFlags"`
+	// Ours only (the original's clients ignore fields they do not know):
+	// the modes that change what keys send, so that pty send types an
+	// arrow as the program expects it.
+	ApplicationCursor bool `json:"applicationCursor"`
+	ApplicationKeypad bool `json:"applicationKeypad"`
 }
 
 func (d *Daemon) status() []byte {
@@ -689,7 +694,8 @@ func (d *Daemon) status() []byte {
 		ScrollbackUsed: d.screen.ScrollbackLen() + rows, ScrollbackCapacity: rows + scrollback}
 	md := d.screen.Modes()
 	s.Modes = StatusModes{SGRMouse: md.MouseSGR1006, CursorHidden: md.CursorHidden,
-		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: []int{}}
+		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: []int{},
+		ApplicationCursor: md.AppCursor, ApplicationKeypad: md.AppKeypad}
 	if md.KittyKeyboardFlags != 0 {
 		s.Modes.KittyKeyboardFlags = []int{md.KittyKeyboardFlags}
 	}
