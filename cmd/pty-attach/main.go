@@ -1,4 +1,5 @@
-// Command pty-attach connects this terminal to a session; Ctrl+\ detaches.
+// Command pty-attach connects this terminal to a session; Ctrl+\ (or the
+// --detach-key) detaches.
 package main
 
 import (
@@ -8,18 +9,24 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/spawn"
 )
 
+// detachKey is the key that detaches, from --detach-key or PTY_DETACH_KEY.
+var detachKey func() detachkey.Key
+
 func main() {
+	client.IgnoreQuitKey()
 	c := cli.NewCommand("attach",
-		"pty attach [-r] [--no-restart] [--force] REF",
+		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id or a unique display name. Press Ctrl+\ to detach; press
-it twice quickly to send a Ctrl+\ to the program instead.
+it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
+PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
 
 If the session has ended, its last output is shown and you are asked
 whether to restart it with the same command, directory and environment.`
@@ -28,6 +35,7 @@ whether to restart it with the same command, directory and environment.`
 	fs.BoolVar(restart, "auto-restart", false, "same as -r")
 	noRestart := fs.Bool("no-restart", false, "fail instead of offering to restart an ended session")
 	force := fs.Bool("force", false, "attach even from inside a session")
+	detachKey = c.DetachKeyFlag()
 	args := c.Parse(os.Args[1:])
 	if *restart && *noRestart {
 		cli.Fatalf("-r and --no-restart contradict each other: use one")
@@ -36,7 +44,7 @@ whether to restart it with the same command, directory and environment.`
 		cli.Fatalf("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
 	}
 	if outer := os.Getenv("PTY_SESSION"); outer != "" && !*force {
-		cli.Fatalf("already inside pty session %q: attaching here would nest sessions. Detach first with Ctrl+\\, or pass --force", outer)
+		cli.Fatalf("already inside pty session %q: attaching here would nest sessions. Detach first with %v, or pass --force", outer, detachKey())
 	}
 	root := cli.Root()
 	s := cli.Resolve(root, args[0])
@@ -103,7 +111,7 @@ func reload(root string, s layout.Session) layout.Session {
 
 func run(conn *client.Conn, id string) int {
 	defer conn.Close()
-	res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: id})
+	res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: id, DetachKey: detachKey()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pty: "+err.Error())
 		return 1

@@ -17,11 +17,12 @@ import (
 
 func main() {
 	c := cli.NewCommand("peek",
-		"pty peek [--plain] [--full] [-f] [--wait TEXT]... [-t SECS] REF",
+		"pty peek [--plain] [--full] [-f [--detach-key KEY]] [--wait TEXT]... [-t SECS] REF",
 		"Print a session's screen, follow it read-only, or wait for text on it.")
 	c.Long = `Without flags, prints the visible screen with its colours and exits.
 --full includes the scrollback. -f keeps following the output read-only
-(it never changes the session's size) until Ctrl+\ or the session ends.
+(it never changes the session's size) until Ctrl+\ or the session ends;
+--detach-key (or PTY_DETACH_KEY) chooses another key, such as ctrl+a, or none.
 --wait TEXT (repeatable) waits until any TEXT is on the screen, then prints it.
 
 One line per row, like "tmux capture-pane -p" (-e without --plain), except
@@ -31,7 +32,8 @@ For a session that has ended, prints its last saved lines.`
 	fs := c.Flags
 	plain := fs.Bool("plain", false, "plain text, without colours or attributes")
 	full := fs.Bool("full", false, "include the scrollback, not just the visible screen")
-	follow := fs.Bool("f", false, "follow the output read-only until Ctrl+\\ or the session ends")
+	follow := fs.Bool("f", false, "follow the output read-only until Ctrl+\\ (or the --detach-key) or the session ends")
+	detachKey := c.DetachKeyFlag()
 	var waits cli.StringList
 	fs.Var(&waits, "wait", "wait until `TEXT` is on the screen (repeatable: any of them)")
 	timeout := fs.Float64("t", 0, "with --wait: give up after `SECS` seconds (default: wait forever)")
@@ -81,6 +83,7 @@ For a session that has ended, prints its last saved lines.`
 	case len(waits) > 0:
 		os.Exit(wait(root, s, waits, time.Duration(*timeout*float64(time.Second)), flags))
 	case *follow:
+		client.IgnoreQuitKey()
 		if s.Status != layout.Running {
 			os.Exit(printDead(s))
 		}
@@ -89,7 +92,7 @@ For a session that has ended, prints its last saved lines.`
 			os.Exit(printDead(unserved(root, s, err)))
 		}
 		res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout,
-			Name: s.ID, ReadOnly: true, PeekFlags: flags &^ proto.PeekPlain})
+			Name: s.ID, ReadOnly: true, PeekFlags: flags &^ proto.PeekPlain, DetachKey: detachKey()})
 		if err != nil {
 			cli.Fatalf("%v", err)
 		}

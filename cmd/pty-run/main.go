@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/daemon"
@@ -19,12 +20,16 @@ import (
 	"github.com/ptyorg/pty/pkg/spawn"
 )
 
+// detachKey is the key that detaches, from --detach-key or PTY_DETACH_KEY.
+var detachKey func() detachkey.Key
+
 func main() {
+	client.IgnoreQuitKey()
 	c := cli.NewCommand("run",
-		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--permanent] -- CMD [ARGS...]",
+		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--permanent] [--detach-key KEY] -- CMD [ARGS...]",
 		"Start a command in a new session and attach to it.")
 	c.Long = `The command runs in a pseudo-terminal held by a small per-session daemon, so
-it keeps running after you detach (Ctrl+\) or close the terminal. Attach again
+it keeps running after you detach (Ctrl+\, or --detach-key) or close the terminal. Attach again
 with "pty attach ID"; "pty peek ID" prints its screen.
 
 Flags stop at "--" or at the first argument that is not a flag.
@@ -53,6 +58,7 @@ the current terminal instead of nesting a session.`
 	permanent := fs.Bool("permanent", false, "tag strategy=permanent: pty gc restarts it when it ends")
 	cleanClean := fs.Bool("cleanup-on-clean-exit", false, "remove the record when the command exits 0, keep it otherwise")
 	force := fs.Bool("force", false, "inside a session, create a nested session anyway")
+	detachKey = c.DetachKeyFlag()
 	argv := c.ParseUntilPositional(os.Args[1:])
 
 	if len(argv) == 0 {
@@ -140,7 +146,7 @@ the current terminal instead of nesting a session.`
 					return
 				}
 				if nested {
-					cli.Fatalf("already inside pty session %q: attaching to %q here would nest sessions; detach first (Ctrl+\\) or pass --force", outer, *id)
+					cli.Fatalf("already inside pty session %q: attaching to %q here would nest sessions; detach first (%v) or pass --force", outer, *id, detachKey())
 				}
 				os.Exit(attach(root, *id, *id))
 			}
@@ -251,7 +257,7 @@ func attach(root, id, name string) int {
 		cli.Fatalf("Session %q ended before it could be attached.", id)
 	}
 	defer conn.Close()
-	res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: name})
+	res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: name, DetachKey: detachKey()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pty: "+err.Error())
 		return 1

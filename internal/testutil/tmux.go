@@ -105,3 +105,9 @@ func (tm *Tmux) WaitExit() int {
 	})
 	return code
 }
+
+// TTY is the pane's terminal device (/dev/pts/N).
+func (tm *Tmux) TTY() string {
+	out, _ := exec.Command("tmux", "-L", tm.socket, "display-message", "-p", "#{pane_tty}").Output()
+	return strings.TrimSpace(string(out))
+}

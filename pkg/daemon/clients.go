@@ -509,8 +509,8 @@ func (d *Daemon) readLoop(c *client) {
 			case d.attached <- struct{}{}:
 			default:
 			}
-		case proto.AttachTTY:
-			d.attachTTY(c, f.Payload, fds.take())
+		case proto.AttachTTY, proto.AttachTTYKey:
+			d.attachTTY(c, f.Type, f.Payload, fds.take())
 		case proto.Peek:
 			var flags byte
 			if len(f.Payload) > 0 {

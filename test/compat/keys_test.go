@@ -3,6 +3,7 @@ package compat
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,5 +33,25 @@ func TestOurSendOfModalKeysOnUpstreamDaemon(t *testing.T) {
 	})
 	if string(got) != want {
 		t.Errorf("the upstream session received %q, want %q", got, want)
+	}
+}
+
+// Our attach with a detach key of one's own on the original's daemon,
+// which ignores ATTACH_TTY_KEY: the client relays and applies the key
+// itself.
+func TestOurDetachKeyOnUpstreamDaemon(t *testing.T) {
+	up := needUpstream(t)
+	t.Parallel()
+	root := testutil.Root(t)
+	up.start(t, root, "upd", "--", "sh", "-c", "stty raw -echo; echo ready; exec cat -v")
+	tm := testutil.StartTmux(t, root, 24, 80, "pty attach --detach-key ctrl+a upd; echo attach-exit=$?")
+	tm.WaitText("ready")
+	tm.Keys("a", `C-\`, "b")
+	tm.WaitText(`a^\b`)
+	tm.Keys("C-a")
+	tm.WaitText("[detached]")
+	tm.WaitText("attach-exit=0")
+	if r := oursMust(t, root, "peek", "--plain", "upd"); !strings.Contains(r.Stdout, `a^\b`) {
+		t.Errorf("after detaching, the upstream session shows %q", r.Stdout)
 	}
 }
