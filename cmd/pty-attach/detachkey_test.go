@@ -99,7 +99,7 @@ func TestDetachKeyNone(t *testing.T) {
 }
 
 // pty run attaches with the chosen key too, and peek -f stops at one
-// press of it.
+// press of it (at Ctrl+C with none).
 func TestDetachKeyRunAndPeek(t *testing.T) {
 	root := testutil.Root(t)
 	tm := testutil.StartTmux(t, root, 24, 80, "pty run --id rk --detach-key ctrl+] -- sh -c 'echo ready; exec cat'; echo run-exit=$?")
@@ -113,6 +113,12 @@ func TestDetachKeyRunAndPeek(t *testing.T) {
 	pk.Keys(`C-\`) // not the key: nothing happens, and nothing is sent
 	pk.Keys("C-b")
 	pk.WaitText("peek-exit=0")
+
+	// With none, Ctrl+\ does not stop a follower; Ctrl+C does.
+	nk := testutil.StartTmux(t, root, 24, 80, "pty peek -f --detach-key none rk; echo peek-exit=$?")
+	nk.WaitText("ready")
+	nk.Keys(`C-\`, "C-c")
+	nk.WaitText("peek-exit=0")
 	if s, err := layout.Load(root, "rk"); err != nil || s.Status != layout.Running {
 		t.Fatalf("after run and peek -f detached the session is %v, %v", s.Status, err)
 	}

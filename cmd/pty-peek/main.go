@@ -22,7 +22,8 @@ func main() {
 	c.Long = `Without flags, prints the visible screen with its colours and exits.
 --full includes the scrollback. -f keeps following the output read-only
 (it never changes the session's size) until Ctrl+\ or the session ends;
---detach-key (or PTY_DETACH_KEY) chooses another key, such as ctrl+a, or none.
+--detach-key (or PTY_DETACH_KEY) chooses another key, such as ctrl+a; with
+none, Ctrl+C stops following.
 --wait TEXT (repeatable) waits until any TEXT is on the screen, then prints it.
 
 One line per row, like "tmux capture-pane -p" (-e without --plain), except

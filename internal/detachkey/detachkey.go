@@ -106,7 +106,8 @@ const Window = 300 * time.Millisecond
 // detach key: a first press arms a Window timer that calls Detach, a
 // second one within the window is sent through as the key itself.
 // ReadOnly, a single press detaches at once, since there is nothing to
-// pass it to.
+// pass it to; with no detach key (None), Ctrl+C does, since a read-only
+// follower sends nothing and would otherwise have no way out.
 type Filter struct {
 	Key      Key
 	ReadOnly bool
@@ -122,7 +123,13 @@ type Filter struct {
 // Feed filters one read of the keyboard.
 func (k *Filter) Feed(b []byte) error {
 	if k.Key.none {
-		if k.ReadOnly || len(b) == 0 {
+		if k.ReadOnly {
+			if bytes.IndexByte(b, 0x03) >= 0 {
+				k.Detach()
+			}
+			return nil
+		}
+		if len(b) == 0 {
 			return nil
 		}
 		return k.Send(b)

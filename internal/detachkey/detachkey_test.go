@@ -115,4 +115,16 @@ func TestFilterNone(t *testing.T) {
 		t.Fatal("detached with no detach key")
 	case <-time.After(2 * Window):
 	}
+	// A read-only follower stops at Ctrl+C instead.
+	f, r = newFilter(None, true)
+	f.Feed([]byte("a"))
+	f.Feed([]byte(""))
+	select {
+	case <-r.detached:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl+C did not stop a read-only follower with no detach key")
+	}
+	if got := r.text(); got != "" {
+		t.Errorf("a read-only follower sent %q", got)
+	}
 }
