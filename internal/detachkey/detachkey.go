@@ -5,7 +5,7 @@ package detachkey
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +51,7 @@ func Parse(spec string) (Key, error) {
 		(key[0] >= 'a' && key[0] <= 'z' || strings.IndexByte(ctrlPunct, key[0]) >= 0) {
 		return Key{c: key[0]}, nil
 	}
-	return Key{}, fmt.Errorf("%q is not a detach key: use %s", spec, Accepted)
+	return Key{}, errors.New(strconv.Quote(spec) + " is not a detach key: use " + Accepted)
 }
 
 func (k Key) char() byte {

@@ -15,12 +15,17 @@
 // SS3 (ESC O A) instead of CSI, and in application keypad mode (DECKPAM,
 // ESC =) the keypad sends SS3 sequences instead of its characters.
 // ParseFor encodes for given Modes; Parse assumes the normal modes.
+//
+// It does not use fmt: the session daemon links it (through the detach
+// key), and fmt would bring reflection into every session's memory.
 package keys
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // Modifier bits, as xterm counts them: the parameter is 1 + the sum.
@@ -176,7 +181,7 @@ func DependsOnModes(spec string) bool {
 // itself be a separator character ("ctrl+-", "shift++").
 func split(spec string) (int, string, error) {
 	if spec == "" {
-		return 0, "", fmt.Errorf("empty key: write key:NAME, for example key:return or key:ctrl+c")
+		return 0, "", errors.New("empty key: write key:NAME, for example key:return or key:ctrl+c")
 	}
 	s := strings.ToLower(spec)
 	mods := 0
@@ -190,7 +195,7 @@ func split(spec string) (int, string, error) {
 			break
 		}
 		if mods&bit != 0 {
-			return 0, "", fmt.Errorf("key %q repeats a modifier", spec)
+			return 0, "", errors.New("key " + strconv.Quote(spec) + " repeats a modifier")
 		}
 		mods |= bit
 		s = s[i+1:]
@@ -226,7 +231,8 @@ func encode(spec string, mods int, key string, m Modes) ([]byte, error) {
 	if len(key) == 1 && key[0] > ' ' && key[0] < 0x7f {
 		return charSeq(key[0], mods), nil
 	}
-	return nil, fmt.Errorf("unknown key %q: use a letter, digit or punctuation character, or one of %s, optionally after ctrl+, alt+ or shift+", spec, strings.Join(Names(), ", "))
+	return nil, errors.New("unknown key " + strconv.Quote(spec) + ": use a letter, digit or punctuation character, or one of " +
+		strings.Join(Names(), ", ") + ", optionally after ctrl+, alt+ or shift+")
 }
 
 // Names lists the named keys, for help and errors.
@@ -337,7 +343,7 @@ func ItemFor(item string, m Modes) ([]byte, error) {
 	}
 	b, err := ParseFor(spec, m)
 	if err != nil {
-		return nil, fmt.Errorf("--seq %q: %w", item, err)
+		return nil, errs.Wrap("--seq "+strconv.Quote(item), err)
 	}
 	return b, nil
 }
