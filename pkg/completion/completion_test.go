@@ -53,7 +53,7 @@ func TestComplete(t *testing.T) {
 		{[]string{"attach", "web", ""}, []string{}, NoFiles}, // one REF only
 		{[]string{"attach", "-r", "x"}, []string{"xyz23456"}, NoFiles},
 		{[]string{"attach", "--no"}, []string{"--no-restart"}, NoFiles},
-		{[]string{"peek", "-"}, []string{"-f", "--plain", "--full", "--wait", "-t", "--root", "--help"}, NoFiles},
+		{[]string{"peek", "-"}, []string{"-f", "--plain", "--full", "--wait", "-t", "--detach-key", "--root", "--help"}, NoFiles},
 		{[]string{"peek", "--wait", ""}, []string{}, NoFiles}, // free text
 		{[]string{"peek", "--wait", "ready", "a"}, []string{"abcd2345"}, NoFiles},
 		{[]string{"run", "--cwd", ""}, []string{}, Dirs},
