@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -291,19 +290,7 @@ func TestDaemonTakesTheTerminal(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "tk", "--", "sh", "-c", "echo ready; cat")
 	u := onTerminal(t, root, 24, 80, nil, "attach", "tk")
 	u.WaitOutput(t, "ready")
-	m, err := layout.ReadMetadata(root, "tk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	holds := func() bool {
-		fds, _ := os.ReadDir("/proc/" + strconv.Itoa(m.DaemonPid) + "/fd")
-		for _, fd := range fds {
-			if l, _ := os.Readlink("/proc/" + strconv.Itoa(m.DaemonPid) + "/fd/" + fd.Name()); l == u.TTYName() {
-				return true
-			}
-		}
-		return false
-	}
+	holds := func() bool { return holdsTTY(t, root, "tk", u.TTYName()) }
 	testutil.WaitFor(t, 5*time.Second, "the daemon to hold "+u.TTYName(), holds)
 	u.Write(t, "typed\r")
 	u.WaitOutput(t, "typed\r\ntyped")

@@ -1,4 +1,5 @@
-// Command pty-attach connects this terminal to a session; Ctrl+\ detaches.
+// Command pty-attach connects this terminal to a session; Ctrl+\ (or the
+// --detach-key) detaches.
 // The work is in pkg/cmd/attach.
 package main
 
@@ -7,15 +8,18 @@ import (
 	"os"
 
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/cmd/attach"
 )
 
 func main() {
+	client.IgnoreQuitKey()
 	c := cli.NewCommand("attach",
-		"pty attach [-r] [--no-restart] [--force] REF",
+		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id or a unique display name. Press Ctrl+\ to detach; press
-it twice quickly to send a Ctrl+\ to the program instead.
+it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
+PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
 
 If the session has ended, its last output is shown and you are asked
 whether to restart it with the same command, directory and environment.
@@ -27,6 +31,7 @@ its counters), as "pty restart" does.`
 	c.Alias("r", "auto-restart")
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
 	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
+	o.DetachKey = c.DetachKeyFlag()
 	o.Args = c.Parse(os.Args[1:])
 	cli.Exit(attach.Run(context.Background(), o, cli.System(cli.Root())))
 }

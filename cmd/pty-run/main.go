@@ -8,15 +8,17 @@ import (
 	"os"
 
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/cmd/run"
 )
 
 func main() {
+	client.IgnoreQuitKey()
 	c := cli.NewCommand("run",
-		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--permanent] -- CMD [ARGS...]",
+		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--permanent] [--detach-key KEY] -- CMD [ARGS...]",
 		"Start a command in a new session and attach to it.")
 	c.Long = `The command runs in a pseudo-terminal held by a small per-session daemon, so
-it keeps running after you detach (Ctrl+\) or close the terminal. Attach again
+it keeps running after you detach (Ctrl+\, or --detach-key) or close the terminal. Attach again
 with "pty attach ID"; "pty peek ID" prints its screen.
 
 Flags stop at "--" or at the first argument that is not a flag.
@@ -50,6 +52,7 @@ the current terminal instead of nesting a session.`
 	fs.BoolVar(&o.Permanent, "permanent", false, "tag strategy=permanent: pty gc restarts it when it ends")
 	fs.BoolVar(&o.CleanupOnCleanExit, "cleanup-on-clean-exit", false, "remove the record when the command exits 0, keep it otherwise")
 	fs.BoolVar(&o.Force, "force", false, "inside a session, create a nested session anyway")
+	o.DetachKey = c.DetachKeyFlag()
 	o.Argv = c.ParseUntilPositional(os.Args[1:])
 	o.IDSet, o.NameSet, o.RowsSet, o.ColsSet = c.Set("id"), c.Set("name"), c.Set("rows"), c.Set("cols")
 	cli.Exit(run.Run(context.Background(), o, cli.System(cli.Root())))

@@ -23,8 +23,15 @@ func main() {
 Key specs are case-insensitive; modifiers ctrl, alt and shift come first,
 joined by '+', '-' or '_' (C-x is ctrl+x). Named keys: return (enter), tab,
 esc, backspace, delete, insert, space, up, down, left, right, home, end,
-pageup, pagedown, f1 to f12; or any letter, digit or punctuation.
+pageup, pagedown, f1 to f12, the keypad's kp0 to kp9, kpenter, kpplus,
+kpminus, kpmultiply, kpdivide, kpperiod, kpcomma, kpequal; or any letter,
+digit or punctuation.
 Examples: key:return  key:ctrl+c  key:C-d  key:shift+tab  key:alt+f  key:ctrl+up
+
+Keys are typed as the program expects them: arrows, Home and End are sent
+as ESC O A etc. while it has the cursor keys in application mode (less,
+vim and other full-screen programs), and the keypad as ESC O p etc. while
+it has the keypad in application mode, as a terminal would.
 
 Items are sent 0.3 s apart so programs see them as separate keystrokes;
 --with-delay 0 sends them back to back. Every item is checked before
@@ -58,26 +65,25 @@ Example: pty send web --seq "make test" --seq key:return`
 	delay, err := parseDelay(*delayS)
 	cli.Check(err)
 
-	var items [][]byte
+	var items []lifecycle.Item
 	if len(pos) == 1 {
-		items = append(items, []byte(pos[0]))
+		items = append(items, lifecycle.Item{Bytes: []byte(pos[0])})
 	}
 	for _, s := range seq {
 		b, err := keys.Item(s)
 		cli.Check(err)
-		items = append(items, b)
+		it := lifecycle.Item{Bytes: b}
+		if keys.ItemDependsOnModes(s) {
+			it.Seq = s // encoded for the session's modes when its turn comes
+		}
+		items = append(items, it)
 	}
 	total := 0
 	for _, it := range items {
-		total += len(it)
+		total += len(it.Bytes)
 	}
 	if total == 0 {
 		cli.Fatalf("Nothing to send. Give TEXT or --seq items (see 'pty send --help')")
-	}
-	if *paste {
-		items[0] = append([]byte(lifecycle.PasteStart), items[0]...)
-		last := len(items) - 1
-		items[last] = append(items[last], lifecycle.PasteEnd...)
 	}
 
 	root := cli.Root()
@@ -85,7 +91,7 @@ Example: pty send web --seq "make test" --seq key:return`
 	if s.Status != layout.Running {
 		cli.Fatalf("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Status)
 	}
-	cli.Check(lifecycle.Send(root, s.ID, items, delay))
+	cli.Check(lifecycle.Send(root, s.ID, items, delay, *paste))
 }
 
 func parseDelay(s string) (time.Duration, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -184,5 +185,158 @@ func TestSendToProgramThatExitsOnInput(t *testing.T) {
 		if r := testutil.Run(t, root, "send", id, "--seq", "hi", "--seq", "key:return"); r.Code != 0 {
 			t.Fatalf("round %d: send exit %d: %s", i, r.Code, r.Stderr)
 		}
+	}
+}
+
+// modeSession starts a session like captureSession's whose program first
+// puts the cursor keys and the keypad in application mode when app is
+// set, as less does with smkx, and returns the capture file.
+func modeSession(t *testing.T, root, id string, app bool) string {
+	t.Helper()
+	out := filepath.Join(root, id+".capture")
+	testutil.MustRun(t, root, "run", "-d", "--id", id, "--", "sh", "-c", modeProgram(app, out))
+	waitReady(t, out, func() bool { return strings.Contains(testutil.Run(t, root, "peek", "--plain", id).Stdout, "ready") })
+	return out
+}
+
+// modeProgram is a shell command line that prints "ready" once its
+// terminal is raw (and in application modes, with app) and then appends
+// every byte it receives to out.
+func modeProgram(app bool, out string) string {
+	s := "stty raw -echo && "
+	if app {
+		s += `printf '\033[?1h\033=' && `
+	}
+	return s + "printf ready && exec cat >> " + out
+}
+
+// waitReady waits for the capture file and for the program's "ready" on
+// its screen: the modes it set come before it in its output.
+func waitReady(t *testing.T, out string, ready func() bool) {
+	t.Helper()
+	testutil.WaitFor(t, 10*time.Second, "the capture file", func() bool {
+		_, err := os.Stat(out)
+		return err == nil
+	})
+	testutil.WaitFor(t, 10*time.Second, "ready on the screen", ready)
+}
+
+// Keys are typed as a terminal would for the program's modes: in
+// application cursor mode an arrow is ESC O B, not ESC [ B (which less
+// ignores), and the keypad sends SS3 sequences in application keypad
+// mode. tmux's send-keys is the oracle where it follows xterm (it sends
+// Home and End as ESC[1~ and ESC[4~ and the keypad's Enter as LF, so
+// those are checked against xterm's table only).
+func TestSendKeysFollowTheProgramsModes(t *testing.T) {
+	cases := []struct{ spec, tmux, normal, app string }{
+		{"up", "Up", "\x1b[A", "\x1bOA"},
+		{"down", "Down", "\x1b[B", "\x1bOB"},
+		{"right", "Right", "\x1b[C", "\x1bOC"},
+		{"left", "Left", "\x1b[D", "\x1bOD"},
+		{"home", "", "\x1b[H", "\x1bOH"},
+		{"end", "", "\x1b[F", "\x1bOF"},
+		{"ctrl+up", "C-Up", "\x1b[1;5A", "\x1b[1;5A"},
+		{"shift+left", "S-Left", "\x1b[1;2D", "\x1b[1;2D"},
+		{"alt+right", "M-Right", "\x1b[1;3C", "\x1b[1;3C"},
+		{"ctrl+home", "", "\x1b[1;5H", "\x1b[1;5H"},
+		{"kp0", "KP0", "0", "\x1bOp"},
+		{"kp5", "KP5", "5", "\x1bOu"},
+		{"kp9", "KP9", "9", "\x1bOy"},
+		{"kpplus", "KP+", "+", "\x1bOk"},
+		{"kp-", "KP-", "-", "\x1bOm"},
+		{"kp_multiply", "KP*", "*", "\x1bOj"},
+		{"kpdivide", "KP/", "/", "\x1bOo"},
+		{"kp.", "KP.", ".", "\x1bOn"},
+		{"kpenter", "", "\r", "\x1bOM"},
+		{"pagedown", "NPage", "\x1b[6~", "\x1b[6~"},
+		{"f1", "F1", "\x1bOP", "\x1bOP"},
+	}
+	root := testutil.Root(t)
+	for _, app := range []bool{false, true} {
+		name := map[bool]string{false: "normal", true: "app"}[app]
+		t.Run(name, func(t *testing.T) {
+			out := modeSession(t, root, name, app)
+			args := []string{"send", name, "--with-delay", "0"}
+			var want, wantTmux bytes.Buffer
+			var tmuxKeys []string
+			for _, c := range cases {
+				args = append(args, "--seq", "key:"+c.spec)
+				w := map[bool]string{false: c.normal, true: c.app}[app]
+				want.WriteString(w)
+				if c.tmux != "" {
+					tmuxKeys = append(tmuxKeys, c.tmux)
+					wantTmux.WriteString(w)
+				}
+			}
+			testutil.MustRun(t, root, args...)
+			waitBytes(t, out, want.Bytes())
+
+			// The same program in tmux, typed into by send-keys.
+			tout := filepath.Join(root, name+".tmux")
+			tm := testutil.StartTmux(t, root, 24, 80, modeProgram(app, tout))
+			waitReady(t, tout, func() bool { return strings.Contains(tm.Screen(), "ready") })
+			tm.Keys(tmuxKeys...)
+			waitBytes(t, tout, wantTmux.Bytes())
+		})
+	}
+}
+
+// Each key is encoded for the modes the program is in when its turn
+// comes, not when send starts: here the program enters application
+// cursor mode only after reading the first item.
+func TestSendKeysFollowModeChangesMidSequence(t *testing.T) {
+	root := testutil.Root(t)
+	out := filepath.Join(root, "mid.capture")
+	testutil.MustRun(t, root, "run", "-d", "--id", "mid", "--", "sh", "-c",
+		"stty raw -echo && printf ready && dd bs=1 count=1 2>/dev/null >> "+out+` && printf '\033[?1h' && exec cat >> `+out)
+	testutil.WaitFor(t, 10*time.Second, "ready", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "mid").Stdout, "ready")
+	})
+	testutil.MustRun(t, root, "send", "mid", "--with-delay", "1", "--seq", "key:down", "--seq", "key:down")
+	waitBytes(t, out, []byte("\x1b[B\x1bOB"))
+}
+
+// A real less on a file longer than the screen: Down scrolls it one
+// line, as tmux's send-keys Down does to the same less.
+func TestSendDownScrollsLess(t *testing.T) {
+	if _, err := exec.LookPath("less"); err != nil {
+		testutil.MissingTool(t, "less")
+	}
+	root := testutil.Root(t)
+	file := filepath.Join(root, "long.txt")
+	var text strings.Builder
+	for i := 1; i <= 200; i++ {
+		fmt.Fprintf(&text, "line %d\n", i)
+	}
+	if err := os.WriteFile(file, []byte(text.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testutil.MustRun(t, root, "run", "-d", "--id", "less", "--rows", "24", "--cols", "80",
+		"--env", "TERM=xterm-256color", "--env", "LESS=", "--", "less", file)
+	peek := func() []string { return testutil.PlainLines(testutil.Run(t, root, "peek", "--plain", "less").Stdout) }
+	first := func(l []string) string {
+		if len(l) == 0 {
+			return ""
+		}
+		return l[0]
+	}
+	testutil.WaitFor(t, 10*time.Second, "less to show the file", func() bool {
+		l := peek()
+		return first(l) == "line 1" && len(l) > 20 && l[22] == "line 23"
+	})
+	testutil.MustRun(t, root, "send", "less", "--seq", "key:down")
+	var screen []string
+	testutil.WaitFor(t, 10*time.Second, "less to scroll down one line", func() bool {
+		screen = peek()
+		return first(screen) == "line 2"
+	})
+
+	tm := testutil.StartTmux(t, root, 24, 80, "LESS= exec less "+file)
+	tm.WaitScreen("less in tmux", func(s string) bool { return strings.HasPrefix(s, "line 1\n") && strings.Contains(s, "line 23") })
+	tm.Keys("Down")
+	scr := tm.WaitScreen("tmux's less to scroll", func(s string) bool { return strings.HasPrefix(s, "line 2\n") })
+	tmuxLines := testutil.PlainLines(scr)
+	if strings.Join(tmuxLines[:23], "\n") != strings.Join(screen[:23], "\n") {
+		t.Errorf("after Down, pty's less shows\n%s\ntmux's shows\n%s", strings.Join(screen, "\n"), strings.Join(tmuxLines, "\n"))
 	}
 }

@@ -15,11 +15,11 @@ import (
 )
 
 func main() {
-	c := cli.NewCommand("ui", "pty ui [--filter-tag K=V]... [--preselect-new] [--force]   (or just: pty)")
+	c := cli.NewCommand("ui", "pty ui [--filter-tag K=V]... [--preselect-new] [--force] [--detach-key KEY]   (or just: pty)")
 	c.Long = `Lists sessions (refreshed every second) with a filter line: type to narrow
 the list; letters match in order with gaps allowed, across id, display name,
 directory, command and tags. Enter attaches to the selected session; Ctrl+\
-detaches and comes back here. Selecting a session that exited offers to
+(or the --detach-key, or PTY_DETACH_KEY) detaches and comes back here. Selecting a session that exited offers to
 restart it. "+ Create new session..." asks for a directory and a command
 (default: $SHELL in the current directory) and attaches to the new session.
 
@@ -35,6 +35,7 @@ it. The picker refuses to run inside a session (PTY_SESSION is set) unless
 	c.Flags.Var(&tags, "filter-tag", "only sessions with tag `K=V`; new sessions get it (repeatable)")
 	preselectNew := c.Flags.Bool("preselect-new", false, "start with \"+ Create new session...\" selected")
 	force := c.Flags.Bool("force", false, "run even inside a pty session")
+	detachKey := c.DetachKeyFlag()
 	if rest := c.Parse(os.Args[1:]); len(rest) > 0 {
 		cli.Fatalf("ui takes no arguments, got %q (to attach directly: pty attach %s)", rest[0], rest[0])
 	}
@@ -45,7 +46,7 @@ it. The picker refuses to run inside a session (PTY_SESSION is set) unless
 		filter[k] = v
 	}
 	if s := os.Getenv("PTY_SESSION"); s != "" && !*force {
-		cli.Fatalf("already inside pty session %q: the picker would nest. Detach with Ctrl+\\ first, or pass --force", s)
+		cli.Fatalf("already inside pty session %q: the picker would nest. Detach with %v first, or pass --force", s, detachKey())
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		cli.Fatalf("the picker needs a terminal: in scripts use 'pty list' and 'pty attach ID'")
@@ -66,6 +67,7 @@ it. The picker refuses to run inside a session (PTY_SESSION is set) unless
 		Cwd:          cwd,
 		Shell:        os.Getenv("SHELL"),
 		Home:         home,
+		DetachKey:    detachKey(),
 	})
 	if _, err := tea.NewProgram(m, tea.WithAltScreen()).Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "pty: picker: %v\n", err)

@@ -5,25 +5,111 @@ package detachkey
 
 import (
 	"bytes"
+	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/ptyorg/pty/pkg/keys"
 )
 
-// Key is Ctrl+\; a terminal in kitty keyboard mode reports it as kitty.
-const Key = 0x1c
+// Key is a detach key: a ctrl key, which a terminal sends as one control
+// byte, or in kitty keyboard mode as ESC [ code ; 5 u. The zero Key is
+// the default, Ctrl+\.
+type Key struct {
+	c    byte // the key's character: 'a' for Ctrl+A; 0 for the default
+	none bool // detaching by key is off
+}
 
-var kitty = []byte("\x1b[92;5u")
+// Default is Ctrl+\, the original pty's detach key.
+var Default = Key{c: '\\'}
 
-// Window is how long a first Ctrl+\ waits for a second one, which sends a
-// literal Ctrl+\ to the session instead of detaching.
+// None never detaches: every key goes to the program.
+var None = Key{none: true}
+
+// Env is the environment variable that chooses the detach key when no
+// --detach-key is given.
+const Env = "PTY_DETACH_KEY"
+
+// Accepted says which keys may detach, for help and errors.
+const Accepted = `ctrl+ and a letter or one of @ \ ] ^ _ (as in pty send's key syntax: ctrl+a, C-], ctrl+\), or none`
+
+// ctrlPunct is the punctuation whose ctrl form is a control byte. Ctrl+[
+// is ESC, which starts every escape sequence, and Ctrl+? is DEL, which
+// most terminals send for Backspace: neither can be a detach key.
+const ctrlPunct = `@\]^_`
+
+// Parse reads a detach key in send's key syntax ("ctrl+a", "C-]") or
+// "none".
+func Parse(spec string) (Key, error) {
+	if strings.EqualFold(strings.TrimSpace(spec), "none") {
+		return None, nil
+	}
+	mods, key, err := keys.Split(spec)
+	if err == nil && mods == keys.Ctrl && len(key) == 1 &&
+		(key[0] >= 'a' && key[0] <= 'z' || strings.IndexByte(ctrlPunct, key[0]) >= 0) {
+		return Key{c: key[0]}, nil
+	}
+	return Key{}, errors.New(strconv.Quote(spec) + " is not a detach key: use " + Accepted)
+}
+
+func (k Key) char() byte {
+	if k.c == 0 {
+		return '\\'
+	}
+	return k.c
+}
+
+// IsNone reports whether detaching by key is off.
+func (k Key) IsNone() bool { return k.none }
+
+// IsDefault reports whether k is Ctrl+\.
+func (k Key) IsDefault() bool { return !k.none && k.char() == '\\' }
+
+// Spec is the key in send's syntax ("ctrl+a", "none"), as Parse reads it.
+func (k Key) Spec() string {
+	if k.none {
+		return "none"
+	}
+	return "ctrl+" + string(k.char())
+}
+
+// String is how messages name the key: "Ctrl+A", "Ctrl+\".
+func (k Key) String() string {
+	if k.none {
+		return "none"
+	}
+	return "Ctrl+" + strings.ToUpper(string(k.char()))
+}
+
+// Byte is the control byte the key sends.
+func (k Key) Byte() byte {
+	c := k.char()
+	if c >= 'a' && c <= 'z' {
+		return c - 'a' + 1
+	}
+	return c ^ 0x40 // @ \ ] ^ _ are 0x40 above their controls
+}
+
+// kitty is the key as a terminal in kitty keyboard mode reports it: the
+// character's code and the ctrl modifier (1 + 4).
+func (k Key) kitty() []byte {
+	return []byte("\x1b[" + strconv.Itoa(int(k.char())) + ";5u")
+}
+
+// Window is how long a first press waits for a second one, which sends
+// the key to the session instead of detaching.
 const Window = 300 * time.Millisecond
 
 // Filter turns what the user types into input for the session, minus the
-// detach key: a first Ctrl+\ arms a Window timer that calls Detach, a
-// second one within the window is sent through as a literal Ctrl+\.
+// detach key: a first press arms a Window timer that calls Detach, a
+// second one within the window is sent through as the key itself.
 // ReadOnly, a single press detaches at once, since there is nothing to
-// pass it to.
+// pass it to; with no detach key (None), Ctrl+C does, since a read-only
+// follower sends nothing and would otherwise have no way out.
 type Filter struct {
+	Key      Key
 	ReadOnly bool
 	Send     func([]byte) error // the input, in order
 	Detach   func()             // called once the user has detached
@@ -31,16 +117,32 @@ type Filter struct {
 	mu      sync.Mutex
 	pending bool
 	armed   uint64 // which press the running timer belongs to
+	kitty   []byte
 }
 
 // Feed filters one read of the keyboard.
 func (k *Filter) Feed(b []byte) error {
-	// Walk the keys in order so a doubled Ctrl+\ lands between the bytes
+	if k.Key.none {
+		if k.ReadOnly {
+			if bytes.IndexByte(b, 0x03) >= 0 {
+				k.Detach()
+			}
+			return nil
+		}
+		if len(b) == 0 {
+			return nil
+		}
+		return k.Send(b)
+	}
+	if k.kitty == nil {
+		k.kitty = k.Key.kitty()
+	}
+	// Walk the keys in order so a doubled key lands between the bytes
 	// typed around it.
 	fwd := b[:0:0]
 	plain := true
 	for i := 0; i < len(b); {
-		n := keyLen(b[i:])
+		n := k.keyLen(b[i:])
 		if n == 0 {
 			if !plain {
 				fwd = append(fwd, b[i])
@@ -52,6 +154,7 @@ func (k *Filter) Feed(b []byte) error {
 			fwd = append(fwd, b[:i]...)
 			plain = false
 		}
+		press := b[i : i+n]
 		i += n
 		if k.ReadOnly {
 			k.Detach()
@@ -59,8 +162,10 @@ func (k *Filter) Feed(b []byte) error {
 		}
 		k.mu.Lock()
 		if k.pending {
+			// The second press goes through as it was typed, in the
+			// kitty form to a program that asked for that.
 			k.pending = false
-			fwd = append(fwd, Key)
+			fwd = append(fwd, press...)
 		} else {
 			k.pending = true
 			k.armed++
@@ -85,13 +190,13 @@ func (k *Filter) Feed(b []byte) error {
 	return k.Send(fwd)
 }
 
-// keyLen is the length of a detach key at the start of b, or 0.
-func keyLen(b []byte) int {
-	if b[0] == Key {
+// keyLen is the length of the detach key at the start of b, or 0.
+func (k *Filter) keyLen(b []byte) int {
+	if b[0] == k.Key.Byte() {
 		return 1
 	}
-	if bytes.HasPrefix(b, kitty) {
-		return len(kitty)
+	if bytes.HasPrefix(b, k.kitty) {
+		return len(k.kitty)
 	}
 	return 0
 }

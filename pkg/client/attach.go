@@ -30,6 +30,8 @@ type AttachOptions struct {
 	ReadOnly bool
 	// PeekFlags are the PEEK flags when ReadOnly.
 	PeekFlags byte
+	// DetachKey is the key that detaches (the zero Key is Ctrl+\).
+	DetachKey detachkey.Key
 }
 
 // Result is how an attach ended.
@@ -106,7 +108,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
 	// then a keystroke's echo does not pass through this process at all.
 	if !o.ReadOnly && kbFile != nil && screenFile != nil {
-		handed, err := c.handTerminal(rows, cols, kbFile, screenFile)
+		handed, err := c.handTerminal(rows, cols, o.DetachKey, kbFile, screenFile)
 		if err != nil {
 			return Result{}, fmt.Errorf("attach: %w", err)
 		}
@@ -163,7 +165,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	sendErr := make(chan error, 1)
 	if in != nil {
 		go func() {
-			k := detachkey.Filter{ReadOnly: o.ReadOnly,
+			k := detachkey.Filter{Key: o.DetachKey, ReadOnly: o.ReadOnly,
 				Send: func(b []byte) error { return c.WriteFrame(proto.Data, b) },
 				Detach: func() {
 					select {
@@ -240,11 +242,12 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 }
 
 // handTerminal offers the daemon the user's keyboard and screen
-// (ATTACH_TTY) and reports whether it took them. A STATUS request right
-// behind the offer tells a daemon that does not know ATTACH_TTY (the
-// original pty's, or an older one of ours, which ignore the frame): its
-// STATUS reply comes with no TTY_ATTACHED before it.
-func (c *Conn) handTerminal(rows, cols int, kb, screen *os.File) (bool, error) {
+// (ATTACH_TTY, or ATTACH_TTY_KEY with a detach key other than Ctrl+\) and
+// reports whether it took them. A STATUS request right behind the offer
+// tells a daemon that does not know the frame (the original pty's, or an
+// older one of ours, which ignore it): its STATUS reply comes with no
+// TTY_ATTACHED before it.
+func (c *Conn) handTerminal(rows, cols int, key detachkey.Key, kb, screen *os.File) (bool, error) {
 	fds := make([]int, 0, 2)
 	for _, f := range []*os.File{kb, screen} {
 		rc, err := f.SyscallConn() // not Fd(): it would make f blocking
@@ -258,6 +261,9 @@ func (c *Conn) handTerminal(rows, cols int, kb, screen *os.File) (bool, error) {
 		return false, nil
 	}
 	frame := proto.AppendFrame(nil, proto.AttachTTY, proto.Size(rows, cols))
+	if !key.IsDefault() {
+		frame = proto.AppendFrame(nil, proto.AttachTTYKey, append(proto.Size(rows, cols), key.Spec()...))
+	}
 	var serr error
 	c.wmu.Lock()
 	werr := sc.Write(func(fd uintptr) bool {

@@ -509,8 +509,8 @@ func (d *Daemon) readLoop(c *client) {
 			case d.attached <- struct{}{}:
 			default:
 			}
-		case proto.AttachTTY:
-			d.attachTTY(c, f.Payload, fds.take())
+		case proto.AttachTTY, proto.AttachTTYKey:
+			d.attachTTY(c, f.Type, f.Payload, fds.take())
 		case proto.Peek:
 			var flags byte
 			if len(f.Payload) > 0 {
@@ -673,6 +673,11 @@ type StatusModes struct {
 	// KittyKeyboardFlags is a stack, as the original sends it (its stats
 	// joins it); ours holds the flags in effect, or nothing.
 	KittyKeyboardFlags []int `json:"kittyKeyboardFlags"`
+	// Ours only (the original's clients ignore fields they do not know):
+	// the modes that change what keys send, so that pty send types an
+	// arrow as the program expects it.
+	ApplicationCursor bool `json:"applicationCursor"`
+	ApplicationKeypad bool `json:"applicationKeypad"`
 }
 
 func (d *Daemon) status() []byte {
@@ -690,7 +695,8 @@ func (d *Daemon) status() []byte {
 		ScrollbackUsed: d.screen.ScrollbackLen() + rows, ScrollbackCapacity: rows + scrollback}
 	md := d.screen.Modes()
 	s.Modes = StatusModes{SGRMouse: md.MouseSGR1006, CursorHidden: md.CursorHidden,
-		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: []int{}}
+		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: []int{},
+		ApplicationCursor: md.AppCursor, ApplicationKeypad: md.AppKeypad}
 	if md.KittyKeyboardFlags != 0 {
 		s.Modes.KittyKeyboardFlags = []int{md.KittyKeyboardFlags}
 	}

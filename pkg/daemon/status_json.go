@@ -60,6 +60,10 @@ func (s *StatusReply) appendJSON(b []byte) ([]byte, error) {
 	b, _ = jsonlite.AppendArray(append(b, `,"kittyKeyboardFlags":`...), md.KittyKeyboardFlags, func(b []byte, f int) ([]byte, error) {
 		return strconv.AppendInt(b, int64(f), 10), nil
 	})
+	b = append(b, `,"applicationCursor":`...)
+	b = strconv.AppendBool(b, md.ApplicationCursor)
+	b = append(b, `,"applicationKeypad":`...)
+	b = strconv.AppendBool(b, md.ApplicationKeypad)
 	if b, err = jsonlite.AppendFloat(append(b, `},"uptimeSeconds":`...), s.Uptime, 64); err != nil {
 		return nil, err
 	}

@@ -39,7 +39,8 @@ func TestStatusWritesTheBytesJSONMarshalWrites(t *testing.T) {
 				s.Clients.Connections = append(s.Clients.Connections, StatusConn{Role: text(), Rows: r.IntN(3), Cols: r.IntN(3)})
 			}
 		}
-		s.Modes = StatusModes{SGRMouse: r.IntN(2) == 0, CursorHidden: r.IntN(2) == 0, KittyKeyboard: r.IntN(2) == 0}
+		s.Modes = StatusModes{SGRMouse: r.IntN(2) == 0, CursorHidden: r.IntN(2) == 0, KittyKeyboard: r.IntN(2) == 0,
+			ApplicationCursor: r.IntN(2) == 0, ApplicationKeypad: r.IntN(2) == 0}
 		if r.IntN(4) != 0 {
 			s.Modes.KittyKeyboardFlags = []int{}
 			for range r.IntN(3) {

@@ -21,11 +21,17 @@ import (
 // trip after the kernel's own pty hops.
 
 // attachTTY makes c a writable client whose stream goes to the terminal in
-// fds (keyboard, screen). Anything else than two descriptors and a size is
-// refused by closing them; the client, seeing no TTY_ATTACHED, attaches
-// the ordinary way.
-func (d *Daemon) attachTTY(c *client, payload []byte, fds []int) {
+// fds (keyboard, screen). Anything else than two descriptors and a size
+// (and with ATTACH_TTY_KEY, a detach key) is refused by closing them; the
+// client, seeing no TTY_ATTACHED, attaches the ordinary way.
+func (d *Daemon) attachTTY(c *client, typ proto.Type, payload []byte, fds []int) {
 	rows, cols, ok := parseSize(payload)
+	key := detachkey.Default
+	if ok && typ == proto.AttachTTYKey {
+		var err error
+		key, err = detachkey.Parse(string(payload[4:]))
+		ok = err == nil
+	}
 	if !ok || len(fds) != 2 {
 		for _, fd := range fds {
 			unix.Close(fd)
@@ -66,13 +72,14 @@ func (d *Daemon) attachTTY(c *client, payload []byte, fds []int) {
 	case d.attached <- struct{}{}:
 	default:
 	}
-	go d.readKeys(c, krc)
+	go d.readKeys(c, krc, key)
 }
 
 // readKeys forwards what the user types to the session, minus the detach
 // key, until the keyboard is closed (detach, or the client gone).
-func (d *Daemon) readKeys(c *client, rc syscall.RawConn) {
+func (d *Daemon) readKeys(c *client, rc syscall.RawConn, key detachkey.Key) {
 	k := detachkey.Filter{
+		Key:    key,
 		Send:   d.writeInput,
 		Detach: func() { d.detachTTY(c) },
 	}

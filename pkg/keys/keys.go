@@ -8,12 +8,24 @@
 // parameter for cursor, editing and function keys (ESC[1;5A is ctrl+up),
 // and CSI-u (ESC[code;mods u) for combinations that have no legacy form,
 // such as shift+return, so the modifier is never silently dropped.
+//
+// Some keys depend on the program's terminal modes, as on a real
+// terminal: in application cursor mode (DECCKM, CSI ? 1 h, which less and
+// other programs set with smkx) unmodified arrows, Home and End go out as
+// SS3 (ESC O A) instead of CSI, and in application keypad mode (DECKPAM,
+// ESC =) the keypad sends SS3 sequences instead of its characters.
+// ParseFor encodes for given Modes; Parse assumes the normal modes.
+//
+// It does not use fmt: the session daemon links it (through the detach
+// key), and fmt would bring reflection into every session's memory.
 package keys
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // Modifier bits, as xterm counts them: the parameter is 1 + the sum.
@@ -34,15 +46,24 @@ type csiKey struct {
 	num   int
 	// ss3 is true for F1-F4, whose unmodified form is ESC O <final>.
 	ss3 bool
+	// cursor marks the keys that application cursor mode turns into
+	// ESC O <final> when unmodified: the arrows, Home and End.
+	cursor bool
+}
+
+// Modes are the terminal modes that change what a key sends.
+type Modes struct {
+	AppCursor bool // DECCKM: CSI ? 1 h
+	AppKeypad bool // DECKPAM: ESC =
 }
 
 var csiKeys = map[string]csiKey{
-	"up":       {final: 'A'},
-	"down":     {final: 'B'},
-	"right":    {final: 'C'},
-	"left":     {final: 'D'},
-	"home":     {final: 'H'},
-	"end":      {final: 'F'},
+	"up":       {final: 'A', cursor: true},
+	"down":     {final: 'B', cursor: true},
+	"right":    {final: 'C', cursor: true},
+	"left":     {final: 'D', cursor: true},
+	"home":     {final: 'H', cursor: true},
+	"end":      {final: 'F', cursor: true},
 	"insert":   {final: '~', num: 2},
 	"delete":   {final: '~', num: 3},
 	"pageup":   {final: '~', num: 5},
@@ -59,6 +80,26 @@ var csiKeys = map[string]csiKey{
 	"f10":      {final: '~', num: 21},
 	"f11":      {final: '~', num: 23},
 	"f12":      {final: '~', num: 24},
+}
+
+// keypadKeys are the numeric keypad's keys: the character each sends in
+// the normal keypad mode, and the SS3 final byte that replaces it in
+// application keypad mode, as xterm encodes them.
+var keypadKeys = map[string]struct{ char, final byte }{
+	"kp0": {'0', 'p'}, "kp1": {'1', 'q'}, "kp2": {'2', 'r'}, "kp3": {'3', 's'}, "kp4": {'4', 't'},
+	"kp5": {'5', 'u'}, "kp6": {'6', 'v'}, "kp7": {'7', 'w'}, "kp8": {'8', 'x'}, "kp9": {'9', 'y'},
+	"kpenter": {'\r', 'M'}, "kpmultiply": {'*', 'j'}, "kpplus": {'+', 'k'}, "kpcomma": {',', 'l'},
+	"kpminus": {'-', 'm'}, "kpperiod": {'.', 'n'}, "kpdivide": {'/', 'o'}, "kpequal": {'=', 'X'},
+}
+
+// keypadAliases are other names of keypad keys, after "kp" and with
+// separators removed ("kp_enter", "KP-Add").
+var keypadAliases = map[string]string{
+	"kpadd": "kpplus", "kpsubtract": "kpminus", "kpdecimal": "kpperiod", "kpdot": "kpperiod",
+	"kpslash": "kpdivide", "kpstar": "kpmultiply", "kpasterisk": "kpmultiply",
+	"kpseparator": "kpcomma", "kpreturn": "kpenter", "kpequals": "kpequal",
+	"kp*": "kpmultiply", "kp+": "kpplus", "kp-": "kpminus", "kp.": "kpperiod", "kp/": "kpdivide",
+	"kp,": "kpcomma", "kp=": "kpequal",
 }
 
 // controlKeys are keys that send one control byte; with shift or ctrl
@@ -102,15 +143,37 @@ var modifierNames = map[string]int{
 	"shift": Shift, "s": Shift,
 }
 
-// Parse returns the bytes for one key spec (without the "key:" prefix).
-// Specs are case-insensitive; modifiers come first, joined to each other
-// and to the key by '+', '-' or '_'.
-func Parse(spec string) ([]byte, error) {
+// Parse returns the bytes for one key spec (without the "key:" prefix)
+// in the normal modes. Specs are case-insensitive; modifiers come first,
+// joined to each other and to the key by '+', '-' or '_'.
+func Parse(spec string) ([]byte, error) { return ParseFor(spec, Modes{}) }
+
+// ParseFor is Parse for a program in the given modes.
+func ParseFor(spec string, m Modes) ([]byte, error) {
 	mods, key, err := split(spec)
 	if err != nil {
 		return nil, err
 	}
-	return encode(spec, mods, key)
+	return encode(spec, mods, key, m)
+}
+
+// Split returns a key spec's modifier bits and its key's canonical name
+// ("ctrl+A" is Ctrl and "a", "C-Return" Ctrl and "return"), without
+// checking that the key exists.
+func Split(spec string) (mods int, key string, err error) { return split(spec) }
+
+// DependsOnModes reports whether the key spec's bytes depend on the
+// terminal modes, so that a sender needs to know them.
+func DependsOnModes(spec string) bool {
+	mods, key, err := split(spec)
+	if err != nil {
+		return false
+	}
+	if k, ok := csiKeys[key]; ok {
+		return k.cursor && mods == 0
+	}
+	_, ok := keypadKeys[key]
+	return ok
 }
 
 // split separates the modifiers from the key name. The key is whatever is
@@ -118,7 +181,7 @@ func Parse(spec string) ([]byte, error) {
 // itself be a separator character ("ctrl+-", "shift++").
 func split(spec string) (int, string, error) {
 	if spec == "" {
-		return 0, "", fmt.Errorf("empty key: write key:NAME, for example key:return or key:ctrl+c")
+		return 0, "", errors.New("empty key: write key:NAME, for example key:return or key:ctrl+c")
 	}
 	s := strings.ToLower(spec)
 	mods := 0
@@ -132,7 +195,7 @@ func split(spec string) (int, string, error) {
 			break
 		}
 		if mods&bit != 0 {
-			return 0, "", fmt.Errorf("key %q repeats a modifier", spec)
+			return 0, "", errors.New("key " + strconv.Quote(spec) + " repeats a modifier")
 		}
 		mods |= bit
 		s = s[i+1:]
@@ -140,12 +203,27 @@ func split(spec string) (int, string, error) {
 	if a, ok := aliases[s]; ok {
 		s = a
 	}
+	if rest, ok := strings.CutPrefix(s, "kp"); ok && rest != "" {
+		if r := strings.TrimLeft(rest, "_-"); r != "" {
+			rest = r
+		}
+		s = "kp" + rest
+		if a, ok := keypadAliases[s]; ok {
+			s = a
+		}
+	}
 	return mods, s, nil
 }
 
-func encode(spec string, mods int, key string) ([]byte, error) {
+func encode(spec string, mods int, key string, m Modes) ([]byte, error) {
 	if k, ok := csiKeys[key]; ok {
+		if k.cursor && mods == 0 && m.AppCursor {
+			return []byte{0x1b, 'O', k.final}, nil
+		}
 		return csiSeq(k, mods), nil
+	}
+	if k, ok := keypadKeys[key]; ok {
+		return keypadSeq(k.char, k.final, mods, m), nil
 	}
 	if b, ok := controlKeys[key]; ok {
 		return controlSeq(b, mods), nil
@@ -153,13 +231,29 @@ func encode(spec string, mods int, key string) ([]byte, error) {
 	if len(key) == 1 && key[0] > ' ' && key[0] < 0x7f {
 		return charSeq(key[0], mods), nil
 	}
-	return nil, fmt.Errorf("unknown key %q: use a letter, digit or punctuation character, or one of %s, optionally after ctrl+, alt+ or shift+", spec, strings.Join(Names(), ", "))
+	return nil, errors.New("unknown key " + strconv.Quote(spec) + ": use a letter, digit or punctuation character, or one of " +
+		strings.Join(Names(), ", ") + ", optionally after ctrl+, alt+ or shift+")
 }
 
 // Names lists the named keys, for help and errors.
 func Names() []string {
 	return []string{"return", "enter", "tab", "esc", "backspace", "delete", "insert", "space",
-		"up", "down", "left", "right", "home", "end", "pageup", "pagedown", "f1 to f12"}
+		"up", "down", "left", "right", "home", "end", "pageup", "pagedown", "f1 to f12",
+		"kp0 to kp9", "kpenter", "kpplus", "kpminus", "kpmultiply", "kpdivide", "kpperiod", "kpcomma", "kpequal"}
+}
+
+// keypadSeq encodes a keypad key. In application keypad mode it is SS3
+// and its final byte, after ESC for alt as tmux sends it; ctrl and shift
+// have no SS3 form that programs agree on, so with them, and in the
+// normal keypad mode, the key is its character (Enter is Return).
+func keypadSeq(char, final byte, mods int, m Modes) []byte {
+	switch {
+	case m.AppKeypad && mods&^Alt == 0:
+		return withAlt([]byte{0x1b, 'O', final}, mods)
+	case char == '\r':
+		return controlSeq(char, mods)
+	}
+	return charSeq(char, mods)
 }
 
 func param(mods int) int { return 1 + mods }
@@ -230,16 +324,26 @@ func charSeq(c byte, mods int) []byte {
 	return csiU(int(c), mods)
 }
 
-// Item resolves one --seq item: "key:SPEC" is a key, anything else is
-// literal text sent as is.
-func Item(item string) ([]byte, error) {
+// ItemDependsOnModes reports whether the --seq item is a key whose bytes
+// depend on the terminal modes.
+func ItemDependsOnModes(item string) bool {
+	spec, ok := strings.CutPrefix(item, Prefix)
+	return ok && DependsOnModes(spec)
+}
+
+// Item resolves one --seq item in the normal modes: "key:SPEC" is a key,
+// anything else is literal text sent as is.
+func Item(item string) ([]byte, error) { return ItemFor(item, Modes{}) }
+
+// ItemFor resolves one --seq item for a program in the given modes.
+func ItemFor(item string, m Modes) ([]byte, error) {
 	spec, ok := strings.CutPrefix(item, Prefix)
 	if !ok {
 		return []byte(item), nil
 	}
-	b, err := Parse(spec)
+	b, err := ParseFor(spec, m)
 	if err != nil {
-		return nil, fmt.Errorf("--seq %q: %w", item, err)
+		return nil, errs.Wrap("--seq "+strconv.Quote(item), err)
 	}
 	return b, nil
 }

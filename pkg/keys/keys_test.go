@@ -114,3 +114,71 @@ func TestItem(t *testing.T) {
 		t.Errorf("bad key item error = %v", err)
 	}
 }
+
+// ModeCases are keys whose bytes depend on the program's modes, with
+// what xterm sends in the normal modes and with application cursor and
+// keypad modes on; the end-to-end send test types them into a real
+// program in both modes.
+var ModeCases = []struct{ Spec, Normal, App string }{
+	{"up", "\x1b[A", "\x1bOA"},
+	{"down", "\x1b[B", "\x1bOB"},
+	{"right", "\x1b[C", "\x1bOC"},
+	{"left", "\x1b[D", "\x1bOD"},
+	{"home", "\x1b[H", "\x1bOH"},
+	{"end", "\x1b[F", "\x1bOF"},
+	// Modifiers keep the CSI form in either mode.
+	{"ctrl+up", "\x1b[1;5A", "\x1b[1;5A"},
+	{"shift+left", "\x1b[1;2D", "\x1b[1;2D"},
+	{"ctrl+home", "\x1b[1;5H", "\x1b[1;5H"},
+	{"kp0", "0", "\x1bOp"},
+	{"kp5", "5", "\x1bOu"},
+	{"KP9", "9", "\x1bOy"},
+	{"kp_enter", "\r", "\x1bOM"},
+	{"kpplus", "+", "\x1bOk"},
+	{"kp-", "-", "\x1bOm"},
+	{"kp_multiply", "*", "\x1bOj"},
+	{"kpdivide", "/", "\x1bOo"},
+	{"kp.", ".", "\x1bOn"},
+	{"kpcomma", ",", "\x1bOl"},
+	{"kpequal", "=", "\x1bOX"},
+	{"alt+kp5", "\x1b5", "\x1b\x1bOu"},
+}
+
+func TestParseForModes(t *testing.T) {
+	for _, c := range ModeCases {
+		for _, m := range []struct {
+			modes Modes
+			want  string
+		}{{Modes{}, c.Normal}, {Modes{AppCursor: true, AppKeypad: true}, c.App}} {
+			got, err := ParseFor(c.Spec, m.modes)
+			if err != nil || string(got) != m.want {
+				t.Errorf("ParseFor(%q, %+v) = %q, %v; want %q", c.Spec, m.modes, got, err, m.want)
+			}
+		}
+		plain, _ := Parse(c.Spec)
+		if string(plain) != c.Normal {
+			t.Errorf("Parse(%q) = %q, want the normal mode's %q", c.Spec, plain, c.Normal)
+		}
+	}
+	// Each mode on its own changes only its keys.
+	if b, _ := ParseFor("down", Modes{AppKeypad: true}); string(b) != "\x1b[B" {
+		t.Errorf("down with only the keypad in application mode = %q", b)
+	}
+	if b, _ := ParseFor("kp5", Modes{AppCursor: true}); string(b) != "5" {
+		t.Errorf("kp5 with only the cursor keys in application mode = %q", b)
+	}
+}
+
+func TestDependsOnModes(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"down": true, "Home": true, "kp5": true, "ctrl+kp5": true,
+		"ctrl+down": false, "pageup": false, "f1": false, "a": false, "return": false, "nope": false,
+	} {
+		if got := DependsOnModes(spec); got != want {
+			t.Errorf("DependsOnModes(%q) = %v, want %v", spec, got, want)
+		}
+	}
+	if !ItemDependsOnModes("key:up") || ItemDependsOnModes("up") {
+		t.Error("ItemDependsOnModes: only key: items are keys")
+	}
+}

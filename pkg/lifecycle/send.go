@@ -1,12 +1,14 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -21,13 +23,27 @@ const (
 // SendTimeout bounds connecting and the final flush barrier.
 const SendTimeout = 10 * time.Second
 
+// Item is one thing Send types: literal bytes, or a --seq item whose
+// bytes depend on the session's terminal modes (keys.ItemDependsOnModes),
+// encoded when its turn comes for the modes the session is in then.
+type Item struct {
+	Bytes []byte
+	Seq   string
+}
+
 // Send types items into a session as separate DATA frames, pausing delay
 // between them (programs that read keys one read() at a time need the
-// gap to tell ESC from an escape sequence, or a paste from typing). It
-// returns once the daemon has read every frame: a STATUS request follows
-// the data, and its reply (or the daemon closing its side after our
-// half-close) proves everything before it was consumed.
-func Send(root, id string, items [][]byte, delay time.Duration) error {
+// gap to tell ESC from an escape sequence, or a paste from typing); paste
+// wraps them all in one bracketed paste. It returns once the daemon has
+// read every frame: a STATUS request follows the data, and its reply (or
+// the daemon closing its side after our half-close) proves everything
+// before it was consumed.
+//
+// Before a key that depends on the modes (an arrow: ESC [ B, or ESC O B
+// in application cursor mode), a STATUS request asks for them; its reply
+// reflects everything sent before it. A daemon whose reply lacks them
+// (the original's) is taken to be in the normal modes.
+func Send(root, id string, items []Item, delay time.Duration, paste bool) error {
 	sock := layout.PathsFor(root, id).Sock()
 	c, err := net.DialTimeout("unix", sock, SendTimeout)
 	if err != nil {
@@ -35,15 +51,32 @@ func Send(root, id string, items [][]byte, delay time.Duration) error {
 	}
 	uc, _ := c.(*net.UnixConn)
 	defer c.Close()
+	r := proto.NewReader(c)
 	for i, it := range items {
 		if i > 0 && delay > 0 {
 			time.Sleep(delay)
 		}
-		if len(it) == 0 {
+		b := it.Bytes
+		if it.Seq != "" {
+			m, err := modes(c, r, id)
+			if err != nil {
+				return err
+			}
+			if b, err = keys.ItemFor(it.Seq, m); err != nil {
+				return err
+			}
+		}
+		if paste && i == 0 {
+			b = append([]byte(PasteStart), b...)
+		}
+		if paste && i == len(items)-1 {
+			b = append(b[:len(b):len(b)], PasteEnd...)
+		}
+		if len(b) == 0 {
 			continue
 		}
 		c.SetWriteDeadline(time.Now().Add(SendTimeout))
-		if err := proto.WriteFrame(c, proto.Data, it); err != nil {
+		if err := proto.WriteFrame(c, proto.Data, b); err != nil {
 			return fmt.Errorf("send to %s: %w", id, err)
 		}
 	}
@@ -55,7 +88,6 @@ func Send(root, id string, items [][]byte, delay time.Duration) error {
 	if uc != nil && statusErr == nil {
 		uc.CloseWrite()
 	}
-	r := proto.NewReader(c)
 	for {
 		f, err := r.Next()
 		if err != nil && statusErr != nil {
@@ -81,5 +113,36 @@ func Send(root, id string, items [][]byte, delay time.Duration) error {
 		if f.Type == proto.Status || f.Type == proto.Exit {
 			return nil
 		}
+	}
+}
+
+// modes asks the daemon for the session's key modes (STATUS).
+func modes(c net.Conn, r *proto.Reader, id string) (keys.Modes, error) {
+	c.SetDeadline(time.Now().Add(SendTimeout))
+	defer c.SetDeadline(time.Time{})
+	if err := proto.WriteFrame(c, proto.Status, nil); err != nil {
+		return keys.Modes{}, fmt.Errorf("send to %s: %w", id, err)
+	}
+	for {
+		f, err := r.Next()
+		if err != nil {
+			return keys.Modes{}, fmt.Errorf("send to %s: asking for the session's key modes: %w", id, err)
+		}
+		switch f.Type {
+		case proto.Refused:
+			return keys.Modes{}, fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, f.Payload)
+		case proto.Exit:
+			return keys.Modes{}, fmt.Errorf("Session %q ended before everything was sent", id)
+		case proto.Status:
+			var st struct {
+				Modes struct {
+					ApplicationCursor bool `json:"applicationCursor"`
+					ApplicationKeypad bool `json:"applicationKeypad"`
+				} `json:"modes"`
+			}
+			json.Unmarshal(f.Payload, &st) // what it lacks stays false: the normal modes
+			return keys.Modes{AppCursor: st.Modes.ApplicationCursor, AppKeypad: st.Modes.ApplicationKeypad}, nil
+		}
+		// The original's daemon sends command connections live DATA too.
 	}
 }

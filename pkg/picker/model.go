@@ -14,6 +14,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/listing"
@@ -32,8 +33,12 @@ type Options struct {
 	Shell        string            // default command of a new session
 	Home         string            // for showing paths with ~
 	// Attach returns the command that attaches to a session; the picker
-	// runs it with the terminal handed over. nil means `pty-attach ID`.
+	// runs it with the terminal handed over. nil means `pty-attach ID`
+	// (with --detach-key DetachKey).
 	Attach func(id string) *exec.Cmd
+	// DetachKey is the key that detaches from a session back to the
+	// picker (the zero Key is Ctrl+\).
+	DetachKey detachkey.Key
 	// Env is the environment of sessions the picker starts (nil: this
 	// process's).
 	Env []string
@@ -519,6 +524,9 @@ func (m *Model) attach(id string) tea.Cmd {
 		cmd = m.o.Attach(id)
 	} else {
 		cmd = AttachCommand(id)
+		if !m.o.DetachKey.IsDefault() {
+			cmd.Args = append(cmd.Args[:1], "--detach-key", m.o.DetachKey.Spec(), id)
+		}
 	}
 	// Keep what attach says on stderr for the message line: the picker
 	// redraws over the terminal as soon as attach returns.

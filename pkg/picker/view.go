@@ -83,7 +83,7 @@ func (m *Model) footer() string {
 	case m.message != "":
 		return m.message
 	}
-	return styleDim.Render("enter attach · ↑/↓ select · type to filter · esc quit · Ctrl+\\ in a session returns here")
+	return styleDim.Render("enter attach · ↑/↓ select · type to filter · esc quit · " + m.detachHint())
 }
 
 // line truncates s to the terminal width and ends it.
@@ -283,4 +283,12 @@ func (m *Model) newView() string {
 		b.WriteString(m.line(styleDim.Render("enter next · tab switch field · esc back")))
 	}
 	return b.String()
+}
+
+// detachHint says how to come back from a session to the picker.
+func (m *Model) detachHint() string {
+	if m.o.DetachKey.IsNone() {
+		return "no detach key: leave a session by ending it"
+	}
+	return m.o.DetachKey.String() + " in a session returns here"
 }

@@ -31,6 +31,12 @@ const (
 	// says it took it. See docs/protocol.md.
 	AttachTTY   Type = 32
 	TTYAttached Type = 33
+	// AttachTTYKey is AttachTTY with a detach key of the user's choosing
+	// after the size, in pty send's key syntax ("ctrl+a", or "none"). A
+	// type of its own, so that a daemon that does not know it (an older
+	// one of ours would take the terminal with ATTACH_TTY and detach on
+	// Ctrl+\) ignores it, and the client relays with its own key.
+	AttachTTYKey Type = 35
 	// Refused (daemon→client: a UTF-8 reason) is sent instead of any
 	// other frame to a connection the daemon will not serve (too many
 	// connections), which it then closes.

@@ -169,12 +169,9 @@ func keyBytes(key string, mods int, m term.Modes) ([]byte, bool) {
 	if mods&modShift != 0 {
 		spec += "shift+"
 	}
-	b, err := keys.Parse(spec + name)
+	b, err := keys.ParseFor(spec+name, keys.Modes{AppCursor: m.AppCursor, AppKeypad: m.AppKeypad})
 	if err != nil {
 		return nil, false
-	}
-	if m.AppCursor && len(b) == 3 && b[0] == 0x1b && b[1] == '[' && strings.IndexByte("ABCDHF", b[2]) >= 0 {
-		b[1] = 'O'
 	}
 	return b, true
 }

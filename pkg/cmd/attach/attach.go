@@ -5,6 +5,7 @@
 package attach
 
 import (
+	"github.com/ptyorg/pty/internal/detachkey"
 	"bufio"
 	"context"
 	"errors"
@@ -23,6 +24,17 @@ type Options struct {
 	Restart   bool     // -r: restart an ended session without asking
 	NoRestart bool     // --no-restart: fail instead of offering a restart
 	Force     bool     // --force: attach even from inside a session
+	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY);
+	// nil means Ctrl+\.
+	DetachKey func() detachkey.Key
+}
+
+// key is o's detach key.
+func (o Options) key() detachkey.Key {
+	if o.DetachKey == nil {
+		return detachkey.Default
+	}
+	return o.DetachKey()
 }
 
 // Run attaches io's terminal to the session and returns when the user
@@ -35,7 +47,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return errors.New("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
 	}
 	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
-		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first with Ctrl+\\, or pass --force", outer)
+		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first with %v, or pass --force", outer, o.key())
 	}
 	s, err := layout.Resolve(io.Root, o.Args[0])
 	if err != nil {
@@ -43,7 +55,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	}
 	if s.Status == layout.Running {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
-			return Session(conn, s.ID, io)
+			return Session(conn, s.ID, o.key(), io)
 		}
 		if n, err := layout.Load(io.Root, s.ID); err == nil {
 			s = n
@@ -68,7 +80,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return fmt.Errorf("Session %q restarted but is not answering: %v", id, err)
 	}
-	return Session(conn, id, io)
+	return Session(conn, id, o.key(), io)
 }
 
 // confirm shows how the session ended and asks whether to restart it. No
@@ -99,9 +111,9 @@ func confirm(s layout.Session, io cli.IO) bool {
 // Session runs an attached client on conn until the user detaches (nil) or
 // the session exits (its code as a cli.ExitCode). name is how messages
 // call the session. pty run attaches the same way.
-func Session(conn *client.Conn, name string, io cli.IO) error {
+func Session(conn *client.Conn, name string, key detachkey.Key, io cli.IO) error {
 	defer conn.Close()
-	res, err := client.Attach(conn, client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(), Name: name})
+	res, err := client.Attach(conn, client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(), Name: name, DetachKey: key})
 	if err != nil {
 		fmt.Fprintln(io.Err, "pty: "+err.Error())
 		return cli.ExitCode(1)

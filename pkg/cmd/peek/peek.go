@@ -4,6 +4,7 @@
 package peek
 
 import (
+	"github.com/ptyorg/pty/internal/detachkey"
 	"errors"
 	"fmt"
 	"math"
@@ -29,6 +30,9 @@ type Options struct {
 	// Answer is how long a daemon has to answer a plain peek before it is
 	// reported as not answering; 0 means DefaultAnswer.
 	Answer time.Duration
+	// DetachKey is the key that stops -f (--detach-key, PTY_DETACH_KEY);
+	// nil means Ctrl+\.
+	DetachKey func() detachkey.Key
 }
 
 // DefaultAnswer is how long a plain peek waits for a daemon to answer.
@@ -37,10 +41,12 @@ const DefaultAnswer = 10 * time.Second
 // Command declares peek's flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("peek",
-		"pty peek [--plain] [--full] [-f] [--wait TEXT]... [-t SECS] REF")
+		"pty peek [--plain] [--full] [-f [--detach-key KEY]] [--wait TEXT]... [-t SECS] REF")
 	c.Long = `Without flags, prints the visible screen with its colours and exits.
 --full includes the scrollback. -f keeps following the output read-only
-(it never changes the session's size) until Ctrl+\ or the session ends.
+(it never changes the session's size) until Ctrl+\ or the session ends;
+--detach-key (or PTY_DETACH_KEY) chooses another key, such as ctrl+a; with
+none, Ctrl+C stops following.
 --wait TEXT (repeatable) waits until any TEXT is on the screen, then prints it.
 
 One line per row, like "tmux capture-pane -p" (-e without --plain), except
@@ -51,8 +57,9 @@ does not answer within 10 seconds is reported as such, and peek exits 1.`
 	fs := c.Flags
 	fs.BoolVar(&o.Plain, "plain", false, "plain text, without colours or attributes")
 	fs.BoolVar(&o.Full, "full", false, "include the scrollback, not just the visible screen")
-	fs.BoolVar(&o.Follow, "follow", false, "follow the output read-only until Ctrl+\\ or the session ends")
+	fs.BoolVar(&o.Follow, "follow", false, "follow the output read-only until Ctrl+\\ (or the --detach-key) or the session ends")
 	c.Alias("f", "follow")
+	o.DetachKey = c.DetachKeyFlag()
 	fs.Var((*cli.StringList)(&o.Waits), "wait", "wait until `TEXT` is on the screen (repeatable: any of them)")
 	fs.Float64Var(&o.Timeout, "timeout", 0, "with --wait: give up after `SECS` seconds (default: wait forever)")
 	c.Alias("t", "timeout")
@@ -117,7 +124,8 @@ func Run(o Options, io cli.IO) error {
 		}
 		return exitCode(wait(io, s, o.Waits, timeout, flags))
 	case o.Follow:
-		return follow(io, o.Ref, flags)
+		client.IgnoreQuitKey()
+		return follow(io, o.Ref, o.key(), flags)
 	}
 	return screen(io, o, flags)
 }
@@ -185,7 +193,7 @@ func notAnswering(root, id string, err error) error {
 	return client.Unreachable(root, s, err)
 }
 
-func follow(io cli.IO, ref string, flags byte) error {
+func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
 	s, err := layout.Resolve(io.Root, ref)
 	if err != nil {
 		return err
@@ -201,7 +209,7 @@ func follow(io cli.IO, ref string, flags byte) error {
 		return printDead(io, s)
 	}
 	res, err := client.Attach(conn, client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(),
-		Name: s.ID, ReadOnly: true, PeekFlags: flags &^ proto.PeekPlain})
+		Name: s.ID, ReadOnly: true, PeekFlags: flags &^ proto.PeekPlain, DetachKey: key})
 	if err != nil {
 		return err
 	}
@@ -395,3 +403,11 @@ func secs(d time.Duration) string {
 // maxTimeout is the longest -t a time.Duration can hold, in seconds;
 // converting more would wrap around to a negative deadline.
 const maxTimeout = float64(math.MaxInt64 / int64(time.Second))
+
+// key is o's detach key for -f.
+func (o Options) key() detachkey.Key {
+	if o.DetachKey == nil {
+		return detachkey.Default
+	}
+	return o.DetachKey()
+}

@@ -5,6 +5,7 @@
 package run
 
 import (
+	"github.com/ptyorg/pty/internal/detachkey"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,17 @@ type Options struct {
 	Permanent          bool
 	CleanupOnCleanExit bool
 	Force              bool
+	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY);
+	// nil means Ctrl+\.
+	DetachKey func() detachkey.Key
+}
+
+// key is o's detach key.
+func (o Options) key() detachkey.Key {
+	if o.DetachKey == nil {
+		return detachkey.Default
+	}
+	return o.DetachKey()
 }
 
 // Run starts the session and, without -d, attaches io's terminal to it.
@@ -93,7 +105,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return nil
 		}
 		if o.Again && errors.Is(err, spawn.ErrRunning) && !nested {
-			return attachTo(root, o.ID, io)
+			return attachTo(root, o.ID, o.key(), io)
 		}
 		return err
 	}
@@ -101,7 +113,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		fmt.Fprintf(io.Out, "Session %q created.\n", sid)
 		return nil
 	}
-	return attachTo(root, sid, io)
+	return attachTo(root, sid, o.key(), io)
 }
 
 // launchOptions checks the flags and turns them into launch settings.
@@ -204,9 +216,9 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 			return true, nil
 		}
 		if nested {
-			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first (Ctrl+\\) or pass --force", outer, o.ID)
+			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first (%v) or pass --force", outer, o.ID, o.key())
 		}
-		return true, attachTo(root, o.ID, io)
+		return true, attachTo(root, o.ID, o.key(), io)
 	}
 	if nested && !o.Detach {
 		// Run in place with the stored settings filled in; no session
@@ -234,13 +246,13 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 		fmt.Fprintf(io.Out, "Session %q created.\n", o.ID)
 		return true, nil
 	case err == nil:
-		return true, attachTo(root, o.ID, io)
+		return true, attachTo(root, o.ID, o.key(), io)
 	case errors.Is(err, spawn.ErrRunning) && o.Detach:
 		// Someone else started it meanwhile: it runs, as asked.
 		fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
 		return true, nil
 	case errors.Is(err, spawn.ErrRunning):
-		return true, attachTo(root, o.ID, io)
+		return true, attachTo(root, o.ID, o.key(), io)
 	}
 	return true, err
 }
@@ -299,7 +311,7 @@ func inPlace(outer string, o spawn.Options, io cli.IO) error {
 // attachTo attaches to a session just started (or found running). A
 // command that ends at once may be gone before we connect; its record,
 // when kept, still says how it ended.
-func attachTo(root, id string, io cli.IO) error {
+func attachTo(root, id string, key detachkey.Key, io cli.IO) error {
 	conn, err := client.Dial(root, id)
 	if err != nil {
 		if m, merr := layout.ReadMetadata(root, id); merr == nil && m.ExitCode != nil {
@@ -314,5 +326,5 @@ func attachTo(root, id string, io cli.IO) error {
 		}
 		return fmt.Errorf("Session %q ended before it could be attached.", id)
 	}
-	return attach.Session(conn, id, io)
+	return attach.Session(conn, id, key, io)
 }

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"errors"
+	"os"
+
+	"github.com/ptyorg/pty/internal/detachkey"
+)
+
+// DetachKeyFlag defines --detach-key KEY, for the commands that attach a
+// terminal, and returns the key to use: the flag's, else $PTY_DETACH_KEY's,
+// else Ctrl+\. A bad PTY_DETACH_KEY is reported only when the key is
+// asked for, so that it does not stop a command that never attaches
+// (run -d).
+func (c *Command) DetachKeyFlag() func() detachkey.Key {
+	v := &detachKeyValue{}
+	c.Flags.Var(v, "detach-key", "detach with `KEY` instead of Ctrl+\\: ctrl+a, ctrl+], ... (as pty send writes keys), or none (default $"+detachkey.Env+")")
+	return func() detachkey.Key {
+		if v.set {
+			return v.key
+		}
+		env := os.Getenv(detachkey.Env)
+		if env == "" {
+			return detachkey.Default
+		}
+		k, err := detachkey.Parse(env)
+		if err != nil {
+			Fatalf("%s=%v", detachkey.Env, err)
+		}
+		return k
+	}
+}
+
+type detachKeyValue struct {
+	key detachkey.Key
+	set bool
+}
+
+func (v *detachKeyValue) String() string {
+	if v == nil || !v.set {
+		return ""
+	}
+	return v.key.Spec()
+}
+
+func (v *detachKeyValue) Set(s string) error {
+	k, err := detachkey.Parse(s)
+	if err != nil {
+		return errors.New("use " + detachkey.Accepted)
+	}
+	v.key, v.set = k, true
+	return nil
+}
