@@ -5,11 +5,11 @@
 package attach
 
 import (
-	"github.com/ptyorg/pty/internal/detachkey"
 	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/internal/detachkey"
 	"strings"
 
 	"github.com/ptyorg/pty/pkg/cli"

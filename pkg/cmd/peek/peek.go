@@ -4,9 +4,9 @@
 package peek
 
 import (
-	"github.com/ptyorg/pty/internal/detachkey"
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/internal/detachkey"
 	"math"
 	"strings"
 	"time"

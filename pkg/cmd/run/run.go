@@ -5,10 +5,10 @@
 package run
 
 import (
-	"github.com/ptyorg/pty/internal/detachkey"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/internal/detachkey"
 	"os"
 	"strings"
 	"syscall"
