@@ -65,8 +65,8 @@ func TestComplete(t *testing.T) {
 		{[]string{"attach", "web", ""}, []string{}, NoFiles}, // one REF only
 		{[]string{"attach", "-r", "x"}, []string{"xyz23456"}, NoFiles},
 		{[]string{"attach", "--no"}, []string{"--no-restart"}, NoFiles},
-		{[]string{"peek", "-"}, []string{"-f", "--follow", "--full", "--plain", "--root", "-t", "--timeout", "--wait", "--help"}, NoFiles},
-		{[]string{"peek", "--"}, []string{"--follow", "--full", "--plain", "--root", "--timeout", "--wait", "--help"}, NoFiles},
+		{[]string{"peek", "-"}, []string{"--detach-key", "-f", "--follow", "--full", "--plain", "--root", "-t", "--timeout", "--wait", "--help"}, NoFiles},
+		{[]string{"peek", "--"}, []string{"--detach-key", "--follow", "--full", "--plain", "--root", "--timeout", "--wait", "--help"}, NoFiles},
 		{[]string{"peek", "-t", "5", ""}, []string{"abcd2345", "web", "xyz23456"}, NoFiles},
 		{[]string{"peek", "--wait", ""}, []string{}, NoFiles}, // free text
 		{[]string{"peek", "--wait", "ready", "a"}, []string{"abcd2345"}, NoFiles},
