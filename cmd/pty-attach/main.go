@@ -16,10 +16,14 @@ import (
 
 func main() {
 	c := cli.NewCommand("attach",
-		"pty attach [-r] [--no-restart] [--force] REF",
+		"pty attach [-r] [--no-restart] [--force] [--history N] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id or a unique display name. Press Ctrl+\ to detach; press
 it twice quickly to send a Ctrl+\ to the program instead.
+
+The session's scrollback is written into this terminal's own scrollback
+first, so you can scroll back to it as usual (--history N: only the last N
+lines, 0 for none). Reattaching in the same terminal writes it again.
 
 If the session has ended, its last output is shown and you are asked
 whether to restart it with the same command, directory and environment.`
@@ -28,7 +32,9 @@ whether to restart it with the same command, directory and environment.`
 	fs.BoolVar(restart, "auto-restart", false, "same as -r")
 	noRestart := fs.Bool("no-restart", false, "fail instead of offering to restart an ended session")
 	force := fs.Bool("force", false, "attach even from inside a session")
+	fs.Var(&history, "history", client.HistoryUsage)
 	args := c.Parse(os.Args[1:])
+	cli.Check(history.FromEnv())
 	if *restart && *noRestart {
 		cli.Fatalf("-r and --no-restart contradict each other: use one")
 	}
@@ -101,9 +107,13 @@ func reload(root string, s layout.Session) layout.Session {
 	return s
 }
 
+var history client.History
+
 func run(conn *client.Conn, id string) int {
 	defer conn.Close()
-	res, err := client.Attach(conn, client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: id})
+	o := client.AttachOptions{In: os.Stdin, Out: os.Stdout, OutFile: os.Stdout, Name: id}
+	history.Apply(&o)
+	res, err := client.Attach(conn, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pty: "+err.Error())
 		return 1

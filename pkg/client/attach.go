@@ -30,6 +30,19 @@ type AttachOptions struct {
 	ReadOnly bool
 	// PeekFlags are the PEEK flags when ReadOnly.
 	PeekFlags byte
+	// History is how many lines of the session's scrollback the daemon
+	// writes into the terminal's own scrollback before the screen, when
+	// LimitHistory; otherwise all of it.
+	LimitHistory bool
+	History      int
+}
+
+// history is o's history on the wire (proto.AttachSize): -1 for all.
+func (o AttachOptions) history() int {
+	if !o.LimitHistory {
+		return -1
+	}
+	return max(o.History, 0)
 }
 
 // Result is how an attach ended.
@@ -106,7 +119,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
 	// then a keystroke's echo does not pass through this process at all.
 	if !o.ReadOnly && kbFile != nil && screenFile != nil {
-		handed, err := c.handTerminal(rows, cols, kbFile, screenFile)
+		handed, err := c.handTerminal(proto.AttachSize(rows, cols, o.history()), kbFile, screenFile)
 		if err != nil {
 			return Result{}, fmt.Errorf("attach: %w", err)
 		}
@@ -120,7 +133,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	if o.ReadOnly {
 		err = c.WriteFrame(proto.Peek, []byte{o.PeekFlags})
 	} else {
-		err = c.WriteFrame(proto.Attach, proto.Size(rows, cols))
+		err = c.WriteFrame(proto.Attach, proto.AttachSize(rows, cols, o.history()))
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("attach: %w", err)
@@ -244,7 +257,7 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 // behind the offer tells a daemon that does not know ATTACH_TTY (the
 // original pty's, or an older one of ours, which ignore the frame): its
 // STATUS reply comes with no TTY_ATTACHED before it.
-func (c *Conn) handTerminal(rows, cols int, kb, screen *os.File) (bool, error) {
+func (c *Conn) handTerminal(size []byte, kb, screen *os.File) (bool, error) {
 	fds := make([]int, 0, 2)
 	for _, f := range []*os.File{kb, screen} {
 		rc, err := f.SyscallConn() // not Fd(): it would make f blocking
@@ -257,7 +270,7 @@ func (c *Conn) handTerminal(rows, cols int, kb, screen *os.File) (bool, error) {
 	if err != nil {
 		return false, nil
 	}
-	frame := proto.AppendFrame(nil, proto.AttachTTY, proto.Size(rows, cols))
+	frame := proto.AppendFrame(nil, proto.AttachTTY, size)
 	var serr error
 	c.wmu.Lock()
 	werr := sc.Write(func(fd uintptr) bool {

@@ -222,6 +222,14 @@ func (d *Daemon) baseline(c *client) {
 }
 
 func (d *Daemon) screenFor(c *client) []byte {
+	if c.role == roleWritable && c.history != 0 {
+		// The scrollback first, into the terminal's own scrollback (as
+		// the original's SCREEN carries it), within what a client of
+		// either kind reads in one frame.
+		redraw := d.screen.Redraw()
+		b := d.screen.AppendHistory(nil, c.history, c.rows, proto.MaxPayload-len(redraw))
+		return append(b, redraw...)
+	}
 	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
 		return d.screen.Redraw()
 	}
@@ -503,6 +511,7 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers++
 			}
 			c.role, c.rows, c.cols = roleWritable, rows, cols
+			c.history = proto.ParseHistory(f.Payload)
 			d.sync(c)
 			d.mu.Unlock()
 			select {
@@ -573,7 +582,9 @@ func (d *Daemon) sync(c *client) {
 	d.renegotiate()
 	c.pending = c.pending[:0]
 	c.overflow = false
+	c.live = false // a baseline past MaxQueue is kept whole
 	d.baseline(c)
+	c.history = 0
 	c.live = true
 	c.stale = false
 	if d.exited {

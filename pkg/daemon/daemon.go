@@ -151,6 +151,11 @@ type client struct {
 	ttyRaw syscall.RawConn
 	keys   *os.File
 	ctl    []byte
+
+	// history is how many lines of scrollback (-1: all) the next
+	// baseline writes first: asked for with ATTACH, so only the first
+	// baseline after it, never a resync or a flood's redraw.
+	history int
 }
 
 // Status is what the daemon writes on the readiness pipe.

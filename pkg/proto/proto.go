@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // Type is a frame's first byte.
@@ -259,6 +260,27 @@ func ParseSize(p []byte) (rows, cols int, ok bool) {
 	}
 	rows, cols = int(binary.BigEndian.Uint16(p[0:])), int(binary.BigEndian.Uint16(p[2:]))
 	return rows, cols, rows > 0 && cols > 0
+}
+
+// AttachSize is the payload of ATTACH or ATTACH_TTY: the size, then, when
+// history >= 0, how many lines of scrollback the baseline is to write
+// into the terminal's own scrollback (u32BE). Without them (history < 0)
+// the payload is the original's, and every daemon sends all of it.
+func AttachSize(rows, cols, history int) []byte {
+	b := Size(rows, cols)
+	if history < 0 {
+		return b
+	}
+	return binary.BigEndian.AppendUint32(b, uint32(min(uint64(history), math.MaxUint32)))
+}
+
+// ParseHistory is the history an ATTACH or ATTACH_TTY payload asks for:
+// -1 (all of it) when the payload has only the size.
+func ParseHistory(p []byte) int {
+	if len(p) < 8 {
+		return -1
+	}
+	return int(binary.BigEndian.Uint32(p[4:]))
 }
 
 // ExitCode encodes an EXIT payload.
