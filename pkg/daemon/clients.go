@@ -237,13 +237,53 @@ func (d *Daemon) screenFor(c *client) []byte {
 	// No trailing blank lines, as the original daemon sends it: its
 	// clients (peek, peek --wait) print the payload as is, and a screen
 	// with three lines of output should not print twenty blank ones.
-	var b []byte
 	if c.flags&proto.PeekPlain != 0 {
-		b = []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
-	} else {
-		b = bytes.TrimRight(d.screen.ANSI(full), "\n")
+		return lastLines([]byte(strings.TrimRight(d.screen.PlainText(full), "\n")), proto.MaxPayload)
 	}
-	return lastLines(b, proto.MaxPayload)
+	return d.peekANSI(full)
+}
+
+// peekANSI is the text form of a read-only baseline as the original's
+// (xterm's serializer) is: lines separated by CR LF, so that it draws the
+// same on a terminal in raw mode (peek -f) as in a file, and ending with a
+// move to the program's cursor, so that the live output which follows
+// lands where it would have. The move is relative (line feeds down, CUU
+// up, then CR and CUF), since a reader draws the text from the top of a
+// cleared screen whose size may not be the session's. pty peek leaves the
+// move out when it prints (client.PeekText).
+func (d *Daemon) peekANSI(full bool) []byte {
+	b := bytes.TrimRight(d.screen.ANSI(full), "\n")
+	last := bytes.Count(b, []byte{'\n'}) // the row the text ends on
+	y, x, _ := d.screen.Cursor()
+	if full {
+		y += d.screen.ScrollbackLen()
+	}
+	// Cut to fit with the CRs and the move.
+	if len(b)+last+32 > proto.MaxPayload {
+		b = lastLines(b, proto.MaxPayload-last-32)
+	}
+	b = bytes.ReplaceAll(b, []byte{'\n'}, []byte("\r\n"))
+	return appendCursorMove(b, y-last, x)
+}
+
+// appendCursorMove moves dy rows (down by line feeds, which scroll if
+// need be) and to column x.
+func appendCursorMove(b []byte, dy, x int) []byte {
+	for ; dy > 0; dy-- {
+		b = append(b, '\n')
+	}
+	if dy < 0 {
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(-dy), 10)
+		b = append(b, 'A')
+	}
+	b = append(b, '\r')
+	if x > 0 {
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(x), 10)
+		b = append(b, 'C')
+	}
+	return b
 }
 
 // lastLines is the end of b, whole lines of it, within max bytes: a peek
