@@ -3,7 +3,7 @@
 // test: figures depend on the machine, so they are reported, not asserted.
 //
 //	go run ./bench            # everything
-//	go run ./bench -only cat  # one workload: cat, start, peek, key, rss
+//	go run ./bench -only cat  # one workload: cat, start, peek, key, rss, reattach
 //
 // It builds the pty binaries from this checkout, uses a private tmux server
 // (-L) and private dtach sockets, and cleans up after itself.
@@ -33,7 +33,7 @@ type env struct {
 }
 
 func main() {
-	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss")
+	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss, reattach")
 	n := flag.Int("n", 20, "repetitions for the latency workloads")
 	size := flag.Int("mib", 32, "MiB of output for the cat workload")
 	rounds := flag.Int("rounds", 3, "rounds of the cat workload")
@@ -52,6 +52,7 @@ func main() {
 	run("peek", e.peekWorkload)
 	run("key", e.keyWorkload)
 	run("rss", e.rssWorkload)
+	run("reattach", e.reattachWorkload) // bench/reattach.go
 }
 
 func setup(n int) *env {

@@ -46,7 +46,9 @@ whether to restart it with the same command, directory and environment.`
 	}
 	root := cli.Root()
 	s := cli.Resolve(root, args[0])
-	if s.Status == layout.Running {
+	// An ended session's daemon still answers for a moment (its grace
+	// period): then the attach shows the final screen and exit code.
+	if s.Status == layout.Running || s.Status == layout.Exited {
 		if conn, err := client.Dial(root, s.ID); err == nil {
 			os.Exit(run(conn, s.ID))
 		}

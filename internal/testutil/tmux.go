@@ -28,13 +28,18 @@ var tmuxServers atomic.Int32
 // ends, so its last words can be read.
 func StartUserTmux(t testing.TB, root string, rows, cols int, env []string, args ...string) *UserTmux {
 	t.Helper()
+	env = append([]string{"PTY_ROOT=" + root}, env...)
+	return StartUserTmuxCmd(t, rows, cols, env, append([]string{filepath.Join(BinDir(t), "pty")}, args...)...)
+}
+
+// StartUserTmuxCmd is StartUserTmux for any command (argv).
+func StartUserTmuxCmd(t testing.TB, rows, cols int, env []string, argv ...string) *UserTmux {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		MissingTool(t, "tmux")
 	}
-	u := &UserTmux{t: t, sock: fmt.Sprintf("pu%s-%d", filepath.Base(root), tmuxServers.Add(1))}
-	shell := []string{"env", "PTY_ROOT=" + root, "PTY_SESSION=", "LANG=C.UTF-8"}
-	shell = append(append(shell, env...), filepath.Join(BinDir(t), "pty"))
-	shell = append(shell, args...)
+	u := &UserTmux{t: t, sock: fmt.Sprintf("pu%d-%d", os.Getpid(), tmuxServers.Add(1))}
+	shell := append(append([]string{"env", "PTY_SESSION=", "LANG=C.UTF-8"}, env...), argv...)
 	for i, a := range shell {
 		shell[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}

@@ -40,41 +40,57 @@ const (
 )
 
 func (d *Daemon) acceptLoop() {
+	defer close(d.acceptDone)
 	for {
 		conn, err := d.ln.AcceptUnix()
 		if err != nil {
 			if errors.Is(err, os.ErrClosed) {
 				return
 			}
+			if d.closing.Load() {
+				// The socket is gone: serve who connected before.
+				for {
+					conn, err := d.ln.acceptNow()
+					if err != nil {
+						return
+					}
+					d.serve(conn)
+				}
+			}
 			time.Sleep(10 * time.Millisecond) // EMFILE and friends: back off, keep serving
 			continue
 		}
-		uid, err := peerUID(conn)
-		if err != nil || !PeerAllowed(uid, os.Getuid()) {
-			conn.Close()
-			continue
-		}
-		c := &client{conn: conn, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1)}
-		c.raw, _ = conn.SyscallConn()
-		d.mu.Lock()
-		if d.clients == nil {
-			d.mu.Unlock()
-			conn.Close()
-			continue
-		}
-		if len(d.clients) >= MaxConns {
-			d.mu.Unlock()
-			d.refuse(c, "too many connections (the limit is "+strconv.Itoa(MaxConns)+"): close some clients of this session and retry")
-			continue
-		}
-		d.clients[c] = struct{}{}
-		if d.exited {
-			d.enqueue(c, proto.Exit, proto.ExitCode(d.exitCode))
-		}
-		d.mu.Unlock()
-		go d.writeLoop(c)
-		go d.readLoop(c)
+		d.serve(conn)
 	}
+}
+
+// serve takes a new connection.
+func (d *Daemon) serve(conn *os.File) {
+	uid, err := peerUID(conn)
+	if err != nil || !PeerAllowed(uid, os.Getuid()) {
+		conn.Close()
+		return
+	}
+	c := &client{conn: conn, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1), since: time.Now()}
+	c.raw, _ = conn.SyscallConn()
+	d.mu.Lock()
+	if d.clients == nil {
+		d.mu.Unlock()
+		conn.Close()
+		return
+	}
+	if len(d.clients) >= MaxConns {
+		d.mu.Unlock()
+		d.refuse(c, "too many connections (the limit is "+strconv.Itoa(MaxConns)+"): close some clients of this session and retry")
+		return
+	}
+	// After the session's end, a new connection's EXIT follows its
+	// baseline (sync), as the original sends it: sent now, it would
+	// reach a client before the screen it asks for.
+	d.clients[c] = struct{}{}
+	d.mu.Unlock()
+	go d.writeLoop(c)
+	go d.readLoop(c)
 }
 
 // refuse tells a connection why it is not served and closes it. A client
@@ -252,17 +268,11 @@ func (d *Daemon) screenFor(c *client) []byte {
 // cleared screen whose size may not be the session's. pty peek leaves the
 // move out when it prints (client.PeekText).
 func (d *Daemon) peekANSI(full bool) []byte {
-	b := bytes.TrimRight(d.screen.ANSI(full), "\n")
-	last := bytes.Count(b, []byte{'\n'}) // the row the text ends on
+	b, last := d.screen.PeekANSI(full, proto.MaxPayload-32)
 	y, x, _ := d.screen.Cursor()
 	if full {
 		y += d.screen.ScrollbackLen()
 	}
-	// Cut to fit with the CRs and the move.
-	if len(b)+last+32 > proto.MaxPayload {
-		b = lastLines(b, proto.MaxPayload-last-32)
-	}
-	b = bytes.ReplaceAll(b, []byte{'\n'}, []byte("\r\n"))
 	return appendCursorMove(b, y-last, x)
 }
 
@@ -535,6 +545,9 @@ func (d *Daemon) readLoop(c *client) {
 		}
 		if first {
 			c.conn.SetReadDeadline(time.Time{})
+			d.mu.Lock()
+			c.spoke = true
+			d.mu.Unlock()
 		}
 		switch f.Type {
 		case proto.Data:

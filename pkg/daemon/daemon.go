@@ -48,6 +48,8 @@ const (
 	floodRedraw      = 33 * time.Millisecond
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
+	exitGrace        = 500 * time.Millisecond // see finish
+	firstFrameWait   = 250 * time.Millisecond
 	killGrace        = 1500 * time.Millisecond
 	shutdownBackstop = 5 * time.Second
 	lastLinesMax     = 200
@@ -120,6 +122,10 @@ type Daemon struct {
 	sigs      chan os.Signal
 	stop      chan struct{}
 	bgDone    sync.WaitGroup
+	// acceptDone is closed when acceptLoop returns; closing stops it
+	// at its next timeout (see stopAccepting).
+	acceptDone chan struct{}
+	closing    atomic.Bool
 }
 
 type client struct {
@@ -156,6 +162,10 @@ type client struct {
 	// baseline writes first: asked for with ATTACH, so only the first
 	// baseline after it, never a resync or a flood's redraw.
 	history int
+	// When the connection was accepted, and whether it has sent a frame:
+	// an ended session waits a little for a new client's request.
+	since time.Time
+	spoke bool
 }
 
 // Status is what the daemon writes on the readiness pipe.
@@ -238,6 +248,8 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		childExit: make(chan unix.WaitStatus, 1),
 		pumpDone:  make(chan struct{}),
 		stop:      make(chan struct{}),
+
+		acceptDone: make(chan struct{}),
 	}
 	// Catch a stop from the very start: one that lands while we claim the
 	// id is handled by Serve like any other, instead of killing us with
@@ -930,6 +942,7 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 		d.enqueue(c, proto.Exit, proto.ExitCode(code))
 	}
 	d.mu.Unlock()
+	graceEnd := time.Now().Add(exitGrace)
 	close(d.stop)
 	d.bgDone.Wait()
 
@@ -961,6 +974,12 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
+	// The grace period: whoever connects now still gets the final screen
+	// and EXIT (the original serves for 500 ms too). Then the socket goes,
+	// and the connections already made before it went are served.
+	time.Sleep(time.Until(graceEnd))
+	d.waitFlushed(exitLinger)
+	d.stopAccepting()
 	d.waitFlushed(exitLinger)
 	d.ln.Close()
 	d.mu.Lock()
@@ -993,7 +1012,8 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 		d.mu.Lock()
 		busy := false
 		for c := range d.clients {
-			if !c.closed && (len(c.pending) > 0 || len(c.ctl) > 0 || c.busy) {
+			if !c.closed && (len(c.pending) > 0 || len(c.ctl) > 0 || c.busy ||
+				!c.spoke && time.Since(c.since) < firstFrameWait) {
 				busy = true
 			}
 		}
@@ -1005,14 +1025,31 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 	}
 }
 
-// removeOwned removes the socket if it is still our inode and the pid file
-// if it still names us: a replacement daemon's files are not ours.
-func (d *Daemon) removeOwned() {
+// stopAccepting removes the socket, so that no one else connects, then
+// accepts the connections made before that (which closing the listener
+// would reset) and stops acceptLoop.
+func (d *Daemon) stopAccepting() {
+	d.removeSock()
+	d.closing.Store(true)
+	if d.ln.f.SetReadDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
+		<-d.acceptDone
+	}
+}
+
+// removeSock removes the socket if it is still our inode.
+func (d *Daemon) removeSock() {
 	p := layout.PathsFor(d.root, d.id)
 	var st unix.Stat_t
 	if unix.Lstat(p.Sock(), &st) == nil && uint64(st.Ino) == d.sockIno {
 		os.Remove(p.Sock())
 	}
+}
+
+// removeOwned removes the socket if it is still our inode and the pid file
+// if it still names us: a replacement daemon's files are not ours.
+func (d *Daemon) removeOwned() {
+	d.removeSock()
+	p := layout.PathsFor(d.root, d.id)
 	if layout.ReadPid(d.root, d.id) == os.Getpid() {
 		os.Remove(p.Pid())
 	}
