@@ -943,6 +943,11 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	}
 	d.mu.Unlock()
 	graceEnd := time.Now().Add(exitGrace)
+	if killed {
+		// Stopped on purpose (pty kill), as the original does at once:
+		// whoever is connected has EXIT, and kill waits for us.
+		graceEnd = time.Now()
+	}
 	close(d.stop)
 	d.bgDone.Wait()
 
