@@ -37,14 +37,6 @@ type AttachOptions struct {
 	History      int
 }
 
-// history is o's history on the wire (proto.AttachSize): -1 for all.
-func (o AttachOptions) history() int {
-	if !o.LimitHistory {
-		return -1
-	}
-	return max(o.History, 0)
-}
-
 // Result is how an attach ended.
 type Result struct {
 	Detached bool
@@ -116,10 +108,17 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			screenFile, screen = g, rawio.Conn{RC: rc}
 		}
 	}
+	// How much history the attach below is to write (HISTORY): sent
+	// first, so that it applies to it; the original's daemon ignores it.
+	if o.LimitHistory && !o.ReadOnly {
+		if err := c.WriteFrame(proto.History, proto.HistoryLines(o.History)); err != nil {
+			return Result{}, fmt.Errorf("attach: %w", err)
+		}
+	}
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
 	// then a keystroke's echo does not pass through this process at all.
 	if !o.ReadOnly && kbFile != nil && screenFile != nil {
-		handed, err := c.handTerminal(proto.AttachSize(rows, cols, o.history()), kbFile, screenFile)
+		handed, err := c.handTerminal(rows, cols, kbFile, screenFile)
 		if err != nil {
 			return Result{}, fmt.Errorf("attach: %w", err)
 		}
@@ -133,7 +132,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	if o.ReadOnly {
 		err = c.WriteFrame(proto.Peek, []byte{o.PeekFlags})
 	} else {
-		err = c.WriteFrame(proto.Attach, proto.AttachSize(rows, cols, o.history()))
+		err = c.WriteFrame(proto.Attach, proto.Size(rows, cols))
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("attach: %w", err)
@@ -257,7 +256,7 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 // behind the offer tells a daemon that does not know ATTACH_TTY (the
 // original pty's, or an older one of ours, which ignore the frame): its
 // STATUS reply comes with no TTY_ATTACHED before it.
-func (c *Conn) handTerminal(size []byte, kb, screen *os.File) (bool, error) {
+func (c *Conn) handTerminal(rows, cols int, kb, screen *os.File) (bool, error) {
 	fds := make([]int, 0, 2)
 	for _, f := range []*os.File{kb, screen} {
 		rc, err := f.SyscallConn() // not Fd(): it would make f blocking
@@ -270,7 +269,7 @@ func (c *Conn) handTerminal(size []byte, kb, screen *os.File) (bool, error) {
 	if err != nil {
 		return false, nil
 	}
-	frame := proto.AppendFrame(nil, proto.AttachTTY, size)
+	frame := proto.AppendFrame(nil, proto.AttachTTY, proto.Size(rows, cols))
 	var serr error
 	c.wmu.Lock()
 	werr := sc.Write(func(fd uintptr) bool {

@@ -71,7 +71,7 @@ func (d *Daemon) serve(conn *os.File) {
 		conn.Close()
 		return
 	}
-	c := &client{conn: conn, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1), since: time.Now()}
+	c := &client{conn: conn, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1), since: time.Now(), histWant: -1}
 	c.raw, _ = conn.SyscallConn()
 	d.mu.Lock()
 	if d.clients == nil {
@@ -564,7 +564,7 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers++
 			}
 			c.role, c.rows, c.cols = roleWritable, rows, cols
-			c.history = proto.ParseHistory(f.Payload)
+			c.history = c.histWant
 			d.sync(c)
 			d.mu.Unlock()
 			select {
@@ -585,6 +585,12 @@ func (d *Daemon) readLoop(c *client) {
 			c.role, c.flags = roleReadonly, flags
 			d.sync(c)
 			d.mu.Unlock()
+		case proto.History:
+			if n, ok := proto.ParseHistory(f.Payload); ok {
+				d.mu.Lock()
+				c.histWant = n
+				d.mu.Unlock()
+			}
 		case proto.Resize:
 			rows, cols, ok := parseSize(f.Payload)
 			if !ok {

@@ -159,9 +159,9 @@ type client struct {
 	ctl    []byte
 
 	// history is how many lines of scrollback (-1: all) the next
-	// baseline writes first: asked for with ATTACH, so only the first
-	// baseline after it, never a resync or a flood's redraw.
-	history int
+	// baseline writes first: the first after ATTACH or ATTACH_TTY, never
+	// a resync or a flood's redraw. histWant is what HISTORY asked for.
+	history, histWant int
 	// When the connection was accepted, and whether it has sent a frame:
 	// an ended session waits a little for a new client's request.
 	since time.Time

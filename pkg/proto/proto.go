@@ -36,6 +36,11 @@ const (
 	// other frame to a connection the daemon will not serve (too many
 	// connections), which it then closes.
 	Refused Type = 34
+	// History (client→daemon: lines u32) is how many lines of scrollback
+	// the baseline of the connection's next ATTACH or ATTACH_TTY writes
+	// first (without it, all of them). Daemons that do not know it (the
+	// original's) ignore it, and send all.
+	History Type = 36
 )
 
 // ResetModes undoes, on the user's terminal, whatever modes a session may
@@ -81,6 +86,8 @@ func (t Type) String() string {
 		return "TTY_ATTACHED"
 	case Refused:
 		return "REFUSED"
+	case History:
+		return "HISTORY"
 	}
 	return fmt.Sprintf("TYPE(%d)", uint8(t))
 }
@@ -262,25 +269,17 @@ func ParseSize(p []byte) (rows, cols int, ok bool) {
 	return rows, cols, rows > 0 && cols > 0
 }
 
-// AttachSize is the payload of ATTACH or ATTACH_TTY: the size, then, when
-// history >= 0, how many lines of scrollback the baseline is to write
-// into the terminal's own scrollback (u32BE). Without them (history < 0)
-// the payload is the original's, and every daemon sends all of it.
-func AttachSize(rows, cols, history int) []byte {
-	b := Size(rows, cols)
-	if history < 0 {
-		return b
-	}
-	return binary.BigEndian.AppendUint32(b, uint32(min(uint64(history), math.MaxUint32)))
+// HistoryLines is the payload of HISTORY.
+func HistoryLines(n int) []byte {
+	return binary.BigEndian.AppendUint32(nil, uint32(min(uint64(max(n, 0)), math.MaxUint32)))
 }
 
-// ParseHistory is the history an ATTACH or ATTACH_TTY payload asks for:
-// -1 (all of it) when the payload has only the size.
-func ParseHistory(p []byte) int {
-	if len(p) < 8 {
-		return -1
+// ParseHistory decodes a HISTORY payload; ok is false when it is short.
+func ParseHistory(p []byte) (n int, ok bool) {
+	if len(p) < 4 {
+		return 0, false
 	}
-	return int(binary.BigEndian.Uint32(p[4:]))
+	return int(binary.BigEndian.Uint32(p)), true
 }
 
 // ExitCode encodes an EXIT payload.
