@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/creack/pty"
@@ -87,7 +86,10 @@ func (e *env) reattachWorkload() {
 	}
 
 	if _, err := exec.LookPath("tmux"); err == nil {
-		e.tmux("start-server", ";", "set", "-g", "history-limit", "10000").Run()
+		// A pane keeping 10,000 lines, as pty does: the option is read
+		// when a pane is made, and the server lives while a session does.
+		e.tmux("new-session", "-d", "-s", "keeper", "sleep 100000").Run()
+		e.tmux("set-option", "-g", "history-limit", "10000").Run()
 		stopT := e.startSession("tmux", "ra", reattachScript)
 		defer stopT()
 		waitMark(func() []byte { b, _ := e.tmux("capture-pane", "-p", "-t", "ra").Output(); return b })
@@ -126,25 +128,53 @@ func reattachOnce(c *exec.Cmd) (time.Duration, int, error) {
 		return 0, 0, err
 	}
 	defer func() { c.Process.Kill(); c.Wait(); f.Close() }()
+	// The terminal's reads are blocking: a goroutine reads, the loop
+	// below waits on it with timeouts.
+	chunks := make(chan []byte, 64)
+	go func() {
+		defer close(chunks)
+		for {
+			buf := make([]byte, 256<<10)
+			n, err := f.Read(buf)
+			if n > 0 {
+				chunks <- buf[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	var out bytes.Buffer
-	buf := make([]byte, 256<<10)
-	f.SetReadDeadline(time.Now().Add(time.Minute))
-	for !strings.Contains(out.String(), reattachMark) {
-		n, err := f.Read(buf)
-		out.Write(buf[:n])
-		if err != nil {
-			return 0, 0, fmt.Errorf("after %d bytes: %v", out.Len(), err)
+	var d time.Duration
+	timeout := time.After(time.Minute)
+	for d == 0 {
+		select {
+		case b, ok := <-chunks:
+			if !ok {
+				return 0, 0, fmt.Errorf("the client ended after %d bytes", out.Len())
+			}
+			// The mark may straddle two reads.
+			tail := max(out.Len()-len(reattachMark), 0)
+			out.Write(b)
+			if bytes.Contains(out.Bytes()[tail:], []byte(reattachMark)) {
+				d = time.Since(start)
+			}
+		case <-timeout:
+			return 0, 0, fmt.Errorf("no %q after %d bytes", reattachMark, out.Len())
 		}
 	}
-	d := time.Since(start)
 	// What follows the mark (the rest of the redraw): until quiet.
 	for {
-		f.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-		n, err := f.Read(buf)
-		out.Write(buf[:n])
-		if err != nil {
-			break
+		select {
+		case b, ok := <-chunks:
+			if !ok {
+				return d, out.Len(), nil
+			}
+			out.Write(b)
+			continue
+		case <-time.After(300 * time.Millisecond):
 		}
+		break
 	}
 	return d, out.Len(), nil
 }
