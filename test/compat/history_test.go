@@ -39,3 +39,18 @@ func TestUpstreamAttachGetsHistory(t *testing.T) {
 	v.WaitAll(want, "the original's attach to its own daemon")
 	up.run(t, root, "kill", "theirs")
 }
+
+// The original's peek -f of our daemon continues the live output on the
+// line the program writes: our text baseline ends with the cursor move
+// its serializer makes, and separates lines with CR LF.
+func TestUpstreamFollowKeepsTheCursor(t *testing.T) {
+	up := needUpstream(t)
+	root := testutil.Root(t)
+	oursMust(t, root, "run", "-d", "--id", "tick", "--rows", "10", "--cols", "40", "--",
+		"sh", "-c", `echo "tick 0"; echo "tick 1"; exec cat`)
+	waitScreen(t, func() testutil.Result { return ours(t, root, "peek", "--plain", "tick") }, []string{"tick 0", "tick 1"}, "our session")
+	u := testutil.StartUserTmuxCmd(t, 10, 40, up.env(t, root), up.node, up.cli, "peek", "-f", "tick")
+	u.WaitAll([]string{"tick 0", "tick 1"}, "the original's peek -f")
+	oursMust(t, root, "send", "tick", "tick 2")
+	u.WaitAll([]string{"tick 0", "tick 1", "tick 2"}, "the original's peek -f after more output")
+}
