@@ -54,7 +54,7 @@ var Commands = []Cmd{
 			text("unset-env"), b("isolate-env"), v("cwd", Dir), text("rows"), text("cols"), b("permanent"),
 			b("cleanup-on-clean-exit"), b("force")}},
 	{Name: "attach", Summary: "attach to a session (Ctrl+\\ detaches)", Args: []Arg{Ref},
-		Flags: []Flag{b("r"), b("auto-restart"), b("no-restart"), b("force")}},
+		Flags: []Flag{b("r"), b("auto-restart"), b("no-restart"), b("force"), text("history")}},
 	{Name: "peek", Summary: "print a session's screen, or follow it read-only", Args: []Arg{Ref},
 		Flags: []Flag{b("f"), b("plain"), b("full"), text("wait"), text("t")}},
 	{Name: "send", Summary: "type text or keys into a session", Args: []Arg{Ref, None},

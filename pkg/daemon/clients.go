@@ -509,8 +509,12 @@ func (d *Daemon) awaitReplies(c *client) bool {
 
 func (d *Daemon) readLoop(c *client) {
 	defer d.drop(c)
+	// spoke (under d.mu, with the request's own change): the session's
+	// end concerns this connection now, see finish. HISTORY only
+	// prepares an ATTACH.
 	input := func(p []byte) error {
 		d.mu.Lock()
+		c.spoke = true
 		ro := c.role == roleReadonly
 		d.mu.Unlock()
 		if ro || len(p) == 0 {
@@ -545,9 +549,6 @@ func (d *Daemon) readLoop(c *client) {
 		}
 		if first {
 			c.conn.SetReadDeadline(time.Time{})
-			d.mu.Lock()
-			c.spoke = true
-			d.mu.Unlock()
 		}
 		switch f.Type {
 		case proto.Data:
@@ -563,7 +564,7 @@ func (d *Daemon) readLoop(c *client) {
 			if c.role != roleWritable {
 				d.writers++
 			}
-			c.role, c.rows, c.cols = roleWritable, rows, cols
+			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
 			c.history = c.histWant
 			d.sync(c)
 			d.mu.Unlock()
@@ -582,7 +583,7 @@ func (d *Daemon) readLoop(c *client) {
 			if c.role == roleWritable {
 				d.writers--
 			}
-			c.role, c.flags = roleReadonly, flags
+			c.role, c.flags, c.spoke = roleReadonly, flags, true
 			d.sync(c)
 			d.mu.Unlock()
 		case proto.History:
@@ -606,6 +607,7 @@ func (d *Daemon) readLoop(c *client) {
 			return
 		case proto.Status:
 			d.mu.Lock()
+			c.spoke = true
 			ok := d.awaitReplies(c)
 			d.mu.Unlock()
 			if !ok {

@@ -938,6 +938,11 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.exitCode = code
 	lines := trimLines(d.screen.LastLines(lastLinesMax))
 	for c := range d.clients {
+		if c.role == roleCommand && !c.spoke {
+			// Its request (an ATTACH, say) is yet to be read: EXIT
+			// will follow the baseline it asks for (sync), not precede it.
+			continue
+		}
 		d.redrawStale(c) // the final screen before the EXIT
 		d.enqueue(c, proto.Exit, proto.ExitCode(code))
 	}
