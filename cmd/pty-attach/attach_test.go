@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -151,9 +152,12 @@ func TestDeadSessionPromptAndRestart(t *testing.T) {
 	if err := client.Send(root, "dead", []byte("\r")); err != nil {
 		t.Fatal(err)
 	}
+	// Ended, and past the grace period in which its daemon still
+	// answers (and attach shows the end as it happens).
 	testutil.WaitFor(t, 10*time.Second, "session to end", func() bool {
 		s, err := layout.Load(root, "dead")
-		return err == nil && s.Status == layout.Exited
+		_, serr := os.Stat(layout.PathsFor(root, "dead").Sock())
+		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
 	r := testutil.Run(t, root, "attach", "--no-restart", "dead")
 	if r.Code != 1 || r.Stderr != "Session \"dead\" is not running (status: exited).\n" {

@@ -15,11 +15,15 @@ import (
 func main() {
 	client.IgnoreQuitKey()
 	c := cli.NewCommand("attach",
-		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] REF",
+		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id or a unique display name. Press Ctrl+\ to detach; press
 it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
 PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
+
+The session's scrollback is written into this terminal's own scrollback
+first, so you can scroll back to it as usual (--history N: only the last N
+lines, 0 for none). Reattaching in the same terminal writes it again.
 
 If the session has ended, its last output is shown and you are asked
 whether to restart it with the same command, directory and environment.
@@ -32,6 +36,8 @@ its counters), as "pty restart" does.`
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
 	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
 	o.DetachKey = c.DetachKeyFlag()
+	fs.Var(&o.History, "history", client.HistoryUsage)
+	c.Env("history", client.HistoryEnv)
 	o.Args = c.Parse(os.Args[1:])
 	cli.Exit(attach.Run(context.Background(), o, cli.System(cli.Root())))
 }

@@ -32,6 +32,11 @@ type AttachOptions struct {
 	PeekFlags byte
 	// DetachKey is the key that detaches (the zero Key is Ctrl+\).
 	DetachKey detachkey.Key
+	// History is how many lines of the session's scrollback the daemon
+	// writes into the terminal's own scrollback before the screen, when
+	// LimitHistory; otherwise all of it.
+	LimitHistory bool
+	History      int
 }
 
 // Result is how an attach ended.
@@ -103,6 +108,13 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		if g, rc := reopenNonblock(f, os.O_WRONLY); g != nil {
 			defer g.Close()
 			screenFile, screen = g, rawio.Conn{RC: rc}
+		}
+	}
+	// How much history the attach below is to write (HISTORY): sent
+	// first, so that it applies to it; the original's daemon ignores it.
+	if o.LimitHistory && !o.ReadOnly {
+		if err := c.WriteFrame(proto.History, proto.HistoryLines(o.History)); err != nil {
+			return Result{}, fmt.Errorf("attach: %w", err)
 		}
 	}
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):

@@ -120,10 +120,53 @@ func PrintScreen(w io.Writer, b []byte, plain bool) error {
 	out := string(b)
 	if plain {
 		out = strings.TrimRight(out, "\n")
+	} else {
+		out = PeekText(out)
 	}
 	if !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
 	_, err := io.WriteString(w, out)
 	return err
+}
+
+// PeekText is the text of a PEEK baseline in its SGR form as it is
+// printed or split into lines: one "\n" per line, without the move to the
+// program's cursor that ends it for a reader that draws it and follows
+// the live output (docs/protocol.md). A baseline without them (the
+// original's daemon's, whose moves use other sequences) is returned as
+// it is, apart from its CRs before line feeds.
+func PeekText(s string) string {
+	if i := strings.LastIndexByte(s, '\r'); i >= 0 && !strings.HasPrefix(s[i:], "\r\n") && cursorMoveEnd(s[i+1:]) {
+		s = strings.TrimRight(trimCUU(s[:i]), "\n")
+	}
+	return strings.ReplaceAll(s, "\r\n", "\n")
+}
+
+// cursorMoveEnd reports whether s is empty or one CUF.
+func cursorMoveEnd(s string) bool {
+	return s == "" || strings.HasPrefix(s, "\x1b[") && strings.HasSuffix(s, "C") && digits(s[2:len(s)-1])
+}
+
+// trimCUU drops one CUU at the end of s.
+func trimCUU(s string) string {
+	if !strings.HasSuffix(s, "A") {
+		return s
+	}
+	if i := strings.LastIndex(s, "\x1b["); i >= 0 && digits(s[i+2:len(s)-1]) {
+		return s[:i]
+	}
+	return s
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

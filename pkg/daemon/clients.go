@@ -40,41 +40,57 @@ const (
 )
 
 func (d *Daemon) acceptLoop() {
+	defer close(d.acceptDone)
 	for {
 		conn, err := d.ln.AcceptUnix()
 		if err != nil {
 			if errors.Is(err, os.ErrClosed) {
 				return
 			}
+			if d.closing.Load() {
+				// The socket is gone: serve who connected before.
+				for {
+					conn, err := d.ln.acceptNow()
+					if err != nil {
+						return
+					}
+					d.serve(conn)
+				}
+			}
 			time.Sleep(10 * time.Millisecond) // EMFILE and friends: back off, keep serving
 			continue
 		}
-		uid, err := peerUID(conn)
-		if err != nil || !PeerAllowed(uid, os.Getuid()) {
-			conn.Close()
-			continue
-		}
-		c := &client{conn: conn, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1)}
-		c.raw, _ = conn.SyscallConn()
-		d.mu.Lock()
-		if d.clients == nil {
-			d.mu.Unlock()
-			conn.Close()
-			continue
-		}
-		if len(d.clients) >= MaxConns {
-			d.mu.Unlock()
-			d.refuse(c, "too many connections (the limit is "+strconv.Itoa(MaxConns)+"): close some clients of this session and retry")
-			continue
-		}
-		d.clients[c] = struct{}{}
-		if d.exited {
-			d.enqueue(c, proto.Exit, proto.ExitCode(d.exitCode))
-		}
-		d.mu.Unlock()
-		go d.writeLoop(c)
-		go d.readLoop(c)
+		d.serve(conn)
 	}
+}
+
+// serve takes a new connection.
+func (d *Daemon) serve(conn *os.File) {
+	uid, err := peerUID(conn)
+	if err != nil || !PeerAllowed(uid, os.Getuid()) {
+		conn.Close()
+		return
+	}
+	c := &client{conn: conn, wake: make(chan struct{}, 1), drained: make(chan struct{}, 1), since: time.Now(), histWant: -1}
+	c.raw, _ = conn.SyscallConn()
+	d.mu.Lock()
+	if d.clients == nil {
+		d.mu.Unlock()
+		conn.Close()
+		return
+	}
+	if len(d.clients) >= MaxConns {
+		d.mu.Unlock()
+		d.refuse(c, "too many connections (the limit is "+strconv.Itoa(MaxConns)+"): close some clients of this session and retry")
+		return
+	}
+	// After the session's end, a new connection's EXIT follows its
+	// baseline (sync), as the original sends it: sent now, it would
+	// reach a client before the screen it asks for.
+	d.clients[c] = struct{}{}
+	d.mu.Unlock()
+	go d.writeLoop(c)
+	go d.readLoop(c)
 }
 
 // refuse tells a connection why it is not served and closes it. A client
@@ -222,6 +238,14 @@ func (d *Daemon) baseline(c *client) {
 }
 
 func (d *Daemon) screenFor(c *client) []byte {
+	if c.role == roleWritable && c.history != 0 {
+		// The scrollback first, into the terminal's own scrollback (as
+		// the original's SCREEN carries it), within what a client of
+		// either kind reads in one frame.
+		redraw := d.screen.Redraw()
+		b := d.screen.AppendHistory(nil, c.history, c.rows, proto.MaxPayload-len(redraw))
+		return append(b, redraw...)
+	}
 	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
 		return d.screen.Redraw()
 	}
@@ -229,13 +253,47 @@ func (d *Daemon) screenFor(c *client) []byte {
 	// No trailing blank lines, as the original daemon sends it: its
 	// clients (peek, peek --wait) print the payload as is, and a screen
 	// with three lines of output should not print twenty blank ones.
-	var b []byte
 	if c.flags&proto.PeekPlain != 0 {
-		b = []byte(strings.TrimRight(d.screen.PlainText(full), "\n"))
-	} else {
-		b = bytes.TrimRight(d.screen.ANSI(full), "\n")
+		return lastLines([]byte(strings.TrimRight(d.screen.PlainText(full), "\n")), proto.MaxPayload)
 	}
-	return lastLines(b, proto.MaxPayload)
+	return d.peekANSI(full)
+}
+
+// peekANSI is the text form of a read-only baseline as the original's
+// (xterm's serializer) is: lines separated by CR LF, so that it draws the
+// same on a terminal in raw mode (peek -f) as in a file, and ending with a
+// move to the program's cursor, so that the live output which follows
+// lands where it would have. The move is relative (line feeds down, CUU
+// up, then CR and CUF), since a reader draws the text from the top of a
+// cleared screen whose size may not be the session's. pty peek leaves the
+// move out when it prints (client.PeekText).
+func (d *Daemon) peekANSI(full bool) []byte {
+	b, last := d.screen.PeekANSI(full, proto.MaxPayload-32)
+	y, x, _ := d.screen.Cursor()
+	if full {
+		y += d.screen.ScrollbackLen()
+	}
+	return appendCursorMove(b, y-last, x)
+}
+
+// appendCursorMove moves dy rows (down by line feeds, which scroll if
+// need be) and to column x.
+func appendCursorMove(b []byte, dy, x int) []byte {
+	for ; dy > 0; dy-- {
+		b = append(b, '\n')
+	}
+	if dy < 0 {
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(-dy), 10)
+		b = append(b, 'A')
+	}
+	b = append(b, '\r')
+	if x > 0 {
+		b = append(b, "\x1b["...)
+		b = strconv.AppendInt(b, int64(x), 10)
+		b = append(b, 'C')
+	}
+	return b
 }
 
 // lastLines is the end of b, whole lines of it, within max bytes: a peek
@@ -451,8 +509,12 @@ func (d *Daemon) awaitReplies(c *client) bool {
 
 func (d *Daemon) readLoop(c *client) {
 	defer d.drop(c)
+	// spoke (under d.mu, with the request's own change): the session's
+	// end concerns this connection now, see finish. HISTORY only
+	// prepares an ATTACH.
 	input := func(p []byte) error {
 		d.mu.Lock()
+		c.spoke = true
 		ro := c.role == roleReadonly
 		d.mu.Unlock()
 		if ro || len(p) == 0 {
@@ -502,7 +564,8 @@ func (d *Daemon) readLoop(c *client) {
 			if c.role != roleWritable {
 				d.writers++
 			}
-			c.role, c.rows, c.cols = roleWritable, rows, cols
+			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
+			c.history = c.histWant
 			d.sync(c)
 			d.mu.Unlock()
 			select {
@@ -520,9 +583,15 @@ func (d *Daemon) readLoop(c *client) {
 			if c.role == roleWritable {
 				d.writers--
 			}
-			c.role, c.flags = roleReadonly, flags
+			c.role, c.flags, c.spoke = roleReadonly, flags, true
 			d.sync(c)
 			d.mu.Unlock()
+		case proto.History:
+			if n, ok := proto.ParseHistory(f.Payload); ok {
+				d.mu.Lock()
+				c.histWant = n
+				d.mu.Unlock()
+			}
 		case proto.Resize:
 			rows, cols, ok := parseSize(f.Payload)
 			if !ok {
@@ -538,6 +607,7 @@ func (d *Daemon) readLoop(c *client) {
 			return
 		case proto.Status:
 			d.mu.Lock()
+			c.spoke = true
 			ok := d.awaitReplies(c)
 			d.mu.Unlock()
 			if !ok {
@@ -573,7 +643,9 @@ func (d *Daemon) sync(c *client) {
 	d.renegotiate()
 	c.pending = c.pending[:0]
 	c.overflow = false
+	c.live = false // a baseline past MaxQueue is kept whole
 	d.baseline(c)
+	c.history = 0
 	c.live = true
 	c.stale = false
 	if d.exited {

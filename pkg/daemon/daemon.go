@@ -48,6 +48,8 @@ const (
 	floodRedraw      = 33 * time.Millisecond
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
+	exitGrace        = 500 * time.Millisecond // see finish
+	firstFrameWait   = 250 * time.Millisecond
 	killGrace        = 1500 * time.Millisecond
 	shutdownBackstop = 5 * time.Second
 	lastLinesMax     = 200
@@ -121,6 +123,10 @@ type Daemon struct {
 	sigs      chan os.Signal
 	stop      chan struct{}
 	bgDone    sync.WaitGroup
+	// acceptDone is closed when acceptLoop returns; closing stops it
+	// at its next timeout (see stopAccepting).
+	acceptDone chan struct{}
+	closing    atomic.Bool
 }
 
 type client struct {
@@ -152,6 +158,15 @@ type client struct {
 	ttyRaw syscall.RawConn
 	keys   *os.File
 	ctl    []byte
+
+	// history is how many lines of scrollback (-1: all) the next
+	// baseline writes first: the first after ATTACH or ATTACH_TTY, never
+	// a resync or a flood's redraw. histWant is what HISTORY asked for.
+	history, histWant int
+	// When the connection was accepted, and whether it has sent a frame:
+	// an ended session waits a little for a new client's request.
+	since time.Time
+	spoke bool
 }
 
 // Status is what the daemon writes on the readiness pipe.
@@ -234,6 +249,8 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		childExit: make(chan unix.WaitStatus, 1),
 		pumpDone:  make(chan struct{}),
 		stop:      make(chan struct{}),
+
+		acceptDone: make(chan struct{}),
 	}
 	// Catch a stop from the very start: one that lands while we claim the
 	// id is handled by Serve like any other, instead of killing us with
@@ -864,10 +881,21 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.exitCode = code
 	lines := trimLines(d.screen.LastLines(lastLinesMax))
 	for c := range d.clients {
+		if c.role == roleCommand && !c.spoke {
+			// Its request (an ATTACH, say) is yet to be read: EXIT
+			// will follow the baseline it asks for (sync), not precede it.
+			continue
+		}
 		d.redrawStale(c) // the final screen before the EXIT
 		d.enqueue(c, proto.Exit, proto.ExitCode(code))
 	}
 	d.mu.Unlock()
+	graceEnd := time.Now().Add(exitGrace)
+	if killed {
+		// Stopped on purpose (pty kill), as the original does at once:
+		// whoever is connected has EXIT, and kill waits for us.
+		graceEnd = time.Now()
+	}
 	close(d.stop)
 	d.bgDone.Wait()
 
@@ -899,6 +927,12 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 
+	// The grace period: whoever connects now still gets the final screen
+	// and EXIT (the original serves for 500 ms too). Then the socket goes,
+	// and the connections already made before it went are served.
+	time.Sleep(time.Until(graceEnd))
+	d.waitFlushed(exitLinger)
+	d.stopAccepting()
 	d.waitFlushed(exitLinger)
 	d.ln.Close()
 	d.mu.Lock()
@@ -931,7 +965,8 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 		d.mu.Lock()
 		busy := false
 		for c := range d.clients {
-			if !c.closed && (len(c.pending) > 0 || len(c.ctl) > 0 || c.busy) {
+			if !c.closed && (len(c.pending) > 0 || len(c.ctl) > 0 || c.busy ||
+				!c.spoke && time.Since(c.since) < firstFrameWait) {
 				busy = true
 			}
 		}
@@ -943,14 +978,31 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 	}
 }
 
-// removeOwned removes the socket if it is still our inode and the pid file
-// if it still names us: a replacement daemon's files are not ours.
-func (d *Daemon) removeOwned() {
+// stopAccepting removes the socket, so that no one else connects, then
+// accepts the connections made before that (which closing the listener
+// would reset) and stops acceptLoop.
+func (d *Daemon) stopAccepting() {
+	d.removeSock()
+	d.closing.Store(true)
+	if d.ln.f.SetReadDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
+		<-d.acceptDone
+	}
+}
+
+// removeSock removes the socket if it is still our inode.
+func (d *Daemon) removeSock() {
 	p := layout.PathsFor(d.root, d.id)
 	var st unix.Stat_t
 	if unix.Lstat(p.Sock(), &st) == nil && uint64(st.Ino) == d.sockIno {
 		os.Remove(p.Sock())
 	}
+}
+
+// removeOwned removes the socket if it is still our inode and the pid file
+// if it still names us: a replacement daemon's files are not ours.
+func (d *Daemon) removeOwned() {
+	d.removeSock()
+	p := layout.PathsFor(d.root, d.id)
 	if layout.ReadPid(d.root, d.id) == os.Getpid() {
 		os.Remove(p.Pid())
 	}

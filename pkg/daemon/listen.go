@@ -66,6 +66,20 @@ func (l *listener) AcceptUnix() (*os.File, error) {
 	return os.NewFile(uintptr(nfd), "client"), nil
 }
 
+// acceptNow accepts a connection already waiting, without waiting for
+// one: the error is EAGAIN when there is none.
+func (l *listener) acceptNow() (*os.File, error) {
+	var nfd int
+	var aerr error
+	if err := l.raw.Control(func(fd uintptr) { nfd, aerr = acceptCloexec(int(fd)) }); err != nil {
+		return nil, err
+	}
+	if aerr != nil {
+		return nil, aerr
+	}
+	return os.NewFile(uintptr(nfd), "client"), nil
+}
+
 // Close stops accepting; the socket file stays, removeOwned deals with it.
 func (l *listener) Close() error {
 	l.closed.Store(true)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // Type is a frame's first byte.
@@ -41,6 +42,11 @@ const (
 	// other frame to a connection the daemon will not serve (too many
 	// connections), which it then closes.
 	Refused Type = 34
+	// History (client→daemon: lines u32) is how many lines of scrollback
+	// the baseline of the connection's next ATTACH or ATTACH_TTY writes
+	// first (without it, all of them). Daemons that do not know it (the
+	// original's) ignore it, and send all.
+	History Type = 36
 )
 
 // ResetModes undoes, on the user's terminal, whatever modes a session may
@@ -86,6 +92,8 @@ func (t Type) String() string {
 		return "TTY_ATTACHED"
 	case Refused:
 		return "REFUSED"
+	case History:
+		return "HISTORY"
 	}
 	return fmt.Sprintf("TYPE(%d)", uint8(t))
 }
@@ -265,6 +273,19 @@ func ParseSize(p []byte) (rows, cols int, ok bool) {
 	}
 	rows, cols = int(binary.BigEndian.Uint16(p[0:])), int(binary.BigEndian.Uint16(p[2:]))
 	return rows, cols, rows > 0 && cols > 0
+}
+
+// HistoryLines is the payload of HISTORY.
+func HistoryLines(n int) []byte {
+	return binary.BigEndian.AppendUint32(nil, uint32(min(uint64(max(n, 0)), math.MaxUint32)))
+}
+
+// ParseHistory decodes a HISTORY payload; ok is false when it is short.
+func ParseHistory(p []byte) (n int, ok bool) {
+	if len(p) < 4 {
+		return 0, false
+	}
+	return int(binary.BigEndian.Uint32(p)), true
 }
 
 // ExitCode encodes an EXIT payload.

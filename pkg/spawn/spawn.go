@@ -350,9 +350,17 @@ func Check(root, id string, replace bool) error {
 			return RunningError(id)
 		}
 		if alive, _ := layout.DaemonAlive(root, id); alive {
-			// An exited session whose daemon is still shutting down:
-			// replacing it now would race its cleanup.
-			return RunningError(id)
+			// An exited session whose daemon still answers for its grace
+			// period (docs/protocol.md, Session end): replacing it now
+			// would race its cleanup, so wait for that to end (within
+			// 5 s, whatever happens), then look again.
+			if !waitGone(root, id, lingerWait) {
+				return RunningError(id)
+			}
+			// Its last step, reaping the record or not, is under the
+			// session's lock.
+			layout.Locked(root, id, 5*time.Second, func() error { return nil })
+			return Check(root, id, replace)
 		}
 		if !replace {
 			return InUseError(id)
@@ -376,6 +384,22 @@ func Check(root, id string, replace bool) error {
 		return RunningError(id)
 	}
 	return nil
+}
+
+// lingerWait is how long Check waits for an ended session's daemon.
+const lingerWait = 6 * time.Second
+
+func waitGone(root, id string, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for {
+		if alive, _ := layout.DaemonAlive(root, id); !alive {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Start creates the session and returns its id once its socket accepts

@@ -196,7 +196,7 @@ func (in *inputState) history(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		all := strings.Split(strings.TrimRight(string(snap.Screen), "\n"), "\n")
+		all := strings.Split(strings.TrimRight(client.PeekText(string(snap.Screen)), "\n"), "\n")
 		onScreen, cols := in.f.viewportLines()
 		n := max(len(all)-onScreen, 0)
 		lines := all[:n]

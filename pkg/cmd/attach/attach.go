@@ -27,6 +27,9 @@ type Options struct {
 	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY);
 	// nil means Ctrl+\.
 	DetachKey func() detachkey.Key
+	// History is how much of the session's scrollback goes into the
+	// terminal's own scrollback first (--history, PTY_ATTACH_HISTORY).
+	History client.History
 }
 
 // key is o's detach key.
@@ -53,9 +56,11 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	if s.Status == layout.Running {
+	// An ended session's daemon still answers for a moment (its grace
+	// period): then the attach shows the final screen and exit code.
+	if s.Status == layout.Running || s.Status == layout.Exited {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
-			return Session(conn, s.ID, o.key(), io)
+			return Session(conn, s.ID, o.key(), &o.History, io)
 		}
 		if n, err := layout.Load(io.Root, s.ID); err == nil {
 			s = n
@@ -80,7 +85,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return fmt.Errorf("Session %q restarted but is not answering: %v", id, err)
 	}
-	return Session(conn, id, o.key(), io)
+	return Session(conn, id, o.key(), &o.History, io)
 }
 
 // confirm shows how the session ended and asks whether to restart it. No
@@ -111,9 +116,13 @@ func confirm(s layout.Session, io cli.IO) bool {
 // Session runs an attached client on conn until the user detaches (nil) or
 // the session exits (its code as a cli.ExitCode). name is how messages
 // call the session. pty run attaches the same way.
-func Session(conn *client.Conn, name string, key detachkey.Key, io cli.IO) error {
+func Session(conn *client.Conn, name string, key detachkey.Key, history *client.History, io cli.IO) error {
 	defer conn.Close()
-	res, err := client.Attach(conn, client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(), Name: name, DetachKey: key})
+	ao := client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(), Name: name, DetachKey: key}
+	if history != nil {
+		history.Apply(&ao)
+	}
+	res, err := client.Attach(conn, ao)
 	if err != nil {
 		fmt.Fprintln(io.Err, "pty: "+err.Error())
 		return cli.ExitCode(1)

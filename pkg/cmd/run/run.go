@@ -326,5 +326,5 @@ func attachTo(root, id string, key detachkey.Key, io cli.IO) error {
 		}
 		return fmt.Errorf("Session %q ended before it could be attached.", id)
 	}
-	return attach.Session(conn, id, key, io)
+	return attach.Session(conn, id, key, nil, io)
 }
