@@ -1,9 +1,6 @@
 package main
 
 import (
-	"debug/elf"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -42,26 +39,11 @@ var unwanted = []struct{ prefix, why string }{
 }
 
 func TestDaemonLinksNoHeavyPackages(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads the ELF symbol table")
-	}
-	f, err := elf.Open(filepath.Join(testutil.BinDir(t), "pty-daemon"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatalf("pty-daemon symbols: %v", err)
-	}
 	found := map[string]string{}
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) != elf.STT_FUNC {
-			continue
-		}
+	for _, name := range testutil.Symbols(t, "pty-daemon") {
 		for _, u := range unwanted {
-			if strings.HasPrefix(s.Name, u.prefix) && found[u.prefix] == "" {
-				found[u.prefix] = s.Name
+			if strings.HasPrefix(name, u.prefix) && found[u.prefix] == "" {
+				found[u.prefix] = name
 			}
 		}
 	}
