@@ -43,9 +43,12 @@ func ended(t *testing.T, root, id string) {
 	if err := client.Send(root, id, []byte("\r")); err != nil {
 		t.Fatal(err)
 	}
+	// Ended, and past the grace period in which its daemon still answers
+	// (an attach then shows the end, not the restart prompt).
 	testutil.WaitFor(t, 10*time.Second, id+" to end", func() bool {
 		s, err := layout.Load(root, id)
-		return err == nil && s.Status == layout.Exited
+		_, serr := os.Stat(layout.PathsFor(root, id).Sock())
+		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
 }
 
