@@ -1,11 +1,14 @@
 package testutil
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -13,70 +16,119 @@ import (
 // Tmux is a private tmux server whose one pane stands in for the user's
 // terminal: send-keys types into it as a person would (tmux encodes each
 // key for the modes of the program in the pane), and capture-pane reads
-// the screen the person would see.
+// the screen the person would see and the scrollback they would scroll
+// through (a history of 50,000 lines).
 type Tmux struct {
 	t      testing.TB
 	socket string
 }
 
+var tmuxServers atomic.Int32
+
 // StartTmux runs shell command line cmdline, with the environment of Env
 // for root, in a new rows x cols tmux pane. The pane stays when the
 // command exits (remain-on-exit), so a test can read the last screen and
-// the exit status.
+// the exit status (Exited, WaitExit).
 func StartTmux(t testing.TB, root string, rows, cols int, cmdline string) *Tmux {
+	t.Helper()
+	var env []string
+	for _, kv := range Env(t, root) {
+		if !strings.HasPrefix(kv, "TERM=") { // the pane's own, tmux's
+			env = append(env, kv)
+		}
+	}
+	line := "exec env -u TMUX " + shellJoin(env) + " sh -c " + shellQuote(cmdline)
+	// In the same tmux command as new-session: a command that ends at
+	// once must not take the pane, and the server, with it.
+	return newTmux(t, rows, cols, line, ";", "set-option", "-t", "u", "remain-on-exit", "on")
+}
+
+// StartUserTmux runs "pty args..." against root in a rows x cols tmux
+// pane, with env added to the command's environment. A shell that only
+// sleeps takes over the pane when the command ends, so its last words
+// stay on the screen with nothing added below them.
+func StartUserTmux(t testing.TB, root string, rows, cols int, env []string, args ...string) *Tmux {
+	t.Helper()
+	env = append([]string{"PTY_ROOT=" + root}, env...)
+	return StartUserTmuxCmd(t, rows, cols, env, append([]string{filepath.Join(BinDir(t), "pty")}, args...)...)
+}
+
+// StartUserTmuxCmd is StartUserTmux for any command (argv).
+func StartUserTmuxCmd(t testing.TB, rows, cols int, env []string, argv ...string) *Tmux {
+	t.Helper()
+	shell := append(append([]string{"env", "PTY_SESSION=", "LANG=C.UTF-8"}, env...), argv...)
+	return newTmux(t, rows, cols, shellJoin(shell)+"; sleep 600")
+}
+
+// newTmux starts the server and its session "u", whose pane runs line,
+// then runs the tmux commands in more in the same invocation.
+func newTmux(t testing.TB, rows, cols int, line string, more ...string) *Tmux {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		MissingTool(t, "tmux")
 	}
-	tm := &Tmux{t: t, socket: fmt.Sprintf("ptyt%d-%d", os.Getpid(), time.Now().UnixNano())}
+	tm := &Tmux{t: t, socket: fmt.Sprintf("pt%d-%d", os.Getpid(), tmuxServers.Add(1))}
 	t.Cleanup(func() { exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
-	var env strings.Builder
-	for _, kv := range Env(t, root) {
-		if strings.HasPrefix(kv, "TERM=") {
-			continue // the pane's own, tmux's
-		}
-		env.WriteString(" " + shellQuote(kv))
-	}
-	line := "exec env -u TMUX" + env.String() + " sh -c " + shellQuote(cmdline)
-	out, err := exec.Command("tmux", "-L", tm.socket, "-f", "/dev/null", "new-session", "-d",
-		"-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), line, ";",
-		"set-option", "remain-on-exit", "on").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
+	args := []string{"-f", "/dev/null", "start-server", ";", "set", "-g", "history-limit", "50000", ";",
+		"new-session", "-d", "-s", "u", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), line}
+	tm.Run(append(args, more...)...)
 	return tm
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// Screen is the pane's screen as plain text, one line a row.
-func (tm *Tmux) Screen() string {
-	out, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p").Output()
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// Run runs a tmux command on this server and returns its output.
+func (tm *Tmux) Run(args ...string) string {
+	tm.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", append([]string{"-L", tm.socket}, args...)...)
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "TMUX" && k != "TMUX_PANE" {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
 	return string(out)
+}
+
+// Screen is the pane's screen as plain text, one line a row.
+func (tm *Tmux) Screen() string { return tm.Run("capture-pane", "-p", "-t", "u") }
+
+// All is the pane's scrollback and screen without the trailing blank
+// lines (capture-pane -p -S -).
+func (tm *Tmux) All() []string {
+	return strings.Split(strings.TrimRight(tm.Run("capture-pane", "-p", "-S", "-", "-t", "u"), "\n"), "\n")
 }
 
 // Keys types keys as tmux's send-keys names them ("Down", "C-a", "KP5").
 func (tm *Tmux) Keys(keys ...string) {
 	tm.t.Helper()
-	if out, err := exec.Command("tmux", append([]string{"-L", tm.socket, "send-keys"}, keys...)...).CombinedOutput(); err != nil {
-		tm.t.Fatalf("send-keys %q: %v %s", keys, err, out)
-	}
+	tm.Run(append([]string{"send-keys", "-t", "u"}, keys...)...)
 }
 
 // WaitScreen waits up to 15 s for the screen to satisfy cond.
 func (tm *Tmux) WaitScreen(what string, cond func(string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		s := tm.Screen()
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var s string
+	WaitForState(tm.t, 15*time.Second, what, func() (bool, string) {
+		s = tm.Screen()
+		return cond(s), "screen:\n" + s
+	})
+	return s
 }
 
 // WaitText waits for the screen to contain s.
@@ -85,10 +137,21 @@ func (tm *Tmux) WaitText(s string) string {
 	return tm.WaitScreen(fmt.Sprintf("%q on the screen", s), func(scr string) bool { return strings.Contains(scr, s) })
 }
 
-// Exited reports whether the pane's command has ended, and its status.
+// WaitAll waits until the pane and its scrollback hold exactly want.
+func (tm *Tmux) WaitAll(want []string, what string) {
+	tm.t.Helper()
+	WaitForState(tm.t, 10*time.Second, what, func() (bool, string) {
+		got := tm.All()
+		return strings.Join(got, "\n") == strings.Join(want, "\n"),
+			fmt.Sprintf("the terminal holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	})
+}
+
+// Exited reports whether the pane's command has ended, and its status
+// (StartTmux panes only: the others keep a shell).
 func (tm *Tmux) Exited() (bool, int) {
-	out, _ := exec.Command("tmux", "-L", tm.socket, "display-message", "-p", "#{pane_dead} #{pane_dead_status}").Output()
-	dead, status, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	out := tm.Run("display-message", "-p", "-t", "u", "#{pane_dead} #{pane_dead_status}")
+	dead, status, _ := strings.Cut(strings.TrimSpace(out), " ")
 	code, _ := strconv.Atoi(status)
 	return dead == "1", code
 }
@@ -108,6 +171,5 @@ func (tm *Tmux) WaitExit() int {
 
 // TTY is the pane's terminal device (/dev/pts/N).
 func (tm *Tmux) TTY() string {
-	out, _ := exec.Command("tmux", "-L", tm.socket, "display-message", "-p", "#{pane_tty}").Output()
-	return strings.TrimSpace(string(out))
+	return strings.TrimSpace(tm.Run("display-message", "-p", "-t", "u", "#{pane_tty}"))
 }

@@ -21,7 +21,7 @@ func TestUpstreamAttachGetsHistory(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		want = append(want, fmt.Sprintf("line %d", i))
 	}
-	attach := func(id string) *testutil.UserTmux {
+	attach := func(id string) *testutil.Tmux {
 		return testutil.StartUserTmuxCmd(t, 10, 40, up.env(t, root), up.node, up.cli, "attach", id)
 	}
 
