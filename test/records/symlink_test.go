@@ -3,6 +3,7 @@ package records
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,13 +58,16 @@ func TestFilesInTheRootAreNotFollowedThroughLinks(t *testing.T) {
 
 	// The pid file and the record: a linked record is damaged, not read.
 	pid := readFile(t, p.Pid())
-	if err := os.WriteFile(outside, []byte(pid), 0o600); err != nil {
+	// The link leads to another live process's pid: followed, it would
+	// be listed (or would make the session look dead).
+	other := os.Getpid()
+	if err := os.WriteFile(outside, []byte(strconv.Itoa(other)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	link(p.Pid())
 	// (The socket still answers, so the session is running, but its
 	// pid is not taken from the link.)
-	if e := listJSON(t, root)["s"]; e.Pid != nil {
+	if e := listJSON(t, root)["s"]; e.Pid != nil && *e.Pid == other {
 		t.Errorf("a linked pid file was read: %+v", e)
 	}
 	os.Remove(p.Pid())
