@@ -98,6 +98,19 @@ func (k Key) kitty() []byte {
 	return []byte("\x1b[" + strconv.Itoa(int(k.char())) + ";5u")
 }
 
+// Source gives the key a command detaches with, worked out only when it
+// is needed (a bad $PTY_DETACH_KEY must not stop "run -d", which never
+// attaches). A nil Source is Ctrl+\.
+type Source func() Key
+
+// Key is the key s gives.
+func (s Source) Key() Key {
+	if s == nil {
+		return Default
+	}
+	return s()
+}
+
 // Window is how long a first press waits for a second one, which sends
 // the key to the session instead of detaching.
 const Window = 300 * time.Millisecond

@@ -12,7 +12,7 @@ import (
 // else Ctrl+\. A bad PTY_DETACH_KEY is reported only when the key is
 // asked for, so that it does not stop a command that never attaches
 // (run -d).
-func (c *Command) DetachKeyFlag() func() detachkey.Key {
+func (c *Command) DetachKeyFlag() detachkey.Source {
 	v := &detachKeyValue{}
 	c.Flags.Var(v, "detach-key", "detach with `KEY` instead of Ctrl+\\: ctrl+a, ctrl+], ... (as pty send writes keys), or none (default $"+detachkey.Env+")")
 	return func() detachkey.Key {

@@ -24,20 +24,12 @@ type Options struct {
 	Restart   bool     // -r: restart an ended session without asking
 	NoRestart bool     // --no-restart: fail instead of offering a restart
 	Force     bool     // --force: attach even from inside a session
-	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY);
+	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY).
 	// nil means Ctrl+\.
-	DetachKey func() detachkey.Key
+	DetachKey detachkey.Source
 	// History is how much of the session's scrollback goes into the
 	// terminal's own scrollback first (--history, PTY_ATTACH_HISTORY).
 	History client.History
-}
-
-// key is o's detach key.
-func (o Options) key() detachkey.Key {
-	if o.DetachKey == nil {
-		return detachkey.Default
-	}
-	return o.DetachKey()
 }
 
 // Run attaches io's terminal to the session and returns when the user
@@ -50,7 +42,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return errors.New("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
 	}
 	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
-		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first with %v, or pass --force", outer, o.key())
+		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first with %v, or pass --force", outer, o.DetachKey.Key())
 	}
 	s, err := layout.Resolve(io.Root, o.Args[0])
 	if err != nil {
@@ -60,7 +52,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	// period): then the attach shows the final screen and exit code.
 	if s.Status == layout.Running || s.Status == layout.Exited {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
-			return Session(conn, s.ID, o.key(), &o.History, io)
+			return Session(conn, s.ID, o.DetachKey.Key(), &o.History, io)
 		}
 		if n, err := layout.Load(io.Root, s.ID); err == nil {
 			s = n
@@ -85,7 +77,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return fmt.Errorf("Session %q restarted but is not answering: %v", id, err)
 	}
-	return Session(conn, id, o.key(), &o.History, io)
+	return Session(conn, id, o.DetachKey.Key(), &o.History, io)
 }
 
 // confirm shows how the session ended and asks whether to restart it. No

@@ -30,9 +30,9 @@ type Options struct {
 	// Answer is how long a daemon has to answer a plain peek before it is
 	// reported as not answering; 0 means DefaultAnswer.
 	Answer time.Duration
-	// DetachKey is the key that stops -f (--detach-key, PTY_DETACH_KEY);
+	// DetachKey is the key that stops -f (--detach-key, PTY_DETACH_KEY).
 	// nil means Ctrl+\.
-	DetachKey func() detachkey.Key
+	DetachKey detachkey.Source
 }
 
 // DefaultAnswer is how long a plain peek waits for a daemon to answer.
@@ -125,7 +125,7 @@ func Run(o Options, io cli.IO) error {
 		return exitCode(wait(io, s, o.Waits, timeout, flags))
 	case o.Follow:
 		client.IgnoreQuitKey()
-		return follow(io, o.Ref, o.key(), flags)
+		return follow(io, o.Ref, o.DetachKey.Key(), flags)
 	}
 	return screen(io, o, flags)
 }
@@ -403,11 +403,3 @@ func secs(d time.Duration) string {
 // maxTimeout is the longest -t a time.Duration can hold, in seconds;
 // converting more would wrap around to a negative deadline.
 const maxTimeout = float64(math.MaxInt64 / int64(time.Second))
-
-// key is o's detach key for -f.
-func (o Options) key() detachkey.Key {
-	if o.DetachKey == nil {
-		return detachkey.Default
-	}
-	return o.DetachKey()
-}

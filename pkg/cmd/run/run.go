@@ -45,17 +45,9 @@ type Options struct {
 	Permanent          bool
 	CleanupOnCleanExit bool
 	Force              bool
-	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY);
+	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY).
 	// nil means Ctrl+\.
-	DetachKey func() detachkey.Key
-}
-
-// key is o's detach key.
-func (o Options) key() detachkey.Key {
-	if o.DetachKey == nil {
-		return detachkey.Default
-	}
-	return o.DetachKey()
+	DetachKey detachkey.Source
 }
 
 // Run starts the session and, without -d, attaches io's terminal to it.
@@ -105,7 +97,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return nil
 		}
 		if o.Again && errors.Is(err, spawn.ErrRunning) && !nested {
-			return attachTo(root, o.ID, o.key(), io)
+			return attachTo(root, o.ID, o.DetachKey.Key(), io)
 		}
 		return err
 	}
@@ -113,7 +105,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		fmt.Fprintf(io.Out, "Session %q created.\n", sid)
 		return nil
 	}
-	return attachTo(root, sid, o.key(), io)
+	return attachTo(root, sid, o.DetachKey.Key(), io)
 }
 
 // launchOptions checks the flags and turns them into launch settings.
@@ -216,9 +208,9 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 			return true, nil
 		}
 		if nested {
-			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first (%v) or pass --force", outer, o.ID, o.key())
+			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first (%v) or pass --force", outer, o.ID, o.DetachKey.Key())
 		}
-		return true, attachTo(root, o.ID, o.key(), io)
+		return true, attachTo(root, o.ID, o.DetachKey.Key(), io)
 	}
 	if nested && !o.Detach {
 		// Run in place with the stored settings filled in; no session
@@ -246,13 +238,13 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 		fmt.Fprintf(io.Out, "Session %q created.\n", o.ID)
 		return true, nil
 	case err == nil:
-		return true, attachTo(root, o.ID, o.key(), io)
+		return true, attachTo(root, o.ID, o.DetachKey.Key(), io)
 	case errors.Is(err, spawn.ErrRunning) && o.Detach:
 		// Someone else started it meanwhile: it runs, as asked.
 		fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
 		return true, nil
 	case errors.Is(err, spawn.ErrRunning):
-		return true, attachTo(root, o.ID, o.key(), io)
+		return true, attachTo(root, o.ID, o.DetachKey.Key(), io)
 	}
 	return true, err
 }
