@@ -46,7 +46,7 @@ it. The picker refuses to run inside a session (PTY_SESSION is set) unless
 		filter[k] = v
 	}
 	if s := os.Getenv("PTY_SESSION"); s != "" && !*force {
-		cli.Fatalf("already inside pty session %q: the picker would nest. Detach with %v first, or pass --force", s, detachKey())
+		cli.Fatalf("already inside pty session %q: the picker would nest. Detach first%s, or pass --force", s, detachKey().With())
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
 		cli.Fatalf("the picker needs a terminal: in scripts use 'pty list' and 'pty attach ID'")

@@ -83,6 +83,15 @@ func (k Key) String() string {
 	return "Ctrl+" + strings.ToUpper(string(k.char()))
 }
 
+// With is how a message says to press the key: " with Ctrl+A", or
+// nothing when detaching by key is off.
+func (k Key) With() string {
+	if k.none {
+		return ""
+	}
+	return " with " + k.String()
+}
+
 // Byte is the control byte the key sends.
 func (k Key) Byte() byte {
 	c := k.char()

@@ -42,7 +42,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return errors.New("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
 	}
 	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
-		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first with %v, or pass --force", outer, o.DetachKey.Key())
+		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, o.DetachKey.Key().With())
 	}
 	s, err := layout.Resolve(io.Root, o.Args[0])
 	if err != nil {

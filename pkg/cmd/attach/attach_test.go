@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/ptyorg/pty/internal/detachkey"
 	"os"
 	"strings"
 	"testing"
@@ -53,6 +54,10 @@ func ended(t *testing.T, root, id string) {
 }
 
 func TestRefusals(t *testing.T) {
+	ctrlA, err := detachkey.Parse("ctrl+a")
+	if err != nil {
+		t.Fatal(err)
+	}
 	root := testutil.Root(t)
 	io, _ := testIO(t, root, "")
 	ended(t, root, "dead")
@@ -66,7 +71,9 @@ func TestRefusals(t *testing.T) {
 		{Options{Args: []string{"dead"}, Restart: true, NoRestart: true}, io, "contradict"},
 		{Options{}, io, "attach takes one session reference"},
 		{Options{Args: []string{"a", "b"}}, io, "attach takes one session reference"},
-		{Options{Args: []string{"dead"}}, nested, `already inside pty session "outer"`},
+		{Options{Args: []string{"dead"}}, nested, `already inside pty session "outer": attaching here would nest sessions. Detach first with Ctrl+\, or pass --force`},
+		{Options{Args: []string{"dead"}, DetachKey: func() detachkey.Key { return ctrlA }}, nested, "Detach first with Ctrl+A, or pass --force"},
+		{Options{Args: []string{"dead"}, DetachKey: func() detachkey.Key { return detachkey.None }}, nested, "Detach first, or pass --force"},
 		{Options{Args: []string{"nosuch"}}, io, "nosuch"},
 		{Options{Args: []string{"dead"}, NoRestart: true}, io, `Session "dead" is not running (status: exited).`},
 	} {

@@ -208,7 +208,7 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 			return true, nil
 		}
 		if nested {
-			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first (%v) or pass --force", outer, o.ID, o.DetachKey.Key())
+			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first%s, or pass --force", outer, o.ID, o.DetachKey.Key().With())
 		}
 		return true, attachTo(root, o.ID, o.DetachKey.Key(), io)
 	}
