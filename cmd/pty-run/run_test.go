@@ -58,19 +58,6 @@ func daemonPid(t *testing.T, root, id string) int {
 	return m.DaemonPid
 }
 
-func rootFiles(t *testing.T, root string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 func TestRunDetachedThenPeek(t *testing.T) {
 	root := testutil.Root(t)
 	r := testutil.MustRun(t, root, "run", "-d", "--id", "hello", "--", "sh", "-c", "echo hello from pty; sleep 30")
@@ -141,14 +128,14 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 		if r.Code != 1 || !strings.Contains(r.Stderr, c.want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 			t.Errorf("%s: code %d stderr %q, want exit 1 and one line containing %q", c.name, r.Code, r.Stderr, c.want)
 		}
-		if f := rootFiles(t, root); len(f) != 0 {
+		if f := testutil.DirNames(t, root); len(f) != 0 {
 			t.Fatalf("%s: root not empty afterwards: %v", c.name, f)
 		}
 	}
 
 	// An id that is running, and one whose dead record is kept.
 	testutil.MustRun(t, root, "run", "-d", "--id", "busy", "--", "sleep", "30")
-	before := rootFiles(t, root)
+	before := testutil.DirNames(t, root)
 	r := testutil.Run(t, root, "run", "-d", "--id", "busy", "--", "true")
 	if r.Code != 1 || r.Stderr != "Session \"busy\" is already running. Use \"pty attach busy\" to connect.\n" {
 		t.Errorf("running id: code %d stderr %q", r.Code, r.Stderr)
@@ -161,7 +148,7 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 	if r.Code != 1 || r.Stderr != "Session id \"dead\" is already in use.\n" {
 		t.Errorf("dead id: code %d stderr %q", r.Code, r.Stderr)
 	}
-	after := rootFiles(t, root)
+	after := testutil.DirNames(t, root)
 	if len(after) != len(before)+2 { // dead.json, dead.events.jsonl
 		t.Errorf("files before %v, after %v", before, after)
 	}
@@ -431,7 +418,7 @@ func TestNestedRunsInPlace(t *testing.T) {
 	if r.Code != 4 || !strings.Contains(r.Stderr, `Already inside pty session "outer", running directly.`) || r.Stdout != "foo=inner\n" {
 		t.Fatalf("nested run: %+v", r)
 	}
-	if f := rootFiles(t, root); len(f) != 0 {
+	if f := testutil.DirNames(t, root); len(f) != 0 {
 		t.Errorf("nested run created files: %v", f)
 	}
 }
@@ -479,7 +466,7 @@ func TestRunRejectsBadSizes(t *testing.T) {
 		if r.Code != 1 || len(lines) != 1 || !strings.Contains(r.Stderr, "from 1 to 1000") {
 			t.Errorf("run %v: exit %d, stderr %q; want exit 1 and one line giving the range", args, r.Code, r.Stderr)
 		}
-		if f := rootFiles(t, root); len(f) != 0 {
+		if f := testutil.DirNames(t, root); len(f) != 0 {
 			t.Errorf("run %v left %v", args, f)
 		}
 	}

@@ -327,3 +327,18 @@ func MissingTool(t testing.TB, what string) {
 	}
 	t.Skipf("%s is missing", what)
 }
+
+// DirNames lists the names in dir, sorted (what a test checks a command
+// left behind in a root).
+func DirNames(t testing.TB, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}

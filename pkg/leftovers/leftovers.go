@@ -178,9 +178,9 @@ func Stop(root, id string, m *layout.Metadata) (Result, error) {
 			}
 		}
 		procs.Signal(found, syscall.SIGTERM, x.keepGroups...)
-		if !waitAllGone(found, termGrace) {
+		if !procs.WaitGone(found, termGrace) {
 			procs.Signal(found, syscall.SIGKILL, x.keepGroups...)
-			waitAllGone(found, killGrace)
+			procs.WaitGone(found, killGrace)
 		}
 		for _, p := range found {
 			if procs.Still(p) {
@@ -204,20 +204,4 @@ func Message(id string, n int) string {
 		w = "process"
 	}
 	return "Session " + strconv.Quote(id) + ": daemon was gone; stopped " + strconv.Itoa(n) + " leftover " + w + "."
-}
-
-func waitAllGone(ps []procs.Proc, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for delay := 5 * time.Millisecond; ; {
-		if len(procs.Survivors(ps)) == 0 {
-			return true
-		}
-		if !time.Now().Before(deadline) {
-			return false
-		}
-		time.Sleep(min(delay, time.Until(deadline)+time.Millisecond))
-		if delay < 100*time.Millisecond {
-			delay *= 2
-		}
-	}
 }

@@ -149,9 +149,9 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	if left := procs.Survivors(desc); len(left) > 0 {
 		res.Escalated = true
 		procs.Signal(desc, syscall.SIGTERM, daemon.Pgid)
-		if !waitAllGone(desc, termGrace) {
+		if !procs.WaitGone(desc, termGrace) {
 			procs.Signal(desc, syscall.SIGKILL, daemon.Pgid)
-			waitAllGone(desc, killGrace)
+			procs.WaitGone(desc, killGrace)
 		}
 	}
 	res.Survivors = procs.Pids(procs.Survivors(desc))
@@ -242,24 +242,7 @@ func DropStrategy(root, id string) error {
 // WaitGone polls, with backoff, until p is no longer the same live
 // process, up to timeout. A zombie counts as gone.
 func WaitGone(p procs.Proc, timeout time.Duration) bool {
-	return waitAllGone([]procs.Proc{p}, timeout)
-}
-
-func waitAllGone(ps []procs.Proc, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	delay := 5 * time.Millisecond
-	for {
-		if len(procs.Survivors(ps)) == 0 {
-			return true
-		}
-		if !time.Now().Before(deadline) {
-			return false
-		}
-		time.Sleep(min(delay, time.Until(deadline)+time.Millisecond))
-		if delay < 100*time.Millisecond {
-			delay *= 2
-		}
-	}
+	return procs.WaitGone([]procs.Proc{p}, timeout)
 }
 
 // cleanStale removes the socket and pid file a dead daemon failed to

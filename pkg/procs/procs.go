@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"syscall"
+	"time"
 )
 
 // Proc is one process as seen at snapshot time.
@@ -102,6 +103,25 @@ func Survivors(snap []Proc) []Proc {
 		}
 	}
 	return out
+}
+
+// WaitGone waits, with backoff, until none of the processes in snap is
+// still the same process, or timeout passes; it reports whether they
+// all went.
+func WaitGone(snap []Proc, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for delay := 5 * time.Millisecond; ; {
+		if len(Survivors(snap)) == 0 {
+			return true
+		}
+		if !time.Now().Before(deadline) {
+			return false
+		}
+		time.Sleep(min(delay, time.Until(deadline)+time.Millisecond))
+		if delay < 100*time.Millisecond {
+			delay *= 2
+		}
+	}
 }
 
 // Groups returns the process groups of ps that are safe to signal as a

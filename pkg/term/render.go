@@ -213,25 +213,36 @@ func (s *Screen) appendCellText(b []byte, c Cell) []byte {
 	return appendRune(b, c.R)
 }
 
-// appendANSILine renders cells with SGR sequences, dropping trailing
-// default blanks; the pen is reset at the end of the line if it was used.
-func (s *Screen) appendANSILine(b []byte, cells []Cell) []byte {
+// trimDefaultBlanks drops the trailing cells no one wrote to.
+func trimDefaultBlanks(cells []Cell) []Cell {
 	end := len(cells)
 	for end > 0 && isDefaultBlank(cells[end-1]) {
 		end--
 	}
-	var cur Cell
-	for i := 0; i < end; i++ {
-		c := cells[i]
+	return cells[:end]
+}
+
+// appendStyledCells renders cells as text, with an SGR sequence wherever
+// the style differs from *cur, the pen so far, which it updates.
+func (s *Screen) appendStyledCells(b []byte, cells []Cell, cur *Cell) []byte {
+	for _, c := range cells {
 		if c.Attr&AttrWideCont != 0 {
 			continue
 		}
-		if !sameStyle(c, cur) {
+		if !sameStyle(c, *cur) {
 			b = s.appendSGR(b, c)
-			cur = c
+			*cur = c
 		}
 		b = s.appendCellText(b, c)
 	}
+	return b
+}
+
+// appendANSILine renders cells with SGR sequences, dropping trailing
+// default blanks; the pen is reset at the end of the line if it was used.
+func (s *Screen) appendANSILine(b []byte, cells []Cell) []byte {
+	var cur Cell
+	b = s.appendStyledCells(b, trimDefaultBlanks(cells), &cur)
 	if !sameStyle(cur, Cell{}) {
 		b = append(b, "\x1b[0m"...)
 	}

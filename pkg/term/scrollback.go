@@ -62,22 +62,9 @@ func (s *Screen) appendHistoryFrom(b []byte, from, rows int) []byte {
 		buf = h.appendCells(buf[:0])
 		cells := buf
 		if !h.wrapped() {
-			end := len(cells)
-			for end > 0 && isDefaultBlank(cells[end-1]) {
-				end--
-			}
-			cells = cells[:end]
+			cells = trimDefaultBlanks(cells)
 		}
-		for _, c := range cells {
-			if c.Attr&AttrWideCont != 0 {
-				continue
-			}
-			if !sameStyle(c, cur) {
-				b = s.appendSGR(b, c)
-				cur = c
-			}
-			b = s.appendCellText(b, c)
-		}
+		b = s.appendStyledCells(b, cells, &cur)
 		// A line feed (ours, or the terminal's at a wrap) clears the
 		// new bottom line with the pen's background.
 		if cur.Bg != 0 || cur.Attr&AttrReverse != 0 {

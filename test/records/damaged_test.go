@@ -103,7 +103,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		if r := testutil.Run(t, root, "rm", id); r.Code != 0 {
 			t.Fatalf("%s: rm: exit %d, stderr %q", kind, r.Code, r.Stderr)
 		}
-		for _, n := range rootFiles(t, root) {
+		for _, n := range testutil.DirNames(t, root) {
 			if strings.HasPrefix(n, id+".") {
 				t.Errorf("%s: %s left after rm", kind, n)
 			}

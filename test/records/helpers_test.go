@@ -3,7 +3,6 @@ package records
 import (
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -11,26 +10,11 @@ import (
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
-// rootFiles lists the names in root, sorted.
-func rootFiles(t *testing.T, root string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
-}
-
 // tempFiles lists the in-flight atomic writes left in root.
 func tempFiles(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
-	for _, n := range rootFiles(t, root) {
+	for _, n := range testutil.DirNames(t, root) {
 		if layout.IsTemp(n) {
 			out = append(out, n)
 		}
@@ -66,7 +50,7 @@ func readFile(t *testing.T, path string) string {
 func snapshotDir(t *testing.T, root string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, n := range rootFiles(t, root) {
+	for _, n := range testutil.DirNames(t, root) {
 		fi, err := os.Lstat(filepath.Join(root, n))
 		if err != nil || !fi.Mode().IsRegular() {
 			out[n] = "<" + fi.Mode().String() + ">"

@@ -24,7 +24,7 @@ func TestIDsThatCollideWithRegistryNamesAreRefused(t *testing.T) {
 	for _, id := range bad {
 		r := testutil.Run(t, root, "run", "-d", "--id", id, "--", "sleep", "100")
 		oneLineError(t, "--id "+id, r, "session id")
-		if f := rootFiles(t, root); len(f) != 0 {
+		if f := testutil.DirNames(t, root); len(f) != 0 {
 			t.Fatalf("--id %s: root not empty afterwards: %v", id, f)
 		}
 	}
@@ -33,7 +33,7 @@ func TestIDsThatCollideWithRegistryNamesAreRefused(t *testing.T) {
 	// called "--".
 	r := testutil.Run(t, root, "run", "-d", "--id", "--", "sleep", "100")
 	oneLineError(t, "--id --", r, "starts with '-'")
-	if f := rootFiles(t, root); len(f) != 0 {
+	if f := testutil.DirNames(t, root); len(f) != 0 {
 		t.Fatalf("--id --: root not empty afterwards: %v", f)
 	}
 

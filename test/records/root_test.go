@@ -61,7 +61,7 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 			return false
 		}
 		// Its last locks go after its pid file.
-		for _, n := range rootFiles(t, root) {
+		for _, n := range testutil.DirNames(t, root) {
 			if strings.HasPrefix(n, "dead.") && strings.HasSuffix(n, ".lock") {
 				return false
 			}
