@@ -3,7 +3,6 @@ module github.com/ptyorg/pty
 go 1.26.0
 
 require (
-	github.com/BurntSushi/toml v1.6.0
 	github.com/charmbracelet/bubbletea v1.3.10
 	github.com/charmbracelet/lipgloss v1.1.0
 	github.com/charmbracelet/x/ansi v0.11.9
@@ -15,6 +14,7 @@ require (
 	github.com/kardianos/service v1.3.0
 	github.com/mattn/go-runewidth v0.0.31
 	github.com/natefinch/atomic v1.0.1
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/peterbourgon/ff/v3 v3.4.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0

@@ -28,14 +28,15 @@ package ptyfile
 import (
 	"errors"
 	"fmt"
-	"github.com/ptyorg/pty/internal/textdist"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
+	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+	"github.com/ptyorg/pty/internal/textdist"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -130,7 +131,7 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	f := &File{Path: abs, Dir: filepath.Dir(abs), display: path}
 	p := &parser{f: f}
-	if err := p.parse(string(data)); err != nil {
+	if err := p.parse(data); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -139,7 +140,7 @@ func Parse(path string, data []byte) (*File, error) {
 // ErrorAt makes an error located at a session's table, for problems found
 // after parsing (a cwd that does not exist when `up` runs).
 func (f *File) ErrorAt(s Spec, format string, args ...any) *Error {
-	return &Error{File: f.display, Line: s.Line, Key: "sessions." + toml.Key{s.Key}.String(), Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: f.display, Line: s.Line, Key: sessionName(s.Key), Msg: fmt.Sprintf(format, args...)}
 }
 
 // Session returns the declared session with the given key.
@@ -310,60 +311,134 @@ func Find(args []string) (path string, keys []string, err error) {
 	return FileName, args, nil
 }
 
-// parser turns the generic TOML tree into a File. It decodes every table as
-// a map of toml.Primitive, so that each key, known or not, can be located
-// at its line for the error message.
+// parser turns the generic TOML tree into a File. go-toml decodes the values
+// and reports TOML's own errors at their line; the decoded maps do not say
+// where a key was written, so the lines of keys come from go-toml's syntax
+// tree (package unstable, which go.mod pins), indexed by keyPos.
 type parser struct {
-	f  *File
-	md toml.MetaData
+	f *File
 }
 
-type locator struct{}
+// keyPos is a key of the file: the line where it first appears, and the keys
+// under it in the order the file first names them.
+type keyPos struct {
+	line  int
+	sub   map[string]*keyPos
+	order []string
+}
 
-func (locator) UnmarshalTOML(any) error { return errLocate }
-
-var errLocate = errors.New("locate")
-
-// line finds where a primitive's key is defined: decoding it into a type
-// that always fails makes the toml package report its position.
-func (p *parser) line(v toml.Primitive) int {
-	var pe toml.ParseError
-	if errors.As(p.md.PrimitiveDecode(v, &locator{}), &pe) {
-		return pe.Position.Line
+// indexKeys walks data's syntax tree and records where each key appears.
+// Keys of arrays of tables are not recorded: no part of a pty.toml is an
+// array, so an error is never about a key inside one.
+func indexKeys(data []byte) *keyPos {
+	root := &keyPos{}
+	var p unstable.Parser
+	p.Reset(data)
+	table := root
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table:
+			table = root.add(&p, e.Key())
+		case unstable.ArrayTable:
+			root.add(&p, e.Key())
+			table = &keyPos{}
+		case unstable.KeyValue:
+			table.addKeyValue(&p, e)
+		}
 	}
-	return 0
+	return root
+}
+
+// add records a possibly dotted key under k and returns its last part.
+func (k *keyPos) add(p *unstable.Parser, key unstable.Iterator) *keyPos {
+	for key.Next() {
+		name := string(key.Node().Data)
+		c := k.sub[name]
+		if c == nil {
+			c = &keyPos{line: p.Shape(key.Node().Raw).Start.Line}
+			if k.sub == nil {
+				k.sub = map[string]*keyPos{}
+			}
+			k.sub[name] = c
+			k.order = append(k.order, name)
+		}
+		k = c
+	}
+	return k
+}
+
+func (k *keyPos) addKeyValue(p *unstable.Parser, kv *unstable.Node) {
+	c := k.add(p, kv.Key())
+	if v := kv.Value(); v.Kind == unstable.InlineTable {
+		for it := v.Children(); it.Next(); {
+			c.addKeyValue(p, it.Node())
+		}
+	}
+}
+
+// get returns the position of the sub-key name; never nil, so a lookup
+// that misses yields line 0 (unknown) rather than a crash.
+func (k *keyPos) get(name string) *keyPos {
+	if c := k.sub[name]; c != nil {
+		return c
+	}
+	return &keyPos{}
+}
+
+// ordered returns m's keys in the order the file declares them, so the first
+// error reported is the first in the file.
+func (k *keyPos) ordered(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for _, name := range k.order {
+		if _, ok := m[name]; ok {
+			out = append(out, name)
+		}
+	}
+	if len(out) < len(m) {
+		// Keys the index missed (it should miss none) are still checked.
+		var rest []string
+		for name := range m {
+			if k.sub[name] == nil {
+				rest = append(rest, name)
+			}
+		}
+		sort.Strings(rest)
+		out = append(out, rest...)
+	}
+	return out
 }
 
 func (p *parser) errAt(line int, key, format string, args ...any) *Error {
 	return &Error{File: p.f.display, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (p *parser) parse(src string) error {
-	var top map[string]toml.Primitive
-	md, err := toml.Decode(src, &top)
-	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return &Error{File: p.f.display, Line: pe.Position.Line, Msg: "invalid TOML: " + pe.Message}
+func (p *parser) parse(data []byte) error {
+	var top map[string]any
+	if err := toml.Unmarshal(data, &top); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			return &Error{File: p.f.display, Line: line, Msg: "invalid TOML: " + strings.TrimPrefix(de.Error(), "toml: ")}
 		}
-		return &Error{File: p.f.display, Msg: "invalid TOML: " + err.Error()}
+		return &Error{File: p.f.display, Msg: "invalid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")}
 	}
-	p.md = md
-	for _, k := range p.topOrder(top) {
-		v := top[k]
+	pos := indexKeys(data)
+	for _, k := range pos.ordered(top) {
+		v, kp := top[k], pos.get(k)
 		switch k {
 		case "prefix":
-			s, err := p.str(v, "prefix")
+			s, err := p.str(v, kp.line, "prefix")
 			if err != nil {
 				return err
 			}
 			p.f.Prefix = s
 		case "sessions":
-			if err := p.sessions(v); err != nil {
+			if err := p.sessions(v, kp); err != nil {
 				return err
 			}
 		default:
-			return p.errAt(p.line(v), "", "unknown field %q (a pty.toml has prefix and [sessions.<name>] tables)", k)
+			return p.errAt(kp.line, "", "unknown field %q (a pty.toml has prefix and [sessions.<name>] tables)", k)
 		}
 	}
 	if len(p.f.Sessions) == 0 {
@@ -372,79 +447,29 @@ func (p *parser) parse(src string) error {
 	return p.checkIDs()
 }
 
-// topOrder returns map keys in the order the file declares them, so the
-// first error reported is the first in the file.
-func (p *parser) topOrder(m map[string]toml.Primitive) []string {
-	return p.ordered(m, nil)
-}
-
-func (p *parser) ordered(m map[string]toml.Primitive, parent toml.Key) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, k := range p.md.Keys() {
-		if len(k) <= len(parent) {
-			continue
-		}
-		prefixOK := true
-		for i := range parent {
-			if k[i] != parent[i] {
-				prefixOK = false
-				break
-			}
-		}
-		name := k[len(parent)]
-		if prefixOK && !seen[name] {
-			if _, ok := m[name]; ok {
-				seen[name] = true
-				out = append(out, name)
-			}
-		}
-	}
-	// Anything the key list missed (should not happen) still gets checked.
-	var rest []string
-	for k := range m {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
-}
-
-func (p *parser) str(v toml.Primitive, key string) (string, error) {
-	var x any
-	if err := p.md.PrimitiveDecode(v, &x); err != nil {
-		return "", p.errAt(p.line(v), key, "%v", err)
-	}
-	s, ok := x.(string)
+func (p *parser) str(v any, line int, key string) (string, error) {
+	s, ok := v.(string)
 	if !ok {
-		return "", p.errAt(p.line(v), key, "must be a string, not %s", tomlType(x))
+		return "", p.errAt(line, key, "must be a string, not %s", tomlType(v))
 	}
 	return s, nil
 }
 
-func (p *parser) table(v toml.Primitive, key string) (map[string]toml.Primitive, error) {
-	var x any
-	if err := p.md.PrimitiveDecode(v, &x); err != nil {
-		return nil, p.errAt(p.line(v), key, "%v", err)
-	}
-	if _, ok := x.(map[string]any); !ok {
-		return nil, p.errAt(p.line(v), key, "must be a table, not %s", tomlType(x))
-	}
-	var m map[string]toml.Primitive
-	if err := p.md.PrimitiveDecode(v, &m); err != nil {
-		return nil, p.errAt(p.line(v), key, "%v", err)
+func (p *parser) table(v any, line int, key string) (map[string]any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, p.errAt(line, key, "must be a table, not %s", tomlType(v))
 	}
 	return m, nil
 }
 
-func (p *parser) sessions(v toml.Primitive) error {
-	m, err := p.table(v, "sessions")
+func (p *parser) sessions(v any, pos *keyPos) error {
+	m, err := p.table(v, pos.line, "sessions")
 	if err != nil {
 		return err
 	}
-	for _, key := range p.ordered(m, toml.Key{"sessions"}) {
-		s, err := p.session(key, m[key])
+	for _, key := range pos.ordered(m) {
+		s, err := p.session(key, m[key], pos.get(key))
 		if err != nil {
 			return err
 		}
@@ -453,30 +478,24 @@ func (p *parser) sessions(v toml.Primitive) error {
 	return nil
 }
 
-func (p *parser) session(key string, v toml.Primitive) (Spec, error) {
-	name := "sessions." + toml.Key{key}.String()
-	fields, err := p.table(v, name)
+// session validates one [sessions.<key>] table. Its line is where the file
+// first names it: its header, or the header of a sub-table
+// ([sessions.web.env]) that implies it.
+func (p *parser) session(key string, v any, pos *keyPos) (Spec, error) {
+	name := sessionName(key)
+	line := pos.line
+	fields, err := p.table(v, line, name)
 	if err != nil {
 		return Spec{}, err
 	}
-	line := p.line(v)
-	if line == 0 {
-		// A table only implied by a sub-table ([sessions.web.env]) has no
-		// line of its own; its first key's is the next best thing.
-		for _, fv := range fields {
-			if l := p.line(fv); l > 0 && (line == 0 || l < line) {
-				line = l
-			}
-		}
-	}
 	s := Spec{Key: key, Line: line, Tags: map[string]string{}, Env: map[string]string{}}
 	var haveCommand bool
-	for _, fk := range p.ordered(fields, toml.Key{"sessions", key}) {
-		fv := fields[fk]
-		fl := p.line(fv)
+	for _, fk := range pos.ordered(fields) {
+		fv, fpos := fields[fk], pos.get(fk)
+		fl := fpos.line
 		switch fk {
 		case "command":
-			if s.Command, err = p.str(fv, name+".command"); err != nil {
+			if s.Command, err = p.str(fv, fl, name+".command"); err != nil {
 				return s, err
 			}
 			if strings.TrimSpace(s.Command) == "" {
@@ -484,21 +503,21 @@ func (p *parser) session(key string, v toml.Primitive) (Spec, error) {
 			}
 			haveCommand = true
 		case "id":
-			if s.ID, err = p.str(fv, name+".id"); err != nil {
+			if s.ID, err = p.str(fv, fl, name+".id"); err != nil {
 				return s, err
 			}
 			if err := layout.ValidateID(s.ID); err != nil {
 				return s, p.errAt(fl, name, "bad id: %v", err)
 			}
 		case "display_name":
-			if s.DisplayName, err = p.str(fv, name+".display_name"); err != nil {
+			if s.DisplayName, err = p.str(fv, fl, name+".display_name"); err != nil {
 				return s, err
 			}
 			if err := layout.ValidateDisplayName(s.DisplayName); err != nil {
 				return s, p.errAt(fl, name, "bad display_name: %v", err)
 			}
 		case "cwd":
-			cwd, err := p.str(fv, name+".cwd")
+			cwd, err := p.str(fv, fl, name+".cwd")
 			if err != nil {
 				return s, err
 			}
@@ -507,11 +526,11 @@ func (p *parser) session(key string, v toml.Primitive) (Spec, error) {
 			}
 			s.Cwd = p.resolveCwd(cwd)
 		case "tags":
-			if s.Tags, err = p.stringMap(fv, name+".tags", true); err != nil {
+			if s.Tags, err = p.stringMap(fv, fpos, name+".tags", true); err != nil {
 				return s, err
 			}
 		case "env":
-			if s.Env, err = p.stringMap(fv, name+".env", false); err != nil {
+			if s.Env, err = p.stringMap(fv, fpos, name+".env", false); err != nil {
 				return s, err
 			}
 		default:
@@ -537,6 +556,18 @@ func (p *parser) session(key string, v toml.Primitive) (Spec, error) {
 		}
 	}
 	return s, nil
+}
+
+// sessionName is how messages name a session's table: sessions.web, or
+// sessions."my web" for a key that TOML must quote.
+func sessionName(key string) string {
+	quote := key == "" || strings.ContainsFunc(key, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	})
+	if quote {
+		return "sessions." + strconv.Quote(key)
+	}
+	return "sessions." + key
 }
 
 var sessionFields = []string{"command", "cwd", "display_name", "env", "id", "tags"}
@@ -566,22 +597,16 @@ func (p *parser) resolveCwd(cwd string) string {
 
 // stringMap decodes a table of strings. Tags also accept booleans and
 // numbers (keep = true reads naturally), stored as their TOML spelling.
-func (p *parser) stringMap(v toml.Primitive, key string, tags bool) (map[string]string, error) {
-	m, err := p.table(v, key)
+func (p *parser) stringMap(v any, pos *keyPos, key string, tags bool) (map[string]string, error) {
+	m, err := p.table(v, pos.line, key)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(m))
-	parts := strings.Split(key, ".")
-	for _, k := range p.ordered(m, toml.Key(parts)) {
-		fv := m[k]
-		fl := p.line(fv)
-		var x any
-		if err := p.md.PrimitiveDecode(fv, &x); err != nil {
-			return nil, p.errAt(fl, key, "%v", err)
-		}
+	for _, k := range pos.ordered(m) {
+		fl := pos.get(k).line
 		var s string
-		switch x := x.(type) {
+		switch x := m[k].(type) {
 		case string:
 			s = x
 		case bool:
@@ -639,7 +664,7 @@ func (p *parser) checkIDs() error {
 			continue
 		}
 		if other, dup := seen[s.ID]; dup {
-			return p.errAt(s.Line, "sessions."+toml.Key{s.Key}.String(), "bad id: %q is also the id of sessions.%s; ids must be unique", s.ID, other)
+			return p.errAt(s.Line, sessionName(s.Key), "bad id: %q is also the id of sessions.%s; ids must be unique", s.ID, other)
 		}
 		seen[s.ID] = s.Key
 	}
@@ -658,7 +683,7 @@ func tomlType(x any) string {
 		return "a boolean"
 	case map[string]any:
 		return "a table"
-	case []any, []map[string]any:
+	case []any:
 		return "an array"
 	default:
 		return "a date or time"
