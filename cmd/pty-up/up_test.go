@@ -185,12 +185,20 @@ func TestUpRefusesBadFileLeavingNothing(t *testing.T) {
 		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ntags = {}\n", `pty.toml:3: sessions.web: missing command`},
 		{"[sessions.web]\ncommand = \"x\"\nid = \"no/slash\"\n", `pty.toml:3: sessions.web: bad id`},
 		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\ncwd = \"nowhere\"\n", `pty.toml:3: sessions.web: cwd: Working directory does not exist`},
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"\"\"\n  \n\"\"\"\n", `pty.toml:4: sessions.web: command is empty`},
+		{"[sessions.web]\ncommand = \"x\"\n\ncommand = \"y\"\n", `pty.toml:4: invalid TOML: `},
 	}
 	for _, c := range cases {
 		dir := project(t, c.body)
 		r := in(t, root, dir, "up")
 		if r.Code != 1 || !strings.HasPrefix(r.Stderr, c.want) || strings.Count(r.Stderr, "\n") != 1 {
 			t.Errorf("up with\n%s\nexit %d stderr %q, want one line starting %q", c.body, r.Code, r.Stderr, c.want)
+		}
+		if !strings.Contains(c.want, "cwd:") { // down does not look at cwd
+			r = in(t, root, dir, "down")
+			if r.Code != 1 || !strings.HasPrefix(r.Stderr, c.want) || strings.Count(r.Stderr, "\n") != 1 {
+				t.Errorf("down with\n%s\nexit %d stderr %q, want one line starting %q", c.body, r.Code, r.Stderr, c.want)
+			}
 		}
 		if ids, _ := layout.IDs(root); len(ids) != 0 {
 			t.Fatalf("bad pty.toml left sessions: %v", ids)
