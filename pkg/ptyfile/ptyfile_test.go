@@ -159,6 +159,8 @@ func TestErrorsNameFileLineAndField(t *testing.T) {
 			`pty.toml:5: invalid TOML:`},
 		{"session from sub-table only", "[sessions.a]\ncommand = \"x\"\n\n[sessions.web.env]\nA = \"1\"\n",
 			`pty.toml:4: sessions.web: missing command`},
+		{"array of tables", "[sessions.web]\ncommand = \"x\"\n[[sessions.web.tags]]\nx = 1\n",
+			`pty.toml:3: sessions.web.tags: must be a table, not an array`},
 		{"quoted session key", "[sessions.\"my web\"]\ncommand = \"x\"\ncomand = 1\n",
 			`pty.toml:3: sessions."my web": unknown field "comand"`},
 	}
