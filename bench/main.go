@@ -274,6 +274,45 @@ func (e *env) peekWorkload() {
 	}
 	report("peek --plain / capture-pane -p", map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)})
 	report("pty-peek --plain (no dispatcher)", map[string]time.Duration{"pty": medianOf(d), "tmux": medianOf(t)})
+	// What any Go command costs before it does anything: an empty Go
+	// program, once (as pty-peek run directly) and exec'ing itself once
+	// (as the dispatcher and its subcommand), both built as ours are.
+	empty := e.emptyGo()
+	var one, two []time.Duration
+	for i := 0; i < e.n; i++ {
+		one = append(one, timeCmd(exec.Command(empty)))
+		two = append(two, timeCmd(exec.Command(empty, "again")))
+	}
+	report("floor: empty Go program", map[string]time.Duration{"pty": medianOf(one), "tmux": medianOf(t)})
+	report("floor: empty Go program, exec'd twice", map[string]time.Duration{"pty": medianOf(two), "tmux": medianOf(t)})
+}
+
+// emptyGo builds a Go program that does nothing but, given an argument,
+// exec itself once without it, built the way install.sh builds ours.
+func (e *env) emptyGo() string {
+	dir := filepath.Join(e.work, "emptygo")
+	check(os.MkdirAll(dir, 0o700))
+	check(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module emptygo\n\ngo 1.26\n"), 0o600))
+	check(os.WriteFile(filepath.Join(dir, "main.go"), []byte(`package main
+
+import (
+	"os"
+	"syscall"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		syscall.Exec(os.Args[0], os.Args[:1], nil)
+	}
+}
+`), 0o600))
+	bin := filepath.Join(e.work, "emptygo.bin")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	build.Dir = dir
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
+	build.Stderr = os.Stderr
+	check(build.Run())
+	return bin
 }
 
 // --- key: a keystroke's round trip through an attached client ---

@@ -52,6 +52,7 @@ conversation.`
 	}
 	ctx, cancel := cli.Context()
 	defer cancel()
-	cli.Check(lifecycle.Restart(ctx, root, s, nil))
+	_, err := lifecycle.Relaunch(ctx, root, s, lifecycle.RelaunchOptions{Stop: true})
+	cli.Check(err)
 	fmt.Printf("Session %q restarted.\n", s.ID)
 }

@@ -132,13 +132,6 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 	return id, nil
 }
 
-// Restart is `pty restart` and the picker's restart: Relaunch, stopping a
-// running session first.
-func Restart(ctx context.Context, root string, s layout.Session, env []string) error {
-	_, err := Relaunch(ctx, root, s, RelaunchOptions{Stop: true, Env: env})
-	return err
-}
-
 func replacedMeanwhile(id string) error {
 	return fmt.Errorf("Session %q was replaced or removed while restarting; not restarted: %w", id, spawn.ErrReplaced)
 }

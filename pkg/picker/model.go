@@ -412,7 +412,7 @@ func (m *Model) restartKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.setMessage(false, "Restarting %s...", s.Name())
 		root, env := m.o.Root, m.o.Env
 		return m, func() tea.Msg {
-			err := lifecycle.Restart(context.Background(), root, s, env)
+			_, err := lifecycle.Relaunch(context.Background(), root, s, lifecycle.RelaunchOptions{Stop: true, Env: env})
 			return startedMsg{id: s.ID, err: err}
 		}
 	case "n", "N", "esc", "q":

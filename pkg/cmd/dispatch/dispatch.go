@@ -16,7 +16,6 @@ import (
 
 	"github.com/ptyorg/pty/internal/textdist"
 	"github.com/ptyorg/pty/pkg/commands"
-	"github.com/ptyorg/pty/pkg/layout"
 )
 
 // Options are the dispatcher's command line and environment.
@@ -52,9 +51,6 @@ func Run(o Options, io IO) int {
 			abs, err := filepath.Abs(dir)
 			if err != nil {
 				return fail(io, fmt.Sprintf("--root %s: %v", dir, err))
-			}
-			if err := layout.CheckRootLen(abs); err != nil {
-				return fail(io, err.Error())
 			}
 			env = setenv(env, "PTY_ROOT", abs)
 			continue
