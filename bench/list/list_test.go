@@ -31,7 +31,7 @@ import (
 	"github.com/ptyorg/pty/pkg/listing"
 )
 
-var sizes = []int{100, 1000, 2000}
+var sizes = []int{50, 200, 1000}
 
 // cpuTime is the CPU (user+system) used so far by this process (who =
 // RUSAGE_SELF) or its waited-for children (RUSAGE_CHILDREN). On a shared

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // entries is one directory read of the root: which session files exist.
@@ -76,6 +78,8 @@ func ListFast(root string) ([]Session, error) {
 	}
 	out := make([]Session, len(ids))
 	ok := make([]bool, len(ids))
+	dirs := openListDirs(root)
+	defer dirs.close()
 	workers := min(1+len(ids)/listBatch, listWorkers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -83,13 +87,14 @@ func ListFast(root string) ([]Session, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			l := lister{root: root, dirs: dirs, ents: ents}
 			for {
 				i := int(next.Add(listBatch)) - listBatch
 				if i >= len(ids) {
 					return
 				}
 				for j := i; j < min(i+listBatch, len(ids)); j++ {
-					out[j], ok[j] = listOne(root, ids[j], ents)
+					out[j], ok[j] = l.one(ids[j])
 				}
 			}
 		}()
@@ -113,16 +118,51 @@ const (
 	listWorkers = 4
 )
 
-// listOne reads one session for ListFast; ok is false when its record was
-// removed since the directory read.
-func listOne(root, id string, ents entries) (Session, bool) {
-	m, err := readMetadataFast(root, id)
+// listDirs are the directories ListFast opens files in, each opened once:
+// a file is then opened by its name alone, not walked to from /. A
+// directory that cannot be opened is -1, and its files are read by path.
+type listDirs struct{ root, proc int }
+
+func openListDirs(root string) listDirs {
+	open := func(path string) int {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1
+		}
+		return fd
+	}
+	return listDirs{root: open(root), proc: open("/proc")}
+}
+
+func (d listDirs) close() {
+	for _, fd := range []int{d.root, d.proc} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// A lister reads sessions for one ListFast goroutine. Every file it reads
+// goes into the same buffer: what a record decodes to is copied out of it,
+// and a fresh buffer per file would touch a fresh page of heap per file,
+// which costs a short-lived process such as pty list more than the read.
+type lister struct {
+	root string
+	dirs listDirs
+	ents entries
+	buf  []byte
+}
+
+// one reads one session; ok is false when its record was removed since
+// the directory read.
+func (l *lister) one(id string) (Session, bool) {
+	m, err := l.record(id)
 	var de *DamagedError
 	if errors.As(err, &de) {
 		// No generation to hold the daemon to: any daemon of this id
 		// and root is the session's.
-		alive, pid := daemonAliveIn(root, id, "", ents)
-		return damagedSession(root, id, de.Reason, alive, pid), true
+		alive, pid := daemonAliveIn(l.root, id, "", l.ents)
+		return damagedSession(l.root, id, de.Reason, alive, pid), true
 	}
 	if err != nil {
 		return Session{}, false
@@ -132,11 +172,11 @@ func listOne(root, id string, ents entries) (Session, bool) {
 	// root), the pid file has nothing to add. Anything else, and exited
 	// records (which show the pid file's pid while it lasts), take the
 	// pid file's word as before.
-	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && ents[id+SuffixPid] &&
-		IdentifyDaemon(m.DaemonPid, root, id, m.Generation) == IsDaemon {
+	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && l.ents[id+SuffixPid] &&
+		l.identify(m.DaemonPid, id, m.Generation) == IsDaemon {
 		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Status: Running}, true
 	}
-	alive, pid := daemonAliveIn(root, id, m.Generation, ents)
+	alive, pid := daemonAliveIn(l.root, id, m.Generation, l.ents)
 	s := Session{ID: id, Meta: m, Pid: pid}
 	switch {
 	case m.Exited():
@@ -148,6 +188,83 @@ func listOne(root, id string, ents entries) (Session, bool) {
 	}
 	return s, true
 }
+
+// record is readMetadataFast reading into the lister's buffer. It takes a
+// read that does not fill the buffer as the whole file, as the kernel
+// ends a read of a regular file short only at its end; a record that then
+// does not decode is read again by readMetadataFast, which reads to the
+// end of the file, before it is called damaged.
+func (l *lister) record(id string) (*Metadata, error) {
+	if l.dirs.root < 0 {
+		return readMetadataFast(l.root, id)
+	}
+	b, err := l.read(l.dirs.root, id+SuffixMeta, unix.O_NOFOLLOW, MaxRecordBytes)
+	if err != nil {
+		return nil, readMetaErr(id, err)
+	}
+	if checkRecordShape(id, b) != nil {
+		return readMetadataFast(l.root, id)
+	}
+	var m Metadata
+	if m.decodeJSON(b) != nil {
+		return readMetadataFast(l.root, id)
+	}
+	return &m, nil
+}
+
+// identify is IdentifyDaemon reading /proc/<pid>/cmdline into the
+// lister's buffer.
+func (l *lister) identify(pid int, id, gen string) Verdict {
+	if l.dirs.proc < 0 {
+		return IdentifyDaemon(pid, l.root, id, gen)
+	}
+	cmdline, err := l.read(l.dirs.proc, strconv.Itoa(pid)+"/cmdline", 0, -1)
+	return judgeCmdline(pid, cmdline, err, l.root, id, gen)
+}
+
+// read reads the file name in directory dir into l.buf, up to max bytes
+// (no bound when max < 0; errTooLarge past it). The result is valid until
+// the next read. A read that does not fill the buffer ends the file: the
+// kernel hands over a /proc file such as cmdline in one read, and ends a
+// read of a regular file short only at its end.
+func (l *lister) read(dir int, name string, flags, max int) ([]byte, error) {
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	if l.buf == nil {
+		l.buf = make([]byte, listBufSize)
+	}
+	n := 0
+	for {
+		if n == len(l.buf) {
+			if max >= 0 && n > max {
+				return nil, errTooLarge
+			}
+			grow := len(l.buf)
+			if max >= 0 {
+				grow = min(grow, max+1-n)
+			}
+			l.buf = append(l.buf, make([]byte, grow)...)
+		}
+		m, err := unix.Read(fd, l.buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		n += m
+		if m == 0 || n < len(l.buf) {
+			return l.buf[:n], nil
+		}
+	}
+}
+
+// listBufSize is a lister's first buffer: a page, which holds the record
+// of a session started with a modest environment and any cmdline.
+const listBufSize = 4096
 
 // readMetadataFast is ReadMetadata with the file read by bare system
 // calls: os.ReadFile's stat, non-blocking setup and second read cost as
@@ -178,27 +295,8 @@ func readFileFlags(path string, flags int) ([]byte, error) {
 // not fill the buffer is the whole file, which spares the read that would
 // only confirm the end.
 func readProcFile(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	buf := make([]byte, 4096)
-	n := 0
-	for {
-		m, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		n += m
-		if m == 0 || n < len(buf) {
-			return buf[:n], nil
-		}
-		buf = append(buf, make([]byte, len(buf))...)
-	}
+	var l lister
+	return l.read(unix.AT_FDCWD, path, 0, -1)
 }
 
 // errTooLarge is returned by readFileMax for a file over its bound.
