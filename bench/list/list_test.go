@@ -112,6 +112,29 @@ func BenchmarkList(b *testing.B) {
 	}
 }
 
+// BenchmarkListText is BenchmarkList printing the text listing, which
+// `pty list` prints by default.
+func BenchmarkListText(b *testing.B) {
+	for _, n := range sizes {
+		root := fabricate(b, n)
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			start := cpuTime(syscall.RUSAGE_SELF)
+			defer reportCPU(b, syscall.RUSAGE_SELF, start)
+			for b.Loop() {
+				all, err := layout.ListFast(root)
+				if err != nil || len(all) != n {
+					b.Fatalf("List: %d sessions, %v", len(all), err)
+				}
+				now := time.Now()
+				st := listing.Style{Home: "/home/user", Now: now}
+				if err := listing.WriteText(io.Discard, listing.Select(all, listing.Filter{}, now), st, ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkListExec runs the real pty-list binary, as a user or a status
 // bar does: process start-up included.
 func BenchmarkListExec(b *testing.B) {
