@@ -94,27 +94,18 @@ func fabricate(b *testing.B, n int) string {
 // BenchmarkList is the work of `pty list --json` inside one process:
 // read the registry, derive every status, sort and encode.
 func BenchmarkList(b *testing.B) {
-	for _, n := range sizes {
-		root := fabricate(b, n)
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			start := cpuTime(syscall.RUSAGE_SELF)
-			defer reportCPU(b, syscall.RUSAGE_SELF, start)
-			for b.Loop() {
-				all, err := layout.ListFast(root)
-				if err != nil || len(all) != n {
-					b.Fatalf("List: %d sessions, %v", len(all), err)
-				}
-				if err := listing.WriteJSON(io.Discard, listing.Select(all, listing.Filter{}, time.Now())); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchList(b, func(ss []layout.Session, now time.Time) error { return listing.WriteJSON(io.Discard, ss) })
 }
 
 // BenchmarkListText is BenchmarkList printing the text listing, which
 // `pty list` prints by default.
 func BenchmarkListText(b *testing.B) {
+	benchList(b, func(ss []layout.Session, now time.Time) error {
+		return listing.WriteText(io.Discard, ss, listing.Style{Home: "/home/user", Now: now}, "")
+	})
+}
+
+func benchList(b *testing.B, write func([]layout.Session, time.Time) error) {
 	for _, n := range sizes {
 		root := fabricate(b, n)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
@@ -126,8 +117,7 @@ func BenchmarkListText(b *testing.B) {
 					b.Fatalf("List: %d sessions, %v", len(all), err)
 				}
 				now := time.Now()
-				st := listing.Style{Home: "/home/user", Now: now}
-				if err := listing.WriteText(io.Discard, listing.Select(all, listing.Filter{}, now), st, ""); err != nil {
+				if err := write(listing.Select(all, listing.Filter{}, now), now); err != nil {
 					b.Fatal(err)
 				}
 			}
