@@ -1,10 +1,11 @@
 package layout
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,44 +15,83 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// entries is one directory read of the root: which session files exist.
-// Deriving status from it spares a failed open or lstat per file that is
-// not there, which is most of them for stopped sessions.
-type entries map[string]bool
+// A dirFile is what one directory entry of the root says for ListFast:
+// that a session has a record, a pid file or a socket.
+type dirFile uint8
 
-func readEntries(root string) (entries, []string, error) {
-	d, err := os.Open(root)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil
+const (
+	hasMeta dirFile = 1 << iota
+	hasPid
+	hasSock
+)
+
+// entries is one directory read of the root: the ids that have a record,
+// sorted, and which of their files exist. Deriving status from it spares
+// a failed open or lstat per file that is not there, which is most of
+// them for stopped sessions.
+type entries struct {
+	ids   []string
+	files []dirFile // files[i] is ids[i]'s
+}
+
+// readEntries reads the directory open as fd (root) once. The names it
+// keeps share one allocation: in a short-lived process a string and a map
+// entry per file would cost more pages of fresh heap than the reads.
+func readEntries(root string, fd int) (entries, error) {
+	type ent struct {
+		off, end uint32 // the id, in arena
+		file     dirFile
+	}
+	var arena []byte
+	var ents []ent
+	err := eachDirName(root, fd, func(name []byte) {
+		var f dirFile
+		var id []byte
+		switch {
+		case bytes.HasSuffix(name, []byte(SuffixMeta)):
+			if bytes.Contains(name, []byte(".tmp.")) { // IsTemp
+				return
+			}
+			f, id = hasMeta, name[:len(name)-len(SuffixMeta)]
+		case bytes.HasSuffix(name, []byte(SuffixPid)):
+			f, id = hasPid, name[:len(name)-len(SuffixPid)]
+		case bytes.HasSuffix(name, []byte(SuffixSock)):
+			f, id = hasSock, name[:len(name)-len(SuffixSock)]
+		default:
+			return
 		}
-		return nil, nil, fmt.Errorf("read pty root %s: %w", root, err)
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
+		ents = append(ents, ent{uint32(len(arena)), uint32(len(arena) + len(id)), f})
+		arena = append(arena, id...)
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read pty root %s: %w", root, err)
+		return entries{}, fmt.Errorf("read pty root %s: %w", root, err)
 	}
-	ents := make(entries, len(names))
-	var ids []string
-	for _, n := range names {
-		ents[n] = true
-		if id := SessionIDFromMetaName(n); id != "" {
-			ids = append(ids, id)
+	all := string(arena)
+	name := func(e ent) string { return all[e.off:e.end] }
+	slices.SortFunc(ents, func(a, b ent) int { return strings.Compare(name(a), name(b)) })
+	var es entries
+	for i := 0; i < len(ents); {
+		id := name(ents[i])
+		var f dirFile
+		for ; i < len(ents) && name(ents[i]) == id; i++ {
+			f |= ents[i].file
+		}
+		if f&hasMeta != 0 && ValidateID(id) == nil {
+			es.ids = append(es.ids, id)
+			es.files = append(es.files, f)
 		}
 	}
-	sort.Strings(ids)
-	return ents, ids, nil
+	return es, nil
 }
 
 // daemonAliveIn is DaemonAlive that trusts the directory read for files
 // that do not exist: no pid file and no socket means no daemon, with no
 // system call at all.
-func daemonAliveIn(root, id, gen string, ents entries) (bool, int) {
-	if !ents[id+SuffixPid] && !ents[id+SuffixSock] {
+func daemonAliveIn(root, id, gen string, f dirFile) (bool, int) {
+	if f&(hasPid|hasSock) == 0 {
 		return false, 0
 	}
-	if !ents[id+SuffixPid] {
+	if f&hasPid == 0 {
 		return DaemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
@@ -72,14 +112,22 @@ func daemonAliveIn(root, id, gen string, ents entries) (bool, int) {
 // read by a few goroutines at once, since the time goes into system calls
 // that can overlap.
 func ListFast(root string) ([]Session, error) {
-	ents, ids, err := readEntries(root)
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read pty root %s: %w", root, &os.PathError{Op: "open", Path: root, Err: err})
+	}
+	dirs := listDirs{root: fd, proc: openDir("/proc")}
+	defer dirs.close()
+	ents, err := readEntries(root, fd)
 	if err != nil {
 		return nil, err
 	}
+	ids := ents.ids
 	out := make([]Session, len(ids))
 	ok := make([]bool, len(ids))
-	dirs := openListDirs(root)
-	defer dirs.close()
 	workers := min(1+len(ids)/listBatch, listWorkers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -87,14 +135,14 @@ func ListFast(root string) ([]Session, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l := lister{root: root, dirs: dirs, ents: ents}
+			l := lister{root: root, dirs: dirs}
 			for {
 				i := int(next.Add(listBatch)) - listBatch
 				if i >= len(ids) {
 					return
 				}
 				for j := i; j < min(i+listBatch, len(ids)); j++ {
-					out[j], ok[j] = l.one(ids[j])
+					out[j], ok[j] = l.one(ids[j], ents.files[j])
 				}
 			}
 		}()
@@ -119,19 +167,16 @@ const (
 )
 
 // listDirs are the directories ListFast opens files in, each opened once:
-// a file is then opened by its name alone, not walked to from /. A
-// directory that cannot be opened is -1, and its files are read by path.
+// a file is then opened by its name alone, not walked to from /. Without
+// /proc (proc is -1) daemons are identified as IdentifyDaemon does.
 type listDirs struct{ root, proc int }
 
-func openListDirs(root string) listDirs {
-	open := func(path string) int {
-		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return -1
-		}
-		return fd
+func openDir(path string) int {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
 	}
-	return listDirs{root: open(root), proc: open("/proc")}
+	return fd
 }
 
 func (d listDirs) close() {
@@ -149,19 +194,18 @@ func (d listDirs) close() {
 type lister struct {
 	root string
 	dirs listDirs
-	ents entries
 	buf  []byte
 }
 
 // one reads one session; ok is false when its record was removed since
 // the directory read.
-func (l *lister) one(id string) (Session, bool) {
+func (l *lister) one(id string, files dirFile) (Session, bool) {
 	m, err := l.record(id)
 	var de *DamagedError
 	if errors.As(err, &de) {
 		// No generation to hold the daemon to: any daemon of this id
 		// and root is the session's.
-		alive, pid := daemonAliveIn(l.root, id, "", l.ents)
+		alive, pid := daemonAliveIn(l.root, id, "", files)
 		return damagedSession(l.root, id, de.Reason, alive, pid), true
 	}
 	if err != nil {
@@ -172,11 +216,11 @@ func (l *lister) one(id string) (Session, bool) {
 	// root), the pid file has nothing to add. Anything else, and exited
 	// records (which show the pid file's pid while it lasts), take the
 	// pid file's word as before.
-	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && l.ents[id+SuffixPid] &&
+	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && files&hasPid != 0 &&
 		l.identify(m.DaemonPid, id, m.Generation) == IsDaemon {
 		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Status: Running}, true
 	}
-	alive, pid := daemonAliveIn(l.root, id, m.Generation, l.ents)
+	alive, pid := daemonAliveIn(l.root, id, m.Generation, files)
 	s := Session{ID: id, Meta: m, Pid: pid}
 	switch {
 	case m.Exited():
@@ -195,9 +239,6 @@ func (l *lister) one(id string) (Session, bool) {
 // does not decode is read again by readMetadataFast, which reads to the
 // end of the file, before it is called damaged.
 func (l *lister) record(id string) (*Metadata, error) {
-	if l.dirs.root < 0 {
-		return readMetadataFast(l.root, id)
-	}
 	b, err := l.read(l.dirs.root, id+SuffixMeta, unix.O_NOFOLLOW, MaxRecordBytes)
 	if err != nil {
 		return nil, readMetaErr(id, err)
