@@ -75,17 +75,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 	os.WriteFile(PathsFor(root, "broken").Meta(), []byte("{"), 0o600)
 	os.WriteFile(PathsFor(root, "x").Meta()+".tmp.1.ab", []byte("{}"), 0o600)
 
-	slow, err := List(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fast, err := ListFast(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fast) != 14 || !reflect.DeepEqual(slow, fast) {
-		t.Fatalf("ListFast differs from List:\nList     %+v\nListFast %+v", slow, fast)
-	}
+	fast := listFastAsList(t, root, 14)
 	for _, s := range fast {
 		want := map[string]Status{"rec-own": Running, "rec-reused": Running, "rec-othergen": Vanished, "rec-dead": Vanished}
 		if w, ok := want[s.ID]; ok && s.Status != w {
@@ -139,17 +129,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	}
 	os.WriteFile(PathsFor(root, "s1").Pid(), []byte(strconv.Itoa(pid)), 0o600)
 
-	slow, err := List(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fast, err := ListFast(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fast) != n || !reflect.DeepEqual(slow, fast) {
-		t.Fatalf("ListFast differs from List: %d and %d sessions", len(slow), len(fast))
-	}
+	fast := listFastAsList(t, root, n)
 	for _, s := range fast {
 		i, _ := strconv.Atoi(s.ID[1:])
 		if len(s.Meta.DisplayCommand) != i*37%9000 || strings.Trim(s.Meta.DisplayCommand, "x") != "" {
@@ -162,4 +142,22 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	if fast[slices.IndexFunc(fast, func(s Session) bool { return s.ID == "s1" })].Status != Running {
 		t.Errorf("s1 is not running")
 	}
+}
+
+// listFastAsList lists root with ListFast, failing unless it finds n
+// sessions and agrees with List.
+func listFastAsList(t *testing.T, root string, n int) []Session {
+	t.Helper()
+	slow, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := ListFast(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast) != n || !reflect.DeepEqual(slow, fast) {
+		t.Fatalf("ListFast differs from List (%d sessions expected):\nList     %+v\nListFast %+v", n, slow, fast)
+	}
+	return fast
 }
