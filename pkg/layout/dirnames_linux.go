@@ -9,10 +9,9 @@ import (
 )
 
 // eachDirName calls f with the name of every entry of the directory open
-// as fd (path root), by getdents into one buffer: name is valid only
-// during the call.
-func eachDirName(root string, fd int, f func(name []byte)) error {
-	buf := make([]byte, 8192)
+// as fd (path root), read by getdents into buf: name is valid only during
+// the call.
+func eachDirName(root string, fd int, buf []byte, f func(name []byte)) error {
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {

@@ -5,7 +5,7 @@ package layout
 import "os"
 
 // eachDirName calls f with the name of every entry of the directory root.
-func eachDirName(root string, _ int, f func(name []byte)) error {
+func eachDirName(root string, _ int, _ []byte, f func(name []byte)) error {
 	d, err := os.Open(root)
 	if err != nil {
 		return err

@@ -34,17 +34,20 @@ type entries struct {
 	files []dirFile // files[i] is ids[i]'s
 }
 
-// readEntries reads the directory open as fd (root) once. The names it
-// keeps share one allocation: in a short-lived process a string and a map
-// entry per file would cost more pages of fresh heap than the reads.
+// readEntries reads the directory open as fd (root) once. In a
+// short-lived process every fresh page of heap is a page fault, and a
+// slice grown by append touches a fresh span for each size it passes
+// through, so the names are gathered in one buffer allocated large (the
+// runtime hands over fresh memory unzeroed, and its pages cost nothing
+// until written), then kept in a single string, indexed by slices
+// allocated at their final size.
 func readEntries(root string, fd int) (entries, error) {
-	type ent struct {
-		off, end uint32 // the id, in arena
-		file     dirFile
-	}
-	var arena []byte
-	var ents []ent
-	err := eachDirName(root, fd, func(name []byte) {
+	buf := make([]byte, dirBufSize+listArenaSize)
+	// arena holds, for each name that matters, its kind, the length of
+	// its id and the id.
+	arena := buf[dirBufSize:dirBufSize]
+	n := 0
+	err := eachDirName(root, fd, buf[:dirBufSize], func(name []byte) {
 		var f dirFile
 		var id []byte
 		switch {
@@ -60,20 +63,38 @@ func readEntries(root string, fd int) (entries, error) {
 		default:
 			return
 		}
-		ents = append(ents, ent{uint32(len(arena)), uint32(len(arena) + len(id)), f})
-		arena = append(arena, id...)
+		if len(id) > MaxIDLen {
+			return
+		}
+		arena = append(append(arena, byte(f), byte(len(id))), id...)
+		n++
 	})
 	if err != nil {
 		return entries{}, fmt.Errorf("read pty root %s: %w", root, err)
 	}
 	all := string(arena)
-	name := func(e ent) string { return all[e.off:e.end] }
-	slices.SortFunc(ents, func(a, b ent) int { return strings.Compare(name(a), name(b)) })
-	var es entries
+	type ent struct {
+		id   string // in all
+		file dirFile
+	}
+	ents := make([]ent, 0, n)
+	for i := 0; i < len(all); {
+		end := i + 2 + int(all[i+1])
+		ents = append(ents, ent{all[i+2 : end], dirFile(all[i])})
+		i = end
+	}
+	slices.SortFunc(ents, func(a, b ent) int { return strings.Compare(a.id, b.id) })
+	metas := 0
+	for _, e := range ents {
+		if e.file == hasMeta {
+			metas++
+		}
+	}
+	es := entries{ids: make([]string, 0, metas), files: make([]dirFile, 0, metas)}
 	for i := 0; i < len(ents); {
-		id := name(ents[i])
+		id := ents[i].id
 		var f dirFile
-		for ; i < len(ents) && name(ents[i]) == id; i++ {
+		for ; i < len(ents) && ents[i].id == id; i++ {
 			f |= ents[i].file
 		}
 		if f&hasMeta != 0 && ValidateID(id) == nil {
@@ -83,6 +104,14 @@ func readEntries(root string, fd int) (entries, error) {
 	}
 	return es, nil
 }
+
+// dirBufSize is what one getdents call reads (as os does), and
+// listArenaSize the room for names that readEntries allocates at once,
+// enough for the names of a few thousand sessions.
+const (
+	dirBufSize    = 8 << 10
+	listArenaSize = 64 << 10
+)
 
 // daemonAliveIn is DaemonAlive that trusts the directory read for files
 // that do not exist: no pid file and no socket means no daemon, with no
