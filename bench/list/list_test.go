@@ -31,7 +31,7 @@ import (
 	"github.com/ptyorg/pty/pkg/listing"
 )
 
-var sizes = []int{100, 1000, 2000}
+var sizes = []int{50, 200, 1000}
 
 // cpuTime is the CPU (user+system) used so far by this process (who =
 // RUSAGE_SELF) or its waited-for children (RUSAGE_CHILDREN). On a shared
@@ -94,6 +94,18 @@ func fabricate(b *testing.B, n int) string {
 // BenchmarkList is the work of `pty list --json` inside one process:
 // read the registry, derive every status, sort and encode.
 func BenchmarkList(b *testing.B) {
+	benchList(b, func(ss []layout.Session, now time.Time) error { return listing.WriteJSON(io.Discard, ss) })
+}
+
+// BenchmarkListText is BenchmarkList printing the text listing, which
+// `pty list` prints by default.
+func BenchmarkListText(b *testing.B) {
+	benchList(b, func(ss []layout.Session, now time.Time) error {
+		return listing.WriteText(io.Discard, ss, listing.Style{Home: "/home/user", Now: now}, "")
+	})
+}
+
+func benchList(b *testing.B, write func([]layout.Session, time.Time) error) {
 	for _, n := range sizes {
 		root := fabricate(b, n)
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
@@ -104,7 +116,8 @@ func BenchmarkList(b *testing.B) {
 				if err != nil || len(all) != n {
 					b.Fatalf("List: %d sessions, %v", len(all), err)
 				}
-				if err := listing.WriteJSON(io.Discard, listing.Select(all, listing.Filter{}, time.Now())); err != nil {
+				now := time.Now()
+				if err := write(listing.Select(all, listing.Filter{}, now), now); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -69,6 +69,13 @@ func IdentifyDaemon(pid int, root, id, gen string) Verdict {
 		return NotDaemon
 	}
 	cmdline, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return judgeCmdline(pid, cmdline, err, root, id, gen)
+}
+
+// judgeCmdline is IdentifyDaemon once pid's cmdline has been read (err
+// being the read's). It keeps nothing of cmdline, so the caller may read
+// the next file into the same buffer.
+func judgeCmdline(pid int, cmdline []byte, err error, root, id, gen string) Verdict {
 	if err != nil {
 		if !procMounted() {
 			if PidAlive(pid) {

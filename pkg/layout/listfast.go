@@ -1,55 +1,126 @@
 package layout
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// entries is one directory read of the root: which session files exist.
-// Deriving status from it spares a failed open or lstat per file that is
-// not there, which is most of them for stopped sessions.
-type entries map[string]bool
+// A dirFile is what one directory entry of the root says for ListFast:
+// that a session has a record, a pid file or a socket.
+type dirFile uint8
 
-func readEntries(root string) (entries, []string, error) {
-	d, err := os.Open(root)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, nil
-		}
-		return nil, nil, fmt.Errorf("read pty root %s: %w", root, err)
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read pty root %s: %w", root, err)
-	}
-	ents := make(entries, len(names))
-	var ids []string
-	for _, n := range names {
-		ents[n] = true
-		if id := SessionIDFromMetaName(n); id != "" {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	return ents, ids, nil
+const (
+	hasMeta dirFile = 1 << iota
+	hasPid
+	hasSock
+)
+
+// entries is one directory read of the root: the ids that have a record,
+// sorted, and which of their files exist. Deriving status from it spares
+// a failed open or lstat per file that is not there, which is most of
+// them for stopped sessions.
+type entries struct {
+	ids   []string
+	files []dirFile // files[i] is ids[i]'s
 }
+
+// readEntries reads the directory open as fd (root) once. In a
+// short-lived process every fresh page of heap is a page fault, and a
+// slice grown by append touches a fresh span for each size it passes
+// through, so the names are gathered in one buffer allocated large (the
+// runtime hands over fresh memory unzeroed, and its pages cost nothing
+// until written), then kept in a single string, indexed by slices
+// allocated at their final size.
+func readEntries(root string, fd int) (entries, error) {
+	buf := make([]byte, dirBufSize+listArenaSize)
+	// arena holds, for each name that matters, its kind, the length of
+	// its id and the id.
+	arena := buf[dirBufSize:dirBufSize]
+	n := 0
+	err := eachDirName(root, fd, buf[:dirBufSize], func(name []byte) {
+		var f dirFile
+		var id []byte
+		switch {
+		case bytes.HasSuffix(name, []byte(SuffixMeta)):
+			if bytes.Contains(name, []byte(".tmp.")) { // IsTemp
+				return
+			}
+			f, id = hasMeta, name[:len(name)-len(SuffixMeta)]
+		case bytes.HasSuffix(name, []byte(SuffixPid)):
+			f, id = hasPid, name[:len(name)-len(SuffixPid)]
+		case bytes.HasSuffix(name, []byte(SuffixSock)):
+			f, id = hasSock, name[:len(name)-len(SuffixSock)]
+		default:
+			return
+		}
+		if len(id) > MaxIDLen {
+			return
+		}
+		arena = append(append(arena, byte(f), byte(len(id))), id...)
+		n++
+	})
+	if err != nil {
+		return entries{}, fmt.Errorf("read pty root %s: %w", root, err)
+	}
+	all := string(arena)
+	type ent struct {
+		id   string // in all
+		file dirFile
+	}
+	ents := make([]ent, 0, n)
+	for i := 0; i < len(all); {
+		end := i + 2 + int(all[i+1])
+		ents = append(ents, ent{all[i+2 : end], dirFile(all[i])})
+		i = end
+	}
+	slices.SortFunc(ents, func(a, b ent) int { return strings.Compare(a.id, b.id) })
+	metas := 0
+	for _, e := range ents {
+		if e.file == hasMeta {
+			metas++
+		}
+	}
+	es := entries{ids: make([]string, 0, metas), files: make([]dirFile, 0, metas)}
+	for i := 0; i < len(ents); {
+		id := ents[i].id
+		var f dirFile
+		for ; i < len(ents) && ents[i].id == id; i++ {
+			f |= ents[i].file
+		}
+		if f&hasMeta != 0 && ValidateID(id) == nil {
+			es.ids = append(es.ids, id)
+			es.files = append(es.files, f)
+		}
+	}
+	return es, nil
+}
+
+// dirBufSize is what one getdents call reads (as os does), and
+// listArenaSize the room for names that readEntries allocates at once,
+// enough for the names of a few thousand sessions.
+const (
+	dirBufSize    = 8 << 10
+	listArenaSize = 64 << 10
+)
 
 // daemonAliveIn is DaemonAlive that trusts the directory read for files
 // that do not exist: no pid file and no socket means no daemon, with no
 // system call at all.
-func daemonAliveIn(root, id, gen string, ents entries) (bool, int) {
-	if !ents[id+SuffixPid] && !ents[id+SuffixSock] {
+func daemonAliveIn(root, id, gen string, f dirFile) (bool, int) {
+	if f&(hasPid|hasSock) == 0 {
 		return false, 0
 	}
-	if !ents[id+SuffixPid] {
+	if f&hasPid == 0 {
 		return DaemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
@@ -70,10 +141,20 @@ func daemonAliveIn(root, id, gen string, ents entries) (bool, int) {
 // read by a few goroutines at once, since the time goes into system calls
 // that can overlap.
 func ListFast(root string) ([]Session, error) {
-	ents, ids, err := readEntries(root)
+	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read pty root %s: %w", root, &os.PathError{Op: "open", Path: root, Err: err})
+	}
+	dirs := listDirs{root: fd, proc: openDir("/proc")}
+	defer dirs.close()
+	ents, err := readEntries(root, fd)
 	if err != nil {
 		return nil, err
 	}
+	ids := ents.ids
 	out := make([]Session, len(ids))
 	ok := make([]bool, len(ids))
 	workers := min(1+len(ids)/listBatch, listWorkers)
@@ -83,13 +164,14 @@ func ListFast(root string) ([]Session, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			l := lister{root: root, dirs: dirs}
 			for {
 				i := int(next.Add(listBatch)) - listBatch
 				if i >= len(ids) {
 					return
 				}
 				for j := i; j < min(i+listBatch, len(ids)); j++ {
-					out[j], ok[j] = listOne(root, ids[j], ents)
+					out[j], ok[j] = l.one(ids[j], ents.files[j])
 				}
 			}
 		}()
@@ -113,16 +195,47 @@ const (
 	listWorkers = 4
 )
 
-// listOne reads one session for ListFast; ok is false when its record was
-// removed since the directory read.
-func listOne(root, id string, ents entries) (Session, bool) {
-	m, err := readMetadataFast(root, id)
+// listDirs are the directories ListFast opens files in, each opened once:
+// a file is then opened by its name alone, not walked to from /. Without
+// /proc (proc is -1) daemons are identified as IdentifyDaemon does.
+type listDirs struct{ root, proc int }
+
+func openDir(path string) int {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	return fd
+}
+
+func (d listDirs) close() {
+	for _, fd := range []int{d.root, d.proc} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// A lister reads sessions for one ListFast goroutine. Every file it reads
+// goes into the same buffer: what a record decodes to is copied out of it,
+// and a fresh buffer per file would touch a fresh page of heap per file,
+// which costs a short-lived process such as pty list more than the read.
+type lister struct {
+	root string
+	dirs listDirs
+	buf  []byte
+}
+
+// one reads one session; ok is false when its record was removed since
+// the directory read.
+func (l *lister) one(id string, files dirFile) (Session, bool) {
+	m, err := l.record(id)
 	var de *DamagedError
 	if errors.As(err, &de) {
 		// No generation to hold the daemon to: any daemon of this id
 		// and root is the session's.
-		alive, pid := daemonAliveIn(root, id, "", ents)
-		return damagedSession(root, id, de.Reason, alive, pid), true
+		alive, pid := daemonAliveIn(l.root, id, "", files)
+		return damagedSession(l.root, id, de.Reason, alive, pid), true
 	}
 	if err != nil {
 		return Session{}, false
@@ -132,11 +245,11 @@ func listOne(root, id string, ents entries) (Session, bool) {
 	// root), the pid file has nothing to add. Anything else, and exited
 	// records (which show the pid file's pid while it lasts), take the
 	// pid file's word as before.
-	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && ents[id+SuffixPid] &&
-		IdentifyDaemon(m.DaemonPid, root, id, m.Generation) == IsDaemon {
+	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && files&hasPid != 0 &&
+		l.identify(m.DaemonPid, id, m.Generation) == IsDaemon {
 		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Status: Running}, true
 	}
-	alive, pid := daemonAliveIn(root, id, m.Generation, ents)
+	alive, pid := daemonAliveIn(l.root, id, m.Generation, files)
 	s := Session{ID: id, Meta: m, Pid: pid}
 	switch {
 	case m.Exited():
@@ -148,6 +261,80 @@ func listOne(root, id string, ents entries) (Session, bool) {
 	}
 	return s, true
 }
+
+// record is readMetadataFast reading into the lister's buffer. It takes a
+// read that does not fill the buffer as the whole file, as the kernel
+// ends a read of a regular file short only at its end; a record that then
+// does not decode is read again by readMetadataFast, which reads to the
+// end of the file, before it is called damaged.
+func (l *lister) record(id string) (*Metadata, error) {
+	b, err := l.read(l.dirs.root, id+SuffixMeta, unix.O_NOFOLLOW, MaxRecordBytes)
+	if err != nil {
+		return nil, readMetaErr(id, err)
+	}
+	if checkRecordShape(id, b) != nil {
+		return readMetadataFast(l.root, id)
+	}
+	var m Metadata
+	if m.decodeJSON(b) != nil {
+		return readMetadataFast(l.root, id)
+	}
+	return &m, nil
+}
+
+// identify is IdentifyDaemon reading /proc/<pid>/cmdline into the
+// lister's buffer.
+func (l *lister) identify(pid int, id, gen string) Verdict {
+	if l.dirs.proc < 0 {
+		return IdentifyDaemon(pid, l.root, id, gen)
+	}
+	cmdline, err := l.read(l.dirs.proc, strconv.Itoa(pid)+"/cmdline", 0, -1)
+	return judgeCmdline(pid, cmdline, err, l.root, id, gen)
+}
+
+// read reads the file name in directory dir into l.buf, up to max bytes
+// (no bound when max < 0; errTooLarge past it). The result is valid until
+// the next read. A read that does not fill the buffer ends the file: the
+// kernel hands over a /proc file such as cmdline in one read, and ends a
+// read of a regular file short only at its end.
+func (l *lister) read(dir int, name string, flags, max int) ([]byte, error) {
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	if l.buf == nil {
+		l.buf = make([]byte, listBufSize)
+	}
+	n := 0
+	for {
+		if n == len(l.buf) {
+			if max >= 0 && n > max {
+				return nil, errTooLarge
+			}
+			grow := len(l.buf)
+			if max >= 0 {
+				grow = min(grow, max+1-n)
+			}
+			l.buf = append(l.buf, make([]byte, grow)...)
+		}
+		m, err := unix.Read(fd, l.buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		n += m
+		if m == 0 || n < len(l.buf) {
+			return l.buf[:n], nil
+		}
+	}
+}
+
+// listBufSize is a lister's first buffer: a page, which holds the record
+// of a session started with a modest environment and any cmdline.
+const listBufSize = 4096
 
 // readMetadataFast is ReadMetadata with the file read by bare system
 // calls: os.ReadFile's stat, non-blocking setup and second read cost as
@@ -178,27 +365,8 @@ func readFileFlags(path string, flags int) ([]byte, error) {
 // not fill the buffer is the whole file, which spares the read that would
 // only confirm the end.
 func readProcFile(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	buf := make([]byte, 4096)
-	n := 0
-	for {
-		m, err := syscall.Read(fd, buf[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		n += m
-		if m == 0 || n < len(buf) {
-			return buf[:n], nil
-		}
-		buf = append(buf, make([]byte, len(buf))...)
-	}
+	var l lister
+	return l.read(unix.AT_FDCWD, path, 0, -1)
 }
 
 // errTooLarge is returned by readFileMax for a file over its bound.

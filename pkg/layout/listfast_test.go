@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -73,17 +75,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 	os.WriteFile(PathsFor(root, "broken").Meta(), []byte("{"), 0o600)
 	os.WriteFile(PathsFor(root, "x").Meta()+".tmp.1.ab", []byte("{}"), 0o600)
 
-	slow, err := List(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fast, err := ListFast(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(fast) != 14 || !reflect.DeepEqual(slow, fast) {
-		t.Fatalf("ListFast differs from List:\nList     %+v\nListFast %+v", slow, fast)
-	}
+	fast := listFastAsList(t, root, 14)
 	for _, s := range fast {
 		want := map[string]Status{"rec-own": Running, "rec-reused": Running, "rec-othergen": Vanished, "rec-dead": Vanished}
 		if w, ok := want[s.ID]; ok && s.Status != w {
@@ -102,4 +94,70 @@ func TestListFastAgreesWithList(t *testing.T) {
 	if none, err := ListFast(root + "/missing"); err != nil || len(none) != 0 {
 		t.Errorf("missing root: %v %v", none, err)
 	}
+}
+
+// ListFast reads every file of a listing into one buffer per goroutine and
+// the root in one getdents pass: records larger than the buffer, records
+// of every size in turn, and more entries than one directory read returns
+// must all come out as List reads them.
+func TestListFastManyRecordsOfEverySize(t *testing.T) {
+	root := t.TempDir()
+	const n = 300 // over 8 KiB of directory entries, and several batches
+	for i := range n {
+		id := "s" + strconv.Itoa(i)
+		m := &Metadata{Command: "/bin/sh", CreatedAt: Now(), DisplayCommand: strings.Repeat("x", i*37%9000)}
+		if i%2 == 0 {
+			code := i % 5
+			m.ExitCode, m.ExitedAt = &code, Now()
+		}
+		if err := WriteMetadataNoSync(root, id, m); err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			os.WriteFile(PathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
+		}
+	}
+	gen := "g-many"
+	pid := testutil.FakeDaemon(t, root, "s1", gen)
+	m, err := ReadMetadata(root, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Generation, m.DaemonPid = gen, pid
+	if err := WriteMetadataNoSync(root, "s1", m); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(PathsFor(root, "s1").Pid(), []byte(strconv.Itoa(pid)), 0o600)
+
+	fast := listFastAsList(t, root, n)
+	for _, s := range fast {
+		i, _ := strconv.Atoi(s.ID[1:])
+		if len(s.Meta.DisplayCommand) != i*37%9000 || strings.Trim(s.Meta.DisplayCommand, "x") != "" {
+			t.Errorf("%s: displayCommand of %d bytes, want %d x's", s.ID, len(s.Meta.DisplayCommand), i*37%9000)
+		}
+		if want := map[bool]Status{true: Exited, false: Vanished}[i%2 == 0]; s.ID != "s1" && s.Status != want {
+			t.Errorf("%s: %s, want %s", s.ID, s.Status, want)
+		}
+	}
+	if fast[slices.IndexFunc(fast, func(s Session) bool { return s.ID == "s1" })].Status != Running {
+		t.Errorf("s1 is not running")
+	}
+}
+
+// listFastAsList lists root with ListFast, failing unless it finds n
+// sessions and agrees with List.
+func listFastAsList(t *testing.T, root string, n int) []Session {
+	t.Helper()
+	slow, err := List(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := ListFast(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fast) != n || !reflect.DeepEqual(slow, fast) {
+		t.Fatalf("ListFast differs from List (%d sessions expected):\nList     %+v\nListFast %+v", n, slow, fast)
+	}
+	return fast
 }

@@ -51,13 +51,13 @@ func FormatAge(d time.Duration) string {
 	case d < 0:
 		return "0s"
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d/time.Second))
+		return strconv.Itoa(int(d/time.Second)) + "s"
 	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d/time.Minute))
+		return strconv.Itoa(int(d/time.Minute)) + "m"
 	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d/time.Hour))
+		return strconv.Itoa(int(d/time.Hour)) + "h"
 	default:
-		return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
 	}
 }
 
@@ -103,6 +103,7 @@ func tagText(m *layout.Metadata, all bool) string {
 
 type row struct {
 	cols   [5]string // id, name, when, cwd, command
+	runes  [5]int    // the length of each column in runes
 	tags   string
 	mark   string
 	markCo string
@@ -110,12 +111,15 @@ type row struct {
 
 // WriteText writes the human listing: a section per status, running first,
 // vanished last and in yellow since those sessions died without a word.
+// It builds the whole listing in one buffer sized up front and writes it
+// once: pty list is a short-lived process, for which every fresh page of
+// heap is a page fault.
 func WriteText(w io.Writer, ss []layout.Session, st Style, emptyMsg string) error {
 	if len(ss) == 0 {
 		_, err := fmt.Fprintln(w, emptyMsg)
 		return err
 	}
-	sections := []struct {
+	sections := [...]struct {
 		status layout.Status
 		title  string
 		color  string
@@ -125,34 +129,48 @@ func WriteText(w io.Writer, ss []layout.Session, st Style, emptyMsg string) erro
 		{layout.Vanished, "Vanished (no exit record — killed or crashed)", yellow},
 	}
 	// One width per column across sections so the whole listing lines up.
-	byStatus := map[layout.Status][]row{}
+	rows := make([]row, len(ss))
 	var width [5]int
-	for _, s := range ss {
-		r := makeRow(s, st)
-		for i, c := range r.cols {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
+	size := 0
+	for i, s := range ss {
+		rows[i] = makeRow(s, st)
+		r := &rows[i]
+		for j, c := range r.cols {
+			r.runes[j] = utf8.RuneCountInString(c)
+			width[j] = max(width[j], r.runes[j])
 		}
-		byStatus[s.Status] = append(byStatus[s.Status], r)
+		size += len(r.tags) + len(r.mark)
 	}
-	var b strings.Builder
-	first := true
+	// Room for every row at full width, its colours and separators;
+	// non-ASCII text may overflow it, and the buffer then grows.
+	perRow := 2 + 2*len(width) + 4 + 2*len(reset+bold)
+	for _, n := range width {
+		perRow += n
+	}
+	b := make([]byte, 0, size+len(ss)*perRow+len(sections)*64)
 	for _, sec := range sections {
-		rows := byStatus[sec.status]
-		if len(rows) == 0 {
+		n := 0
+		for _, s := range ss {
+			if s.Status == sec.status {
+				n++
+			}
+		}
+		if n == 0 {
 			continue
 		}
-		if !first {
-			b.WriteByte('\n')
+		if len(b) > 0 {
+			b = append(b, '\n')
 		}
-		first = false
-		title := fmt.Sprintf("%s (%d):", sec.title, len(rows))
-		b.WriteString(st.paint(sec.color, st.paint(bold, title, sec.color == ""), sec.color != ""))
-		b.WriteByte('\n')
-		for _, r := range rows {
-			writeRow(&b, r, width, st, sec.color)
+		title := sec.title + " (" + strconv.Itoa(n) + "):"
+		b = st.appendPaint(b, sec.color, st.paint(bold, title, sec.color == ""), sec.color != "")
+		b = append(b, '\n')
+		for i, s := range ss {
+			if s.Status == sec.status {
+				b = appendRow(b, &rows[i], width, st, sec.color)
+			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b)
 	return err
 }
 
@@ -173,9 +191,9 @@ func makeRow(s layout.Session, st Style) row {
 	case layout.Exited:
 		code := "?"
 		if s.Meta.ExitCode != nil {
-			code = fmt.Sprint(*s.Meta.ExitCode)
+			code = strconv.Itoa(*s.Meta.ExitCode)
 		}
-		r.cols[2] = fmt.Sprintf("exit %s, %s ago", code, ageText)
+		r.cols[2] = "exit " + code + ", " + ageText + " ago"
 	default:
 		r.cols[2] = "started " + ageText + " ago"
 	}
@@ -194,33 +212,54 @@ func makeRow(s layout.Session, st Style) row {
 	return r
 }
 
-func writeRow(b *strings.Builder, r row, width [5]int, st Style, lineColor string) {
-	var line strings.Builder
-	line.WriteString("  ")
+// spaces pads columns; wider padding is written in several pieces.
+const spaces = "                                                                "
+
+func appendRow(b []byte, r *row, width [5]int, st Style, lineColor string) []byte {
+	start := len(b)
+	b = append(b, "  "...)
 	for i, c := range r.cols {
 		switch {
 		case lineColor != "":
-			line.WriteString(st.paint(lineColor, c, true))
+			b = st.appendPaint(b, lineColor, c, true)
 		case i == 0:
-			line.WriteString(st.paint(bold, c, true))
+			b = st.appendPaint(b, bold, c, true)
 		case i == 3:
-			line.WriteString(st.paint(dim, c, true))
+			b = st.appendPaint(b, dim, c, true)
 		default:
-			line.WriteString(c)
+			b = append(b, c...)
 		}
 		if i < len(r.cols)-1 {
-			line.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(c)+2))
+			for pad := width[i] - r.runes[i] + 2; pad > 0; {
+				n := min(pad, len(spaces))
+				b = append(b, spaces[:n]...)
+				pad -= n
+			}
 		}
 	}
 	if r.tags != "" {
-		line.WriteString("  " + st.paint(cyan, r.tags, true))
+		b = append(b, "  "...)
+		b = st.appendPaint(b, cyan, r.tags, true)
 	}
 	if r.mark != "" {
-		line.WriteString("  " + st.paint(r.markCo, r.mark, true))
+		b = append(b, "  "...)
+		b = st.appendPaint(b, r.markCo, r.mark, true)
 	}
 	// Padding an empty last column would leave trailing spaces.
-	b.WriteString(strings.TrimRight(line.String(), " "))
-	b.WriteByte('\n')
+	for len(b) > start && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	return append(b, '\n')
+}
+
+// appendPaint is paint appending to b.
+func (st Style) appendPaint(b []byte, code, s string, on bool) []byte {
+	if !st.Color || !on || s == "" {
+		return append(b, s...)
+	}
+	b = append(b, code...)
+	b = append(b, s...)
+	return append(b, reset...)
 }
 
 // Printable shows control characters (C0, DEL, C1, U+2028/9) as Go
