@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -76,7 +77,7 @@ type Daemon struct {
 	started time.Time
 	reapEnv string
 
-	ln      *listener
+	ln      *net.UnixListener
 	sockIno uint64
 	ptmx    *os.File
 	child   *os.Process
@@ -130,7 +131,7 @@ type Daemon struct {
 }
 
 type client struct {
-	conn     *os.File
+	conn     *net.UnixConn
 	raw      syscall.RawConn
 	role     int
 	rows     int
@@ -984,7 +985,7 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 func (d *Daemon) stopAccepting() {
 	d.removeSock()
 	d.closing.Store(true)
-	if d.ln.f.SetReadDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
+	if d.ln.SetDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
 		<-d.acceptDone
 	}
 }
