@@ -49,13 +49,25 @@ func TestDaemonOneProcessorChildKeepsCallerEnv(t *testing.T) {
 	}
 }
 
-// privateBudget is what an idle session's daemon may keep private
-// (Private_Dirty): the Go runtime's own floor is about half a megabyte.
-const privateBudget = 1 << 20
+// privateBudget bounds what an idle session's daemon keeps private
+// (Private_Dirty, the pages no other process shares, which is also nearly
+// all of its Pss when sessions are many). A Go program that only sleeps
+// keeps about 520 KB; the daemon's own part on top of that (its
+// goroutines' stacks, the threads that os/signal and start-up's blocking
+// system calls leave, the empty screen, buffers and start-up garbage that
+// an idle daemon never collects) was about 320 KB when this bound was set.
+const privateBudget = 900 << 10
 
 // TestIdleDaemonPrivateMemory: an idle session costs its daemon's private
-// memory (what no other process shares), which stays within budget.
+// memory, and that stays within budget. The figure is the least of three
+// idle daemons: how many OS threads a daemon is left with depends on how
+// its start-up's system calls overlapped (a thread is about 25 KB), which
+// a loaded machine varies, while a change that costs every daemon memory
+// raises the least of them too.
 func TestIdleDaemonPrivateMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("memory measurement: run without -race")
+	}
 	// A freshly built binary is dirty in the page cache, which smaps
 	// counts as the process's own dirty pages until it is written back.
 	if f, err := os.Open(filepath.Join(testutil.BinDir(t), "pty-daemon")); err == nil {
@@ -63,19 +75,25 @@ func TestIdleDaemonPrivateMemory(t *testing.T) {
 		f.Close()
 	}
 	root := testutil.Root(t)
-	pid := start(t, root, "idle", "sleep", "60")
-	// Idle: the metadata written, the readiness fsync and the start-up
-	// goroutines done, so the figure holds still.
-	priv, since := -1, time.Now()
-	testutil.WaitFor(t, 10*time.Second, "the daemon's memory to settle", func() bool {
-		if cur := privateDirty(t, pid); cur != priv {
-			priv, since = cur, time.Now()
+	least := -1
+	for i := range 3 {
+		pid := start(t, root, "idle"+strconv.Itoa(i), "sleep", "60")
+		// Idle: the metadata written, the readiness fsync and the
+		// start-up goroutines done, so the figure holds still.
+		priv, since := -1, time.Now()
+		testutil.WaitFor(t, 10*time.Second, "the daemon's memory to settle", func() bool {
+			if cur := privateDirty(t, pid); cur != priv {
+				priv, since = cur, time.Now()
+			}
+			return time.Since(since) >= 300*time.Millisecond
+		})
+		t.Logf("idle daemon %d: Private_Dirty %d KB", i, priv>>10)
+		if least < 0 || priv < least {
+			least = priv
 		}
-		return time.Since(since) >= 300*time.Millisecond
-	})
-	t.Logf("idle daemon: Private_Dirty %d KB", priv>>10)
-	if priv > privateBudget {
-		t.Errorf("idle daemon keeps %d KB private (Private_Dirty), over the %d KB budget", priv>>10, privateBudget>>10)
+	}
+	if least > privateBudget {
+		t.Errorf("an idle daemon keeps %d KB private (Private_Dirty, the least of three), over the %d KB budget", least>>10, privateBudget>>10)
 	}
 }
 
