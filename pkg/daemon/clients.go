@@ -660,7 +660,9 @@ func (d *Daemon) sync(c *client) {
 // minimum over writable clients; with none, the size stays. Called under
 // d.mu.
 func (d *Daemon) renegotiate() {
-	d.fitProcs()
+	if d.writers == 0 {
+		d.fitProcs(false)
+	}
 	rows, cols := 0, 0
 	for c := range d.clients {
 		if c.role != roleWritable || c.closed {

@@ -589,6 +589,9 @@ func (d *Daemon) emulate(b []byte) {
 	d.mu.Lock()
 	d.screen.Write(b)
 	flood := d.flooding(len(b))
+	if flood && d.writers > 0 {
+		d.fitProcs(true)
+	}
 	for c := range d.clients {
 		if !c.live {
 			continue
@@ -820,6 +823,11 @@ func (d *Daemon) metaLoop() {
 			// the way to the emulator, grown buffers) would otherwise
 			// stay resident until the next GC, which an idle session
 			// may never run; a trickle of output is not worth a GC.
+			// Back to one processor first, so that what the others'
+			// caches held is free by then.
+			d.mu.Lock()
+			d.fitProcs(false)
+			d.mu.Unlock()
 			if d.outBytes.Load() >= trimAfter {
 				d.outBytes.Store(0)
 				d.trimClients()
