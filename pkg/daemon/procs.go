@@ -9,8 +9,9 @@ import "runtime"
 // spawn starts the daemon with GOMAXPROCS=1 because every processor the
 // runtime has ever set up keeps private memory for good: its own
 // structures, a thread to run it, and the partly used spans its
-// allocation cache took, which one attach and detach left behind at about
-// 300 KB when the default was taken for as long as a client was attached.
+// allocation cache took. Taken for as long as a client was attached, a
+// second processor made a session someone had once attached to cost a
+// third more than an idle one (TestAttachedSessionStaysSmall).
 // A flood ends with its garbage handed back to the system (metaLoop),
 // after the processors are back to one. Called under d.mu.
 func (d *Daemon) fitProcs(many bool) {
