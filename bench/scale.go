@@ -95,16 +95,8 @@ func (e *env) memWorkload() {
 		// Let start-up garbage be collected and returned as it would be
 		// in a session left alone.
 		time.Sleep(3 * time.Second)
-		var pss, priv int
-		for _, pid := range e.ptyDaemons() {
-			a, b := smapsKB(pid)
-			pss, priv = pss+a, priv+b
-		}
-		tp, tpriv := 0, 0
-		if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-			tp, tpriv = smapsKB(pid)
-		}
+		pss, priv := smapsSum(e.ptyDaemons())
+		tp, tpriv := e.tmuxServerSmaps()
 		per := func(kb int) float64 { return float64(kb) / 1024 / float64(n) }
 		fmt.Printf("  %3d sessions, Pss per session       pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(pss), per(tp), ratio(float64(pss), float64(tp)))
 		fmt.Printf("  %3d sessions, Private_Dirty/session pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(priv), per(tpriv), ratio(float64(priv), float64(tpriv)))
@@ -144,22 +136,14 @@ func (e *env) memAttached(n, total int) {
 		visit(e.tmuxScale("attach-session", "-t", id), "\x02d")
 	}
 	time.Sleep(3 * time.Second)
-	var pss, priv int
+	var pids []int
 	for i := 0; i < n; i++ {
-		b, err := os.ReadFile(filepath.Join(e.root, "sc"+strconv.Itoa(i)+".pid"))
-		if err != nil {
-			continue
-		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			a, b := smapsKB(pid)
-			pss, priv = pss+a, priv+b
+		if pid, ok := pidFile(filepath.Join(e.root, "sc"+strconv.Itoa(i)+".pid")); ok {
+			pids = append(pids, pid)
 		}
 	}
-	tp, tpriv := 0, 0
-	if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-		tp, tpriv = smapsKB(pid)
-	}
+	pss, priv := smapsSum(pids)
+	tp, tpriv := e.tmuxServerSmaps()
 	per := func(kb, k int) float64 { return float64(kb) / 1024 / float64(k) }
 	fmt.Printf("  %3d attached once, Pss per session  pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(pss, n), per(tp, total), ratio(per(pss, n), per(tp, total)))
 	fmt.Printf("  %3d attached once, Private_Dirty    pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(priv, n), per(tpriv, total), ratio(per(priv, n), per(tpriv, total)))
@@ -212,12 +196,40 @@ func (e *env) ptyDaemons() []int {
 	files, _ := filepath.Glob(filepath.Join(e.root, "*.pid"))
 	var out []int
 	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+		if pid, ok := pidFile(p); ok {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// pidFile reads the pid a pid file names.
+func pidFile(path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid, err == nil
+}
+
+// smapsSum adds up the Pss and Private_Dirty of pids, in KB.
+func smapsSum(pids []int) (pss, privDirty int) {
+	for _, pid := range pids {
+		a, b := smapsKB(pid)
+		pss, privDirty = pss+a, privDirty+b
+	}
+	return pss, privDirty
+}
+
+// tmuxServerSmaps is the private tmux server's Pss and Private_Dirty in KB.
+func (e *env) tmuxServerSmaps() (pss, privDirty int) {
+	out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output()
+	if err != nil {
+		return 0, 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return smapsKB(pid)
 }
 
 // smapsKB returns a process's Pss and Private_Dirty in KB.
