@@ -589,7 +589,9 @@ func (d *Daemon) emulate(b []byte) {
 	d.mu.Lock()
 	d.screen.Write(b)
 	flood := d.flooding(len(b))
-	if flood && d.writers > 0 {
+	// A second processor from a quarter of the flood threshold on, so
+	// that telling a flood does not wait on one processor's pace.
+	if d.writers > 0 && (flood || d.floodBytes >= floodKeep) {
 		d.fitProcs(true)
 	}
 	for c := range d.clients {
