@@ -51,9 +51,8 @@ func (d *Daemon) acceptLoop() {
 			if d.closing.Load() {
 				// The socket is gone: serve who connected before.
 				for {
-					d.ln.SetDeadline(time.Now().Add(drainWait))
-					conn, err := d.ln.AcceptUnix()
-					if err != nil {
+					conn, ok := acceptQueued(d.ln)
+					if !ok {
 						return
 					}
 					d.serve(conn)

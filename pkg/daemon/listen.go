@@ -3,7 +3,9 @@ package daemon
 import (
 	"errors"
 	"net"
-	"time"
+	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // The session socket is package net's: a listener written by hand with
@@ -31,8 +33,37 @@ func listenUnix(path string) (*net.UnixListener, error) {
 	return ln, nil
 }
 
-// drainWait is how long, once the socket file is gone, the daemon waits
-// for a connection beyond those already queued: none can come any more,
-// but net's Accept with a deadline already past would not even take the
-// queued ones.
-const drainWait = time.Millisecond
+// acceptQueued accepts a connection already queued on ln without waiting
+// for one, and reports false when there is none. It is what drains the
+// socket at the end (stopAccepting): net's Accept with a deadline already
+// past does not even look at the queue, and one a little ahead may pass
+// before a busy daemon looks.
+func acceptQueued(ln *net.UnixListener) (*net.UnixConn, bool) {
+	rc, err := ln.SyscallConn()
+	if err != nil {
+		return nil, false
+	}
+	nfd := -1
+	cerr := rc.Control(func(fd uintptr) {
+		for {
+			nfd, _, err = unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			if err != unix.EINTR {
+				return
+			}
+		}
+	})
+	if cerr != nil || err != nil {
+		return nil, false
+	}
+	f := os.NewFile(uintptr(nfd), "client")
+	defer f.Close() // FileConn holds a duplicate
+	c, err := net.FileConn(f)
+	if err != nil {
+		return nil, false
+	}
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+	}
+	return uc, ok
+}
