@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 // scaleCounts are the registry sizes of the list and memory workloads.
@@ -92,20 +95,58 @@ func (e *env) memWorkload() {
 		// Let start-up garbage be collected and returned as it would be
 		// in a session left alone.
 		time.Sleep(3 * time.Second)
-		var pss, priv int
-		for _, pid := range e.ptyDaemons() {
-			a, b := smapsKB(pid)
-			pss, priv = pss+a, priv+b
-		}
-		tp, tpriv := 0, 0
-		if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
-			tp, tpriv = smapsKB(pid)
-		}
+		pss, priv := smapsSum(e.ptyDaemons())
+		tp, tpriv := e.tmuxServerSmaps()
 		per := func(kb int) float64 { return float64(kb) / 1024 / float64(n) }
 		fmt.Printf("  %3d sessions, Pss per session       pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(pss), per(tp), ratio(float64(pss), float64(tp)))
 		fmt.Printf("  %3d sessions, Private_Dirty/session pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(priv), per(tpriv), ratio(float64(priv), float64(tpriv)))
+		if n == scaleCounts[len(scaleCounts)-1] {
+			e.memAttached(50, n)
+		}
 	})
+}
+
+// memAttached attaches a terminal to each of the first n of the total
+// sessions, types a line, detaches, and reports what they cost then: a
+// session somebody looked at once is the common case, and what an attach
+// leaves behind stays for the session's life. pty's figure is the mean of
+// those n daemons, tmux's its server's over all its sessions.
+func (e *env) memAttached(n, total int) {
+	visit := func(c *exec.Cmd, detach string) {
+		f, err := pty.StartWithSize(c, &pty.Winsize{Rows: 24, Cols: 80})
+		check(err)
+		go io.Copy(io.Discard, f)
+		time.Sleep(300 * time.Millisecond)
+		f.Write([]byte("typed while attached\r"))
+		time.Sleep(200 * time.Millisecond)
+		f.Write([]byte(detach))
+		done := make(chan struct{})
+		go func() { c.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			c.Process.Kill()
+			<-done
+		}
+		f.Close()
+	}
+	for i := 0; i < n; i++ {
+		id := "sc" + strconv.Itoa(i)
+		visit(e.ptyCmd2("pty-attach", id), "\x1c")
+		visit(e.tmuxScale("attach-session", "-t", id), "\x02d")
+	}
+	time.Sleep(3 * time.Second)
+	var pids []int
+	for i := 0; i < n; i++ {
+		if pid, ok := pidFile(filepath.Join(e.root, "sc"+strconv.Itoa(i)+".pid")); ok {
+			pids = append(pids, pid)
+		}
+	}
+	pss, priv := smapsSum(pids)
+	tp, tpriv := e.tmuxServerSmaps()
+	per := func(kb, k int) float64 { return float64(kb) / 1024 / float64(k) }
+	fmt.Printf("  %3d attached once, Pss per session  pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(pss, n), per(tp, total), ratio(per(pss, n), per(tp, total)))
+	fmt.Printf("  %3d attached once, Private_Dirty    pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(priv, n), per(tpriv, total), ratio(per(priv, n), per(tpriv, total)))
 }
 
 // atScale runs f with n idle `sleep` sessions in pty and in a private tmux
@@ -155,12 +196,40 @@ func (e *env) ptyDaemons() []int {
 	files, _ := filepath.Glob(filepath.Join(e.root, "*.pid"))
 	var out []int
 	for _, p := range files {
-		b, _ := os.ReadFile(p)
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+		if pid, ok := pidFile(p); ok {
 			out = append(out, pid)
 		}
 	}
 	return out
+}
+
+// pidFile reads the pid a pid file names.
+func pidFile(path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid, err == nil
+}
+
+// smapsSum adds up the Pss and Private_Dirty of pids, in KB.
+func smapsSum(pids []int) (pss, privDirty int) {
+	for _, pid := range pids {
+		a, b := smapsKB(pid)
+		pss, privDirty = pss+a, privDirty+b
+	}
+	return pss, privDirty
+}
+
+// tmuxServerSmaps is the private tmux server's Pss and Private_Dirty in KB.
+func (e *env) tmuxServerSmaps() (pss, privDirty int) {
+	out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output()
+	if err != nil {
+		return 0, 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	return smapsKB(pid)
 }
 
 // smapsKB returns a process's Pss and Private_Dirty in KB.

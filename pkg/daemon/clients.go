@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -44,14 +45,14 @@ func (d *Daemon) acceptLoop() {
 	for {
 		conn, err := d.ln.AcceptUnix()
 		if err != nil {
-			if errors.Is(err, os.ErrClosed) {
+			if errors.Is(err, net.ErrClosed) {
 				return
 			}
 			if d.closing.Load() {
 				// The socket is gone: serve who connected before.
 				for {
-					conn, err := d.ln.acceptNow()
-					if err != nil {
+					conn, ok := acceptQueued(d.ln)
+					if !ok {
 						return
 					}
 					d.serve(conn)
@@ -65,7 +66,7 @@ func (d *Daemon) acceptLoop() {
 }
 
 // serve takes a new connection.
-func (d *Daemon) serve(conn *os.File) {
+func (d *Daemon) serve(conn *net.UnixConn) {
 	uid, err := peerUID(conn)
 	if err != nil || !PeerAllowed(uid, os.Getuid()) {
 		conn.Close()
@@ -331,7 +332,7 @@ func (d *Daemon) writeLoop(c *client) {
 		c.busy = len(buf) > 0 || len(ctl) > 0
 		c.inflight, c.inflightLen = cap(buf)+cap(ctl), len(buf)+len(ctl)
 		d.recount(c)
-		out := c.conn
+		var out io.Writer = c.conn
 		if c.tty != nil {
 			out = c.tty
 		}
@@ -658,7 +659,9 @@ func (d *Daemon) sync(c *client) {
 // minimum over writable clients; with none, the size stays. Called under
 // d.mu.
 func (d *Daemon) renegotiate() {
-	d.fitProcs()
+	if d.writers == 0 {
+		d.fitProcs(false)
+	}
 	rows, cols := 0, 0
 	for c := range d.clients {
 		if c.role != roleWritable || c.closed {

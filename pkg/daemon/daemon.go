@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -76,7 +77,7 @@ type Daemon struct {
 	started time.Time
 	reapEnv string
 
-	ln      *listener
+	ln      *net.UnixListener
 	sockIno uint64
 	ptmx    *os.File
 	child   *os.Process
@@ -130,7 +131,7 @@ type Daemon struct {
 }
 
 type client struct {
-	conn     *os.File
+	conn     *net.UnixConn
 	raw      syscall.RawConn
 	role     int
 	rows     int
@@ -588,6 +589,11 @@ func (d *Daemon) emulate(b []byte) {
 	d.mu.Lock()
 	d.screen.Write(b)
 	flood := d.flooding(len(b))
+	// A second processor from a quarter of the flood threshold on, so
+	// that telling a flood does not wait on one processor's pace.
+	if d.writers > 0 && (flood || d.floodBytes >= floodKeep) {
+		d.fitProcs(true)
+	}
 	for c := range d.clients {
 		if !c.live {
 			continue
@@ -819,6 +825,11 @@ func (d *Daemon) metaLoop() {
 			// the way to the emulator, grown buffers) would otherwise
 			// stay resident until the next GC, which an idle session
 			// may never run; a trickle of output is not worth a GC.
+			// Back to one processor first, so that what the others'
+			// caches held is free by then.
+			d.mu.Lock()
+			d.fitProcs(false)
+			d.mu.Unlock()
 			if d.outBytes.Load() >= trimAfter {
 				d.outBytes.Store(0)
 				d.trimClients()
@@ -984,7 +995,7 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 func (d *Daemon) stopAccepting() {
 	d.removeSock()
 	d.closing.Store(true)
-	if d.ln.f.SetReadDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
+	if d.ln.SetDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
 		<-d.acceptDone
 	}
 }

@@ -30,6 +30,10 @@ func init() {
 	signal.Notify(c, syscall.SIGUSR1)
 	go func() {
 		for range c {
+			// What the daemon had before this GC: whether it had
+			// collected at all, and how much it had allocated.
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
 			runtime.GC()
 			// Statistics first: writing the profile allocates a
 			// compressor bigger than the daemon's own heap.
@@ -45,13 +49,15 @@ func init() {
 				StackInuse, StackSys, MSpanInuse, MSpanSys, MCacheSys uint64
 				BuckHashSys, GCSys, OtherSys, Sys                     uint64
 				NumGC                                                 uint32
+				NumGCBefore                                           uint32
+				HeapAllocBefore, TotalAllocBefore                     uint64
 				Goroutines                                            int
 				Mallocs, Frees                                        uint64
 				BySize                                                []string
 				Classes                                               map[string]uint64
 			}{ms.HeapAlloc, ms.HeapInuse, ms.HeapIdle, ms.HeapReleased, ms.HeapSys,
 				ms.StackInuse, ms.StackSys, ms.MSpanInuse, ms.MSpanSys, ms.MCacheSys,
-				ms.BuckHashSys, ms.GCSys, ms.OtherSys, ms.Sys, ms.NumGC, runtime.NumGoroutine(), ms.Mallocs, ms.Frees, bySize(&ms), classes}, "", " ")
+				ms.BuckHashSys, ms.GCSys, ms.OtherSys, ms.Sys, ms.NumGC, before.NumGC, before.HeapAlloc, before.TotalAlloc, runtime.NumGoroutine(), ms.Mallocs, ms.Frees, bySize(&ms), classes}, "", " ")
 			os.WriteFile(path+".stats.json", b, 0o600)
 		}
 	}()

@@ -2,14 +2,20 @@ package daemon
 
 import "runtime"
 
-// fitProcs sets how many processors the daemon runs on: one while no
-// client is attached, the runtime's default while one is. spawn starts the
-// daemon with GOMAXPROCS=1, since each processor costs an idle session
-// private memory; an attached client's output is written while the next
-// chunk is emulated, which a second processor does in parallel. Called
-// under d.mu whenever the attached clients change (renegotiate).
-func (d *Daemon) fitProcs() {
-	switch many := d.writers > 0; {
+// fitProcs sets how many processors the daemon runs on: the runtime's
+// default while a flood of output (see flooding), or output on its way to
+// one, goes to an attached client, whose output is then written while the
+// next chunk is emulated, which a second processor does in parallel; one
+// otherwise. spawn starts the daemon with GOMAXPROCS=1 because every
+// processor the runtime has ever set up keeps private memory for good: its
+// own structures, a thread to run it, and the partly used spans its
+// allocation cache took. Taken for as long as a client was attached, a
+// second processor made a session someone had once attached to cost a
+// third more than with one (TestAttachedSessionStaysSmall). A flood ends
+// with its garbage handed back to the system (metaLoop), after the
+// processors are back to one. Called under d.mu.
+func (d *Daemon) fitProcs(many bool) {
+	switch {
 	case many && !d.manyProcs:
 		runtime.SetDefaultGOMAXPROCS()
 	case !many && d.manyProcs:
@@ -17,5 +23,5 @@ func (d *Daemon) fitProcs() {
 	default:
 		return
 	}
-	d.manyProcs = !d.manyProcs
+	d.manyProcs = many
 }

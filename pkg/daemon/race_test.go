@@ -78,3 +78,5 @@ func TestDaemonHasNoDataRaces(t *testing.T) {
 		t.Errorf("race report %s:\n%s", r, b)
 	}
 }
+
+const raceEnabled = true

@@ -558,7 +558,8 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 // The daemon also starts with GOMAXPROCS=1: the runtime sizes itself at
 // start-up, before main could lower it, and each extra processor costs an
 // idle session private memory (its allocation caches and the threads that
-// serve it); the daemon takes more while a client is attached. The
+// serve it); the daemon takes more only while a flood of output goes to
+// an attached client. The
 // caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
 // give back to the child.
 func daemonEnv(env []string) []string {
