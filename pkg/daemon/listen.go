@@ -19,23 +19,10 @@ type listener struct {
 	closed atomic.Bool
 }
 
-// listenUnix binds and listens on a unix socket at path.
-func listenUnix(path string) (*listener, error) {
-	fd, err := socketCloexec()
-	if err != nil {
-		return nil, os.NewSyscallError("socket", err)
-	}
-	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
-		syscall.Close(fd)
-		return nil, &os.PathError{Op: "bind", Path: path, Err: err}
-	}
-	// The kernel caps the backlog at net.core.somaxconn, which is what
-	// package net asks for.
-	if err := syscall.Listen(fd, 1<<16-1); err != nil {
-		syscall.Close(fd)
-		return nil, os.NewSyscallError("listen", err)
-	}
+// fileListener serves the listening, non-blocking socket fd.
+func fileListener(fd int, path string) (*listener, error) {
 	l := &listener{f: os.NewFile(uintptr(fd), path)}
+	var err error
 	if l.raw, err = l.f.SyscallConn(); err != nil {
 		l.f.Close()
 		return nil, err
@@ -84,26 +71,6 @@ func (l *listener) acceptNow() (*os.File, error) {
 func (l *listener) Close() error {
 	l.closed.Store(true)
 	return l.f.Close()
-}
-
-// socketCloexec returns a non-blocking unix stream socket that no child
-// inherits. ForkLock keeps a concurrent exec from inheriting it before it
-// is marked, as package net does where SOCK_CLOEXEC is missing.
-func socketCloexec() (int, error) {
-	syscall.ForkLock.RLock()
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err == nil {
-		syscall.CloseOnExec(fd)
-	}
-	syscall.ForkLock.RUnlock()
-	if err != nil {
-		return -1, err
-	}
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		syscall.Close(fd)
-		return -1, err
-	}
-	return fd, nil
 }
 
 // acceptCloexec accepts one connection as a non-blocking descriptor no
