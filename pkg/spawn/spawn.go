@@ -500,7 +500,6 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 	if cfg.Generation == "" {
 		cfg.Generation = NewGeneration()
 	}
-	cfg.Rows, cfg.Cols = proto.ClampSize(max(cfg.Rows, 1), max(cfg.Cols, 1))
 	cfg.Waited = !startable(cfg, env)
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
@@ -631,16 +630,24 @@ func abandon(cfg DaemonConfig, pid int) {
 // serve it); the daemon takes more while a client is attached. The
 // caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
 // give back to the child.
+//
+// A variable given twice keeps its last value, as os/exec has it.
 func daemonEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
+	at := make(map[string]int, len(env))
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
 		case "PTY_SESSION", "PTY_SESSION_GENERATION", callerGOMAXPROCS:
 			continue
 		case "GOMAXPROCS":
-			kv = callerGOMAXPROCS + "=" + v
+			k, kv = callerGOMAXPROCS, callerGOMAXPROCS+"="+v
 		}
+		if i, ok := at[k]; ok {
+			out[i] = kv
+			continue
+		}
+		at[k] = len(out)
 		out = append(out, kv)
 	}
 	return append(out, "GOMAXPROCS=1")
