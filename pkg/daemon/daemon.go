@@ -237,6 +237,12 @@ func inheritListener(fd int, path string) (*listener, error) {
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		return nil, err
 	}
+	// Listening again makes the credentials a client reads with
+	// SO_PEERCRED ours rather than the launcher's, which called listen
+	// first: the socket names its daemon for a session without a pid file.
+	if err := syscall.Listen(fd, 1<<16-1); err != nil {
+		return nil, os.NewSyscallError("listen", err)
+	}
 	return fileListener(fd, path)
 }
 
