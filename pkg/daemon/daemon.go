@@ -11,7 +11,6 @@
 package daemon
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -29,7 +28,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/internal/errs"
-	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -170,15 +168,22 @@ type client struct {
 	spoke bool
 }
 
-// Status is what the daemon writes on the readiness pipe.
-type readyWriter interface{ io.Writer }
-
 // Main runs the daemon for pty-daemon: it reads the config from fd 3,
-// reports readiness on fd 4 and returns the process exit status. args are
-// its arguments after the program name: id, generation and root, which
-// must be the config's (see layout.DaemonArgs: they are how a pid is told
-// to be this session's daemon).
+// takes the listening socket from fd 5, reports the command's start on fd
+// 4 and returns the process exit status. args are its arguments after the
+// program name: id, generation and root, which must be the config's (see
+// layout.DaemonArgs: they are how a pid is told to be this session's
+// daemon).
+//
+// The launcher has published the session before we run (spawn's claim):
+// the record, the pid file and the socket are ours already, and clients
+// may be waiting in the socket's backlog.
 func Main(args []string) int {
+	// Catch a stop from the very start: one that lands before the child
+	// runs is handled by Serve like any other, instead of killing us with
+	// the session published and nothing recorded.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cfgFile := os.NewFile(3, "config")
 	status := os.NewFile(4, "status")
 	if cfgFile == nil || status == nil {
@@ -194,19 +199,27 @@ func Main(args []string) int {
 	if err == nil && (len(args) != 3 || cfg.ID != args[0] || cfg.Generation != args[1] || cfg.Root != args[2]) {
 		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not the session its arguments name")
 	}
+	var ln *net.UnixListener
+	if err == nil {
+		ln, err = inheritListener(5, layout.PathsFor(cfg.Root, cfg.ID).Sock())
+	}
 	if err != nil {
 		status.WriteString("error pty-daemon: bad launch config: " + err.Error() + "\n")
 		status.Close()
 		return 1
 	}
-	d, err := Start(cfg)
-	if err != nil {
+	d, err := Start(cfg, ln, sigs)
+	if err != nil && cfg.Waited {
 		status.WriteString("error " + oneLine(err.Error()) + "\n")
 		status.Close()
 		return 1
 	}
+	// The launcher waits for this only when it asked to (cfg.Waited).
 	status.WriteString("ok\n")
 	status.Close()
+	if err != nil {
+		return d.startFailed(err)
+	}
 	// Durable now that the caller is not waiting: a permanent session's
 	// record must survive a power loss for gc to bring it back.
 	go layout.SyncFile(layout.PathsFor(d.root, d.id).Meta())
@@ -215,15 +228,30 @@ func Main(args []string) int {
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
-// Start claims the session id, publishes the socket, pid and metadata, and
-// starts the child. Any error leaves nothing on disk.
-func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
-	if err := spawn.CheckCwd(cfg.Cwd); err != nil {
+// inheritListener takes over the listening socket the launcher bound.
+func inheritListener(fd int, path string) (*net.UnixListener, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		return nil, errors.New("no listening socket on fd " + strconv.Itoa(fd))
+	}
+	syscall.CloseOnExec(fd)
+	if err := syscall.SetNonblock(fd, true); err != nil {
 		return nil, err
 	}
-	if cfg.Generation == "" {
-		cfg.Generation = spawn.NewGeneration()
+	// Listening again makes the credentials a client reads with
+	// SO_PEERCRED ours rather than the launcher's, which called listen
+	// first: the socket names its daemon for a session without a pid file.
+	if err := syscall.Listen(fd, 1<<16-1); err != nil {
+		return nil, os.NewSyscallError("listen", err)
 	}
+	return fileListener(fd, path)
+}
+
+// Start starts the child of a session the launcher has claimed, serving
+// on ln; sigs receives the stops that Serve handles. On error the daemon
+// still holds the session: the caller either unclaims it (the launcher
+// waits to report the error) or ends it with the error (startFailed).
+func Start(cfg spawn.DaemonConfig, ln *net.UnixListener, sigs chan os.Signal) (*Daemon, error) {
 	// spawn validates the size; this holds for any launcher, so a config
 	// cannot make the emulator allocate more than a session may hold.
 	if cfg.Rows <= 0 {
@@ -238,8 +266,12 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		root:      cfg.Root,
 		id:        cfg.ID,
 		gen:       cfg.Generation,
+		created:   cfg.CreatedAt,
 		started:   time.Now(),
 		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
+		ln:        ln,
+		sockIno:   cfg.SockIno,
+		sigs:      sigs,
 		clients:   map[*client]struct{}{},
 		rows:      cfg.Rows,
 		cols:      cfg.Cols,
@@ -253,11 +285,6 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 
 		acceptDone: make(chan struct{}),
 	}
-	// Catch a stop from the very start: one that lands while we claim the
-	// id is handled by Serve like any other, instead of killing us with
-	// half-published files.
-	d.sigs = make(chan os.Signal, 4)
-	signal.Notify(d.sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	// Before the child exists, so its exit cannot slip by unnoticed.
 	d.sigchld = make(chan os.Signal, 1)
 	signal.Notify(d.sigchld, syscall.SIGCHLD)
@@ -267,106 +294,34 @@ func Start(cfg spawn.DaemonConfig) (*Daemon, error) {
 		Reply:      d.onReply,
 		OnEvent:    d.onEvent,
 	})
-	// The child must not start before the id is ours; the child's own
-	// environment needs the generation, which is minted above.
-	if err := d.claim(); err != nil {
-		return nil, err
+	err := spawn.CheckCwd(cfg.Cwd)
+	if err == nil {
+		err = d.startChild()
 	}
-	if err := d.startChild(); err != nil {
-		d.unclaim()
-		return nil, errs.Wrap("start "+cfg.Command, err)
+	if err != nil {
+		err = errs.Wrap("start "+cfg.Command, err)
+		if cfg.Waited {
+			d.unclaim()
+		}
+		return d, err
 	}
 	return d, nil
 }
 
-// claim does, under both session locks, the check-and-create that makes
-// two concurrent starts of one id end with exactly one session: the
-// existence checks, the socket bind, the pid file, the metadata and the
-// fresh event log with session_start.
-func (d *Daemon) claim() error {
-	p := layout.PathsFor(d.root, d.id)
-	return layout.Locked(d.root, d.id, 5*time.Second, func() error {
-		m, err := layout.ReadMetadata(d.root, d.id)
-		switch {
-		case err == nil:
-			if alive, _ := layout.DaemonAlive(d.root, d.id); alive {
-				return errors.New("running " + d.id)
-			}
-			if !d.cfg.Replace {
-				return errors.New("inuse " + d.id)
-			}
-			if g := d.cfg.ReplaceGen; g != "" && m.Generation != g {
-				return errors.New("replaced " + d.id)
-			}
-			if err := layout.RemoveFiles(d.root, d.id); err != nil {
-				return errs.Wrap("replace "+d.id, err)
-			}
-		case errors.Is(err, layout.ErrNotFound):
-			if alive, _ := layout.DaemonAlive(d.root, d.id); alive {
-				return errors.New("running " + d.id)
-			}
-			if d.cfg.ReplaceGen != "" {
-				return errors.New("replaced " + d.id) // removed meanwhile
-			}
-		default:
-			if d.cfg.ReplaceGen != "" {
-				return errors.New("replaced " + d.id)
-			}
-			if !d.cfg.Replace {
-				return errors.New("inuse " + d.id)
-			}
-			layout.RemoveFiles(d.root, d.id)
-		}
-		// Nobody alive owns the id and we hold its locks: a socket or pid
-		// file still here is debris from a crash.
-		os.Remove(p.Sock())
-		os.Remove(p.Pid())
-		old := unix.Umask(0o077)
-		ln, err := listenUnix(p.Sock())
-		unix.Umask(old)
-		if err != nil {
-			if errors.Is(err, syscall.EADDRINUSE) {
-				return errors.New("running " + d.id)
-			}
-			return errs.Wrap("listen on "+p.Sock(), err)
-		}
-		os.Chmod(p.Sock(), 0o600)
-		d.ln = ln
-		var st unix.Stat_t
-		if unix.Stat(p.Sock(), &st) == nil {
-			d.sockIno = uint64(st.Ino)
-		}
-		undo := func() {
-			ln.Close()
-			os.Remove(p.Sock())
-			os.Remove(p.Pid())
-			os.Remove(p.Meta())
-			os.Remove(p.Events())
-		}
-		// No fsync for the pid file: after a crash it names nobody. The
-		// metadata's is deferred to just after readiness (Main), since
-		// fsyncs here would be most of a session's start-up time.
-		if err := layout.WriteFileAtomicNoSync(p.Pid(), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
-			undo()
-			return err
-		}
-		d.created = layout.Now()
-		meta := d.initialMetadata()
-		if err := layout.WriteMetadataNoSync(d.root, d.id, meta); err != nil {
-			undo()
-			return err
-		}
-		os.Remove(p.Events())
-		ev := layout.NewEvent(d.id, layout.EventSessionStart)
-		if len(d.cfg.Tags) > 0 {
-			ev.Fields = map[string]any{"tags": d.cfg.Tags}
-		}
-		if err := layout.AppendEventsLockedPlain(d.root, d.id, ev); err != nil {
-			undo()
-			return err
-		}
-		return nil
-	})
+// startFailed ends a session whose command could not be started after the
+// launcher had returned: the reason is on its screen, for whoever looks,
+// and the session ends as a shell reports such a command, with exit status
+// 127 when it is missing and 126 otherwise.
+func (d *Daemon) startFailed(err error) int {
+	d.screen.Write([]byte("pty: " + err.Error() + "\r\n"))
+	close(d.pumpDone)
+	go d.acceptLoop()
+	code := 126
+	if errors.Is(err, os.ErrNotExist) {
+		code = 127
+	}
+	d.finish(code, 0, false, nil)
+	return 0
 }
 
 // unclaim undoes claim after the child failed to start.
@@ -381,47 +336,6 @@ func (d *Daemon) unclaim() {
 		}
 		return nil
 	})
-}
-
-func (d *Daemon) initialMetadata() *layout.Metadata {
-	c := d.cfg
-	m := &layout.Metadata{}
-	for k, v := range c.Extra {
-		switch k {
-		case "state":
-			var err error
-			if m.State, err = jsonlite.NewDecoder(v).RawObject(nil); err != nil {
-				m.State = nil // as json.Unmarshal left it
-			}
-		default:
-			if m.Extra == nil {
-				m.Extra = map[string]json.RawMessage{}
-			}
-			m.Extra[k] = v
-		}
-	}
-	// Stale fields of a carried-over record must not shadow ours.
-	for _, k := range layout.MetadataFields() {
-		delete(m.Extra, k)
-	}
-	m.Command = c.Command
-	m.Args = c.Args
-	if m.Args == nil {
-		m.Args = []string{}
-	}
-	m.DisplayCommand = c.DisplayCommand
-	m.Cwd = c.Cwd
-	m.CreatedAt = d.created
-	m.Tags = c.Tags
-	m.DisplayName = c.DisplayName
-	m.Rows, m.Cols = c.Rows, c.Cols
-	m.Ephemeral = c.Ephemeral
-	m.IsolateEnv = c.IsolateEnv
-	m.ExtraEnv = c.ExtraEnv
-	m.UnsetEnv = c.UnsetEnv
-	m.Generation = d.gen
-	m.DaemonPid = os.Getpid()
-	return m
 }
 
 func (d *Daemon) startChild() error {

@@ -15,19 +15,21 @@ import (
 // side by side), while package net's code is in the binary once, shared by
 // every session.
 
-// listenUnix binds and listens on a unix socket at path. The socket file
-// outlives the listener's Close: removeOwned removes it, and only while it
-// is still ours.
-func listenUnix(path string) (*net.UnixListener, error) {
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+// fileListener serves the listening socket fd that the launcher bound
+// (the descriptor is the listener's from then on). The socket file outlives
+// the listener's Close: removeOwned removes it, and only while it is still
+// ours.
+func fileListener(fd int, path string) (*net.UnixListener, error) {
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close() // FileListener holds a duplicate
+	l, err := net.FileListener(f)
 	if err != nil {
-		// The system call's error ("bind: address already in use"): the
-		// caller names the path.
-		var oe *net.OpError
-		if errors.As(err, &oe) {
-			err = oe.Err
-		}
 		return nil, err
+	}
+	ln, ok := l.(*net.UnixListener)
+	if !ok {
+		l.Close()
+		return nil, errors.New(path + " is not a unix socket")
 	}
 	ln.SetUnlinkOnClose(false)
 	return ln, nil

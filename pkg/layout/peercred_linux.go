@@ -8,12 +8,7 @@ import "syscall"
 // original pty's) or whose record is unreadable, so it can still be
 // stopped.
 func socketPeerPid(path string) int {
-	syscall.ForkLock.RLock()
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err == nil {
-		syscall.CloseOnExec(fd)
-	}
-	syscall.ForkLock.RUnlock()
+	fd, err := UnixSocket()
 	if err != nil {
 		return 0
 	}

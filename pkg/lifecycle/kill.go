@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -145,6 +146,9 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		return res, fmt.Errorf("Failed to kill session %q: daemon PID %d is still running after %v.", s.ID, pid, wait)
 	}
 	cleanStale(root, s.ID, pid)
+	if len(desc) == 0 {
+		recordStopped(root, s.ID, gen)
+	}
 
 	if left := procs.Survivors(desc); len(left) > 0 {
 		res.Escalated = true
@@ -164,6 +168,37 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// recordStopped records the exit of a session whose daemon died of the
+// SIGTERM without recording it, as the daemon records a stop: a daemon
+// just started by run -d handles stops only once its runtime is up, and
+// until then it has started nothing (its command comes after). A record
+// that already has an exit, or is of another generation now, is left as
+// it is.
+func recordStopped(root, id, gen string) {
+	code, sig := 128+int(syscall.SIGTERM), int(syscall.SIGTERM)
+	m, err := layout.UpdatePlain(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+		if m.Exited() || m.Generation != gen {
+			return nil, layout.ErrNoChange
+		}
+		m.ExitCode, m.Signal, m.ExitedAt = &code, &sig, layout.Now()
+		return []layout.Event{layout.NewEvent(id, layout.EventSessionExit, "exitCode", code, "signal", sig)}, nil
+	})
+	if err != nil || !m.Ephemeral {
+		return
+	}
+	if v, ok := m.Tags["keep"]; ok && !slices.Contains([]string{"false", "0", "no", "off"}, strings.ToLower(strings.TrimSpace(v))) {
+		return
+	}
+	layout.Locked(root, id, layout.MetaLockWait, func() error {
+		if m, err := layout.ReadMetadata(root, id); err == nil && m.Generation == gen {
+			p := layout.PathsFor(root, id)
+			os.Remove(p.Meta())
+			os.Remove(p.Events())
+		}
+		return nil
+	})
 }
 
 // killLeftovers is Kill for a session whose daemon is gone.

@@ -154,3 +154,39 @@ func TestKillRefusesAForeignPid(t *testing.T) {
 		t.Error("the foreign process was signalled")
 	}
 }
+
+// A daemon that dies of the SIGTERM without recording anything (one just
+// started, whose runtime is not up yet) has started nothing: kill records
+// the stop, as the daemon would have, and an ephemeral record goes.
+func TestKillRecordsAStopTheDaemonCouldNot(t *testing.T) {
+	for _, ephemeral := range []bool{false, true} {
+		root := testutil.Root(t)
+		pid := testutil.FakeDaemon(t, root, "young", "g1")
+		m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", DaemonPid: pid, Ephemeral: ephemeral}
+		if err := layout.WriteMetadata(root, "young", m); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(layout.PathsFor(root, "young").Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600)
+		s, err := layout.Load(root, "young")
+		if err != nil || s.Status != layout.Running {
+			t.Fatalf("stand-in session: %+v %v", s, err)
+		}
+		if _, err := Kill(root, s, KillOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		after, err := layout.ReadMetadata(root, "young")
+		if ephemeral {
+			if !errors.Is(err, layout.ErrNotFound) {
+				t.Errorf("ephemeral record after kill: %+v %v, want it removed", after, err)
+			}
+			continue
+		}
+		if err != nil || after.ExitCode == nil || *after.ExitCode != 143 || after.Signal == nil || *after.Signal != 15 {
+			t.Fatalf("record after kill: %+v %v, want exit 143 by signal 15", after, err)
+		}
+		evs, _ := layout.ReadEvents(root, "young")
+		if len(evs) == 0 || evs[len(evs)-1].Type != layout.EventSessionExit {
+			t.Errorf("events after kill: %+v, want session_exit last", evs)
+		}
+	}
+}

@@ -54,6 +54,16 @@ func ParseDaemonConfig(b []byte) (DaemonConfig, error) {
 			err = jsonlite.Into(d, &c.ReplaceGen, d.String)
 		case "generation":
 			err = jsonlite.Into(d, &c.Generation, d.String)
+		case "createdAt":
+			err = jsonlite.Into(d, &c.CreatedAt, d.String)
+		case "sockIno":
+			var n int
+			if n, err = d.Int(); err == nil && n < 0 {
+				err = errors.New("negative inode")
+			}
+			c.SockIno = uint64(n)
+		case "waited":
+			err = jsonlite.Into(d, &c.Waited, d.Bool)
 		default:
 			_, err = d.Raw()
 		}

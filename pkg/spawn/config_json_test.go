@@ -42,6 +42,7 @@ func TestParseDaemonConfigReadsWhatJSONUnmarshalReads(t *testing.T) {
 			Root: text(), ID: text(), Command: text(), Args: strs(), DisplayCommand: text(), Cwd: text(),
 			Rows: r.IntN(1000), Cols: r.IntN(1000) - 10, Tags: smap(), ExtraEnv: smap(), UnsetEnv: strs(),
 			IsolateEnv: r.IntN(2) == 0, Ephemeral: r.IntN(2) == 0, Replace: r.IntN(2) == 0, ReplaceGen: text(),
+			CreatedAt: text(), SockIno: uint64(r.IntN(1 << 40)), Waited: r.IntN(2) == 0,
 		}
 		if r.IntN(2) == 0 {
 			n := text()

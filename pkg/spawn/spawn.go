@@ -84,6 +84,16 @@ type DaemonConfig struct {
 	// also be in the daemon's arguments (layout.DaemonArgs), where anyone
 	// can check a pid against a record.
 	Generation string `json:"generation,omitempty"`
+	// Set by Launch once it has claimed the session for the daemon (see
+	// claim): when the record was created, and the inode of the socket
+	// file whose listening descriptor the daemon inherits on fd 5.
+	CreatedAt string `json:"createdAt,omitempty"`
+	SockIno   uint64 `json:"sockIno,omitempty"`
+	// Waited: the launcher waits for the daemon to report that the
+	// command started, or why it did not. Otherwise the launcher has
+	// already returned (see startable), and a failure to start the
+	// command ends the session with it as the command's exit.
+	Waited bool `json:"waited,omitempty"`
 }
 
 // Errors a caller may want to tell apart (run -a attaches on ErrRunning).
@@ -468,22 +478,21 @@ func DaemonPath() (string, error) {
 	return filepath.Abs(p)
 }
 
-// Launch starts pty-daemon for an already prepared config and waits for it
-// to report readiness or its error.
+// Launch starts pty-daemon for an already prepared config and returns
+// once the session is usable: listed (its record and pid file name the
+// daemon), and its socket listening, so that peek, send and attach work at
+// once (they wait in the socket's backlog until the daemon accepts). The
+// launcher claims the session itself (see claim) while the daemon starts.
+//
+// When the command plainly can be started (startable), Launch does not
+// wait for the daemon to start it: that would put the daemon's whole
+// start-up on the caller's path. Otherwise it waits for the daemon's
+// report, so that a command that cannot run fails here with the reason,
+// and nothing is left behind.
 func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 	path, err := DaemonPath()
 	if err != nil {
 		return err
-	}
-	cfgR, cfgW, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("start session %s: %w", cfg.ID, err)
-	}
-	stR, stW, err := os.Pipe()
-	if err != nil {
-		cfgR.Close()
-		cfgW.Close()
-		return fmt.Errorf("start session %s: %w", cfg.ID, err)
 	}
 	if env == nil {
 		env = os.Environ()
@@ -491,32 +500,36 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 	if cfg.Generation == "" {
 		cfg.Generation = NewGeneration()
 	}
-	cmd := &exec.Cmd{
-		Path: path,
-		// Its identity, for whoever finds its pid in a pid file: a pid
-		// is trusted only if these arguments match the record.
-		Args:       layout.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation),
-		Env:        daemonEnv(env),
-		Dir:        "/",
-		ExtraFiles: []*os.File{cfgR, stW},
-		// A session of its own: no controlling terminal, and the caller's
-		// Ctrl+C or hangup never reaches it.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	cfg.Waited = !startable(cfg, env)
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("start session %s: %w", cfg.ID, err)
 	}
-	err = cmd.Start()
+	defer cfgW.Close()
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		return fmt.Errorf("start session %s: %w", cfg.ID, err)
+	}
+	defer stR.Close()
+	pid, err := claim(&cfg, func(ln *os.File) (int, error) {
+		return startDaemon(path, &cfg, daemonEnv(env), cfgR, stW, ln)
+	})
 	cfgR.Close()
 	stW.Close()
 	if err != nil {
-		cfgW.Close()
-		stR.Close()
-		return fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, err)
+		return err
 	}
-	// Reap it whenever it ends, so long-lived callers (gc, the picker)
-	// collect no zombies; the session itself outlives a short-lived caller.
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
 	b, _ := json.Marshal(cfg)
-	go func() { cfgW.Write(b); cfgW.Close() }()
+	if _, err := cfgW.Write(b); err != nil {
+		// It died before reading its config.
+		abandon(cfg, pid)
+		return fmt.Errorf("session %s: the daemon exited before it was ready", cfg.ID)
+	}
+	cfgW.Close()
+	if !cfg.Waited {
+		return nil
+	}
 
 	type result struct {
 		line string
@@ -527,7 +540,6 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 		line, err := bufio.NewReader(stR).ReadString('\n')
 		res <- result{strings.TrimRight(line, "\n"), err}
 	}()
-	defer stR.Close()
 	timer := time.NewTimer(ReadyTimeout)
 	defer timer.Stop()
 	select {
@@ -536,16 +548,73 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 			return nil
 		}
 		if msg, ok := strings.CutPrefix(r.line, "error "); ok {
-			return daemonError(cfg.ID, msg)
+			return errors.New(msg)
 		}
+		abandon(cfg, pid)
 		return fmt.Errorf("session %s: the daemon exited before it was ready", cfg.ID)
 	case <-ctx.Done():
-		cmd.Process.Signal(syscall.SIGTERM)
+		syscall.Kill(pid, syscall.SIGTERM)
 		return fmt.Errorf("start session %s: %w", cfg.ID, ctx.Err())
 	case <-timer.C:
-		cmd.Process.Signal(syscall.SIGTERM)
+		syscall.Kill(pid, syscall.SIGTERM)
 		return fmt.Errorf("session %s: the daemon did not become ready within %v", cfg.ID, ReadyTimeout)
 	}
+}
+
+// startDaemon starts pty-daemon with its config pipe on fd 3, its status
+// pipe on fd 4 and the session's listening socket on fd 5, and returns its
+// pid once it runs pty-daemon. A bare fork and exec rather than os/exec:
+// os.StartProcess first probes the kernel's pidfd support by starting a
+// child of its own, which the caller would wait for.
+func startDaemon(path string, cfg *DaemonConfig, env []string, cfgR, stW, ln *os.File) (int, error) {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return 0, fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, err)
+	}
+	defer null.Close()
+	pid, err := syscall.ForkExec(path, layout.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), &syscall.ProcAttr{
+		// Its identity, for whoever finds its pid in a pid file: a pid
+		// is trusted only if these arguments match the record.
+		Dir:   "/",
+		Env:   env,
+		Files: []uintptr{null.Fd(), null.Fd(), null.Fd(), cfgR.Fd(), stW.Fd(), ln.Fd()},
+		// A session of its own: no controlling terminal, and the caller's
+		// Ctrl+C or hangup never reaches it.
+		Sys: &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, &os.PathError{Op: "fork/exec", Path: path, Err: err})
+	}
+	// Reap it whenever it ends, so long-lived callers (gc, the picker)
+	// collect no zombies; the session itself outlives a short-lived caller.
+	go func() {
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				return
+			}
+		}
+	}()
+	return pid, nil
+}
+
+// abandon removes the session claimed for a daemon that died before it
+// ran, unless someone else's session has the id by now.
+func abandon(cfg DaemonConfig, pid int) {
+	layout.Locked(cfg.Root, cfg.ID, 5*time.Second, func() error {
+		if layout.IsSessionDaemon(pid, cfg.Root, cfg.ID, cfg.Generation) {
+			return nil // alive after all: it serves the session
+		}
+		m, err := layout.ReadMetadata(cfg.Root, cfg.ID)
+		if err != nil || m.Generation != cfg.Generation {
+			return nil
+		}
+		p := layout.PathsFor(cfg.Root, cfg.ID)
+		for _, f := range []string{p.Sock(), p.Pid(), p.Meta(), p.Events()} {
+			os.Remove(f)
+		}
+		return nil
+	})
 }
 
 // daemonEnv is the daemon's own environment: the caller's, minus the
@@ -562,16 +631,24 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 // an attached client. The
 // caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
 // give back to the child.
+//
+// A variable given twice keeps its last value, as os/exec has it.
 func daemonEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
+	at := make(map[string]int, len(env))
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
 		case "PTY_SESSION", "PTY_SESSION_GENERATION", callerGOMAXPROCS:
 			continue
 		case "GOMAXPROCS":
-			kv = callerGOMAXPROCS + "=" + v
+			k, kv = callerGOMAXPROCS, callerGOMAXPROCS+"="+v
 		}
+		if i, ok := at[k]; ok {
+			out[i] = kv
+			continue
+		}
+		at[k] = len(out)
 		out = append(out, kv)
 	}
 	return append(out, "GOMAXPROCS=1")
@@ -617,20 +694,6 @@ func NewGeneration() string {
 		}
 	}
 	return hex.EncodeToString(b[:])
-}
-
-// daemonError turns the daemon's one-line report back into the error kinds
-// callers test for.
-func daemonError(id, msg string) error {
-	switch {
-	case strings.HasPrefix(msg, "running "):
-		return RunningError(id)
-	case strings.HasPrefix(msg, "inuse "):
-		return InUseError(id)
-	case strings.HasPrefix(msg, "replaced "):
-		return fmt.Errorf("session %s: %w", id, ErrReplaced)
-	}
-	return errors.New(msg)
 }
 
 // OptionsFromMetadata rebuilds the launch settings stored in a record, for

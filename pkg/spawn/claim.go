@@ -1,0 +1,202 @@
+package spawn
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/internal/jsonlite"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// claim does, under both session locks, the check-and-create that makes
+// two concurrent starts of one id end with exactly one session: the
+// existence checks, the socket bind, the daemon's start (startDaemon, given
+// the listening socket to inherit), its pid file, the record and a fresh
+// event log with session_start. On success the session is published and
+// the listening socket is the daemon's: connections made from now on wait
+// in its backlog until the daemon accepts them. On error nothing is left
+// on disk and the daemon, if it was started, is killed before it did
+// anything (it waits for its config, written only after claim).
+//
+// It runs in the launcher rather than in the daemon so that the daemon's
+// own start-up (a runtime to initialise) is not on the caller's path.
+func claim(cfg *DaemonConfig, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
+	root, id := cfg.Root, cfg.ID
+	p := layout.PathsFor(root, id)
+	err = layout.Locked(root, id, 5*time.Second, func() error {
+		if err := checkClaim(cfg); err != nil {
+			return err
+		}
+		// Nobody alive owns the id and we hold its locks: a socket or pid
+		// file still here is debris from a crash.
+		os.Remove(p.Sock())
+		os.Remove(p.Pid())
+		ln, ino, err := listenUnix(p.Sock())
+		if err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return RunningError(id)
+			}
+			return fmt.Errorf("listen on %s: %w", p.Sock(), err)
+		}
+		cfg.SockIno = ino
+		pid, err = startDaemon(ln)
+		ln.Close() // the daemon's copy is the one that serves
+		if err != nil {
+			os.Remove(p.Sock())
+			return err
+		}
+		undo := func() {
+			syscall.Kill(pid, syscall.SIGKILL)
+			os.Remove(p.Sock())
+			os.Remove(p.Pid())
+			os.Remove(p.Meta())
+			os.Remove(p.Events())
+		}
+		// No fsync here: after a crash the pid file names nobody, and the
+		// daemon syncs the record once it runs (a permanent session's must
+		// survive a power loss for gc to bring it back).
+		if err := layout.WriteFileAtomicNoSync(p.Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
+			undo()
+			return err
+		}
+		cfg.CreatedAt = layout.Now()
+		if err := layout.WriteMetadataNoSync(root, id, InitialMetadata(*cfg, pid)); err != nil {
+			undo()
+			return err
+		}
+		os.Remove(p.Events())
+		ev := layout.NewEvent(id, layout.EventSessionStart)
+		if len(cfg.Tags) > 0 {
+			ev.Fields = map[string]any{"tags": cfg.Tags}
+		}
+		if err := layout.AppendEventsLockedPlain(root, id, ev); err != nil {
+			undo()
+			return err
+		}
+		return nil
+	})
+	return pid, err
+}
+
+// checkClaim says, under the session's locks, whether cfg may take its id,
+// and removes the dead record it replaces.
+func checkClaim(cfg *DaemonConfig) error {
+	root, id := cfg.Root, cfg.ID
+	replaced := fmt.Errorf("session %s: %w", id, ErrReplaced)
+	m, err := layout.ReadMetadata(root, id)
+	switch {
+	case err == nil:
+		if alive, _ := layout.DaemonAlive(root, id); alive {
+			return RunningError(id)
+		}
+		if !cfg.Replace {
+			return InUseError(id)
+		}
+		if g := cfg.ReplaceGen; g != "" && m.Generation != g {
+			return replaced
+		}
+		if err := layout.RemoveFiles(root, id); err != nil {
+			return fmt.Errorf("replace %s: %w", id, err)
+		}
+	case errors.Is(err, layout.ErrNotFound):
+		if alive, _ := layout.DaemonAlive(root, id); alive {
+			return RunningError(id)
+		}
+		if cfg.ReplaceGen != "" {
+			return replaced // removed meanwhile
+		}
+	default:
+		if cfg.ReplaceGen != "" {
+			return replaced
+		}
+		if !cfg.Replace {
+			return InUseError(id)
+		}
+		layout.RemoveFiles(root, id)
+	}
+	return nil
+}
+
+// listenUnix binds a listening unix socket at path, mode 0600 from the
+// start, and returns it with the inode of its file (the daemon removes the
+// socket file only while it is still this one). The descriptor is
+// close-on-exec here; the daemon inherits its own copy.
+func listenUnix(path string) (*os.File, uint64, error) {
+	fd, err := layout.UnixSocket()
+	if err != nil {
+		return nil, 0, os.NewSyscallError("socket", err)
+	}
+	old := unix.Umask(0o077)
+	err = syscall.Bind(fd, &syscall.SockaddrUnix{Name: path})
+	unix.Umask(old)
+	if err != nil {
+		syscall.Close(fd)
+		return nil, 0, err
+	}
+	os.Chmod(path, 0o600)
+	// The kernel caps the backlog at net.core.somaxconn, which is what
+	// package net asks for. Clients that connect before the daemon
+	// accepts wait here.
+	if err := syscall.Listen(fd, 1<<16-1); err != nil {
+		syscall.Close(fd)
+		os.Remove(path)
+		return nil, 0, os.NewSyscallError("listen", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		syscall.Close(fd)
+		os.Remove(path)
+		return nil, 0, err
+	}
+	return os.NewFile(uintptr(fd), path), uint64(st.Ino), nil
+}
+
+// InitialMetadata is the record of a session that starts now: its launch
+// settings, with what the caller carried over from a previous record
+// (state, fields of newer writers), naming daemon pid.
+func InitialMetadata(c DaemonConfig, pid int) *layout.Metadata {
+	m := &layout.Metadata{}
+	for k, v := range c.Extra {
+		switch k {
+		case "state":
+			var err error
+			if m.State, err = jsonlite.NewDecoder(v).RawObject(nil); err != nil {
+				m.State = nil // as json.Unmarshal left it
+			}
+		default:
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[k] = v
+		}
+	}
+	// Stale fields of a carried-over record must not shadow ours.
+	for _, k := range layout.MetadataFields() {
+		delete(m.Extra, k)
+	}
+	m.Command = c.Command
+	m.Args = c.Args
+	if m.Args == nil {
+		m.Args = []string{}
+	}
+	m.DisplayCommand = c.DisplayCommand
+	m.Cwd = c.Cwd
+	m.CreatedAt = c.CreatedAt
+	m.Tags = c.Tags
+	m.DisplayName = c.DisplayName
+	m.Rows, m.Cols = c.Rows, c.Cols
+	m.Ephemeral = c.Ephemeral
+	m.IsolateEnv = c.IsolateEnv
+	m.ExtraEnv = c.ExtraEnv
+	m.UnsetEnv = c.UnsetEnv
+	m.Generation = c.Generation
+	m.DaemonPid = pid
+	return m
+}
