@@ -5,7 +5,7 @@ package layout
 import "os"
 
 // eachDirName calls f with the name of every entry of the directory root.
-func eachDirName(root string, _ int, _ []byte, f func(name []byte)) error {
+func eachDirName(root string, _ int, _ []byte, f func(name string)) error {
 	d, err := os.Open(root)
 	if err != nil {
 		return err
@@ -13,7 +13,7 @@ func eachDirName(root string, _ int, _ []byte, f func(name []byte)) error {
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	for _, n := range names {
-		f([]byte(n))
+		f(n)
 	}
 	return err
 }

@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -47,18 +46,18 @@ func readEntries(root string, fd int) (entries, error) {
 	// its id and the id.
 	arena := buf[dirBufSize:dirBufSize]
 	n := 0
-	err := eachDirName(root, fd, buf[:dirBufSize], func(name []byte) {
+	err := eachDirName(root, fd, buf[:dirBufSize], func(name string) {
 		var f dirFile
-		var id []byte
+		var id string
 		switch {
-		case bytes.HasSuffix(name, []byte(SuffixMeta)):
-			if bytes.Contains(name, []byte(".tmp.")) { // IsTemp
+		case strings.HasSuffix(name, SuffixMeta):
+			if strings.Contains(name, ".tmp.") { // IsTemp
 				return
 			}
 			f, id = hasMeta, name[:len(name)-len(SuffixMeta)]
-		case bytes.HasSuffix(name, []byte(SuffixPid)):
+		case strings.HasSuffix(name, SuffixPid):
 			f, id = hasPid, name[:len(name)-len(SuffixPid)]
-		case bytes.HasSuffix(name, []byte(SuffixSock)):
+		case strings.HasSuffix(name, SuffixSock):
 			f, id = hasSock, name[:len(name)-len(SuffixSock)]
 		default:
 			return
