@@ -2,7 +2,7 @@ package spawn
 
 import (
 	"bytes"
-	"encoding/binary"
+	"debug/elf"
 	"io"
 	"os"
 	"runtime"
@@ -38,56 +38,50 @@ func startable(cfg DaemonConfig, env []string) bool {
 	if size > 256<<10 {
 		return false
 	}
-	head := readHead(cfg.Command)
-	if runnableELF(head) {
+	if runnableELF(cfg.Command) {
 		return true
 	}
-	interp, ok := interpreter(head)
-	return ok && isExec(interp) && runnableELF(readHead(interp))
+	interp, ok := interpreter(readHead(cfg.Command))
+	return ok && isExec(interp) && runnableELF(interp)
 }
 
-// elfMachine is e_machine of the 64-bit little-endian architectures the
-// check knows; elsewhere the launcher waits for the daemon.
-var elfMachine = map[string]uint16{"amd64": 62, "arm64": 183, "riscv64": 243, "ppc64le": 21, "loong64": 258}
+// elfMachine is the machine of the architectures the check knows;
+// elsewhere the launcher waits for the daemon.
+var elfMachine = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64, "riscv64": elf.EM_RISCV, "ppc64le": elf.EM_PPC64, "loong64": elf.EM_LOONGARCH}
 
-// readHead reads the start of an executable: the kernel's "#!" line, or an
-// ELF file's header and program headers.
+// readHead reads the start of a file, where the kernel looks for "#!".
 func readHead(path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	b := make([]byte, 4096)
+	b := make([]byte, 256)
 	n, _ := io.ReadFull(f, b)
 	return b[:n]
 }
 
-// runnableELF reports whether head starts an executable for this machine
-// whose dynamic loader, if it names one, exists.
-func runnableELF(head []byte) bool {
-	le := binary.LittleEndian
-	if len(head) < 64 || !bytes.HasPrefix(head, []byte("\x7fELF\x02\x01")) {
+// runnableELF reports whether path is a 64-bit little-endian executable
+// for this machine whose dynamic loader, if it names one, exists.
+func runnableELF(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
 		return false
 	}
-	if typ := le.Uint16(head[16:]); typ != 2 && typ != 3 || le.Uint16(head[18:]) != elfMachine[runtime.GOARCH] {
+	defer f.Close()
+	if f.Class != elf.ELFCLASS64 || f.Data != elf.ELFDATA2LSB || f.Machine != elfMachine[runtime.GOARCH] ||
+		f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
 		return false
 	}
-	off, size, n := le.Uint64(head[32:]), uint64(le.Uint16(head[54:])), uint64(le.Uint16(head[56:]))
-	if size < 56 || off > uint64(len(head)) || n > (uint64(len(head))-off)/size {
-		return false // program headers beyond what was read: let the daemon tell
-	}
-	for i := range n {
-		ph := head[off+i*size:]
-		if le.Uint32(ph) != 3 { // PT_INTERP
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_INTERP {
 			continue
 		}
-		p, l := le.Uint64(ph[8:]), le.Uint64(ph[32:])
-		if p > uint64(len(head)) || l > uint64(len(head))-p || l < 2 {
+		loader, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
+		if err != nil || len(loader) < 2 {
 			return false
 		}
-		loader := string(bytes.TrimRight(head[p:p+l], "\x00"))
-		return isExec(loader)
+		return isExec(string(bytes.TrimRight(loader, "\x00")))
 	}
 	return true
 }
