@@ -29,10 +29,10 @@ import (
 
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/rawio"
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
 	"github.com/ptyorg/pty/pkg/proto"
-	"github.com/ptyorg/pty/pkg/spawn"
 	"github.com/ptyorg/pty/pkg/term"
 )
 
@@ -67,7 +67,7 @@ const (
 
 // Daemon is one running session.
 type Daemon struct {
-	cfg     spawn.DaemonConfig
+	cfg     launchconfig.Config
 	root    string
 	id      string
 	gen     string
@@ -192,9 +192,9 @@ func Main(args []string) int {
 	}
 	b, err := io.ReadAll(cfgFile)
 	cfgFile.Close()
-	var cfg spawn.DaemonConfig
+	var cfg launchconfig.Config
 	if err == nil {
-		cfg, err = spawn.ParseDaemonConfig(b)
+		cfg, err = launchconfig.Parse(b)
 	}
 	if err == nil && (len(args) != 3 || cfg.ID != args[0] || cfg.Generation != args[1] || cfg.Root != args[2]) {
 		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not the session its arguments name")
@@ -251,7 +251,7 @@ func inheritListener(fd int, path string) (*net.UnixListener, error) {
 // on ln; sigs receives the stops that Serve handles. On error the daemon
 // still holds the session: the caller either unclaims it (the launcher
 // waits to report the error) or ends it with the error (startFailed).
-func Start(cfg spawn.DaemonConfig, ln *net.UnixListener, sigs chan os.Signal) (*Daemon, error) {
+func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (*Daemon, error) {
 	// spawn validates the size; this holds for any launcher, so a config
 	// cannot make the emulator allocate more than a session may hold.
 	if cfg.Rows <= 0 {
@@ -294,7 +294,7 @@ func Start(cfg spawn.DaemonConfig, ln *net.UnixListener, sigs chan os.Signal) (*
 		Reply:      d.onReply,
 		OnEvent:    d.onEvent,
 	})
-	err := spawn.CheckCwd(cfg.Cwd)
+	err := launchconfig.CheckCwd(cfg.Cwd)
 	if err == nil {
 		err = d.startChild()
 	}
@@ -348,7 +348,7 @@ func (d *Daemon) startChild() error {
 	// contexts, path lookup) this needs none of and would keep resident.
 	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
 		Dir:   d.cfg.Cwd,
-		Env:   spawn.ChildEnv(spawn.CallerEnv(os.Environ()), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
+		Env:   launchconfig.ChildEnv(launchconfig.CallerEnv(os.Environ()), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
 		Files: []*os.File{tty, tty, tty},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.

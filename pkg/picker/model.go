@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ptyorg/pty/internal/detachkey"
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/listing"
@@ -435,7 +436,7 @@ func (m *Model) newKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case "enter":
 		if m.mode == modeNewDir {
 			dir := m.expand(strings.TrimSpace(m.dir.String()))
-			if err := spawn.CheckCwd(dir); err != nil {
+			if err := launchconfig.CheckCwd(dir); err != nil {
 				m.setMessage(true, "%v", err)
 				return m, nil
 			}

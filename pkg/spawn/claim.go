@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"os"
 	"strconv"
 	"syscall"
@@ -27,7 +28,7 @@ import (
 //
 // It runs in the launcher rather than in the daemon so that the daemon's
 // own start-up (a runtime to initialise) is not on the caller's path.
-func claim(cfg *DaemonConfig, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
+func claim(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
 	root, id := cfg.Root, cfg.ID
 	p := layout.PathsFor(root, id)
 	err = layout.Locked(root, id, 5*time.Second, func() error {
@@ -87,7 +88,7 @@ func claim(cfg *DaemonConfig, startDaemon func(ln *os.File) (int, error)) (pid i
 
 // checkClaim says, under the session's locks, whether cfg may take its id,
 // and removes the dead record it replaces.
-func checkClaim(cfg *DaemonConfig) error {
+func checkClaim(cfg *launchconfig.Config) error {
 	root, id := cfg.Root, cfg.ID
 	replaced := fmt.Errorf("session %s: %w", id, ErrReplaced)
 	m, err := layout.ReadMetadata(root, id)
@@ -161,7 +162,7 @@ func listenUnix(path string) (*os.File, uint64, error) {
 // InitialMetadata is the record of a session that starts now: its launch
 // settings, with what the caller carried over from a previous record
 // (state, fields of newer writers), naming daemon pid.
-func InitialMetadata(c DaemonConfig, pid int) *layout.Metadata {
+func InitialMetadata(c launchconfig.Config, pid int) *layout.Metadata {
 	m := &layout.Metadata{}
 	for k, v := range c.Extra {
 		switch k {

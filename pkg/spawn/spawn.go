@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -60,42 +61,6 @@ type Options struct {
 	Env []string
 }
 
-// DaemonConfig is what spawn hands pty-daemon (as JSON on fd 3): the
-// validated, resolved launch settings.
-type DaemonConfig struct {
-	Root           string                     `json:"root"`
-	ID             string                     `json:"id"`
-	Command        string                     `json:"command"`
-	Args           []string                   `json:"args"`
-	DisplayCommand string                     `json:"displayCommand"`
-	Cwd            string                     `json:"cwd"`
-	Rows           int                        `json:"rows"`
-	Cols           int                        `json:"cols"`
-	Tags           map[string]string          `json:"tags,omitempty"`
-	DisplayName    *string                    `json:"displayName,omitempty"`
-	ExtraEnv       map[string]string          `json:"extraEnv,omitempty"`
-	UnsetEnv       []string                   `json:"unsetEnv,omitempty"`
-	IsolateEnv     bool                       `json:"isolateEnv,omitempty"`
-	Ephemeral      bool                       `json:"ephemeral,omitempty"`
-	Extra          map[string]json.RawMessage `json:"extra,omitempty"`
-	Replace        bool                       `json:"replace,omitempty"`
-	ReplaceGen     string                     `json:"replaceGeneration,omitempty"`
-	// Generation is the new session's generation, minted here so it can
-	// also be in the daemon's arguments (layout.DaemonArgs), where anyone
-	// can check a pid against a record.
-	Generation string `json:"generation,omitempty"`
-	// Set by Launch once it has claimed the session for the daemon (see
-	// claim): when the record was created, and the inode of the socket
-	// file whose listening descriptor the daemon inherits on fd 5.
-	CreatedAt string `json:"createdAt,omitempty"`
-	SockIno   uint64 `json:"sockIno,omitempty"`
-	// Waited: the launcher waits for the daemon to report that the
-	// command started, or why it did not. Otherwise the launcher has
-	// already returned (see startable), and a failure to start the
-	// command ends the session with it as the command's exit.
-	Waited bool `json:"waited,omitempty"`
-}
-
 // Errors a caller may want to tell apart (run -a attaches on ErrRunning).
 var (
 	ErrRunning = errors.New("session is already running")
@@ -127,8 +92,8 @@ const ReadyTimeout = 10 * time.Second
 
 // Prepare validates o and resolves it into a daemon config without touching
 // the disk, so bad input leaves nothing behind.
-func Prepare(root string, o Options) (DaemonConfig, error) {
-	var c DaemonConfig
+func Prepare(root string, o Options) (launchconfig.Config, error) {
+	var c launchconfig.Config
 	c.Root = root
 	c.ID = o.ID
 	if c.ID == "" {
@@ -152,7 +117,7 @@ func Prepare(root string, o Options) (DaemonConfig, error) {
 	if err != nil {
 		return c, fmt.Errorf("working directory %s: %w", cwd, err)
 	}
-	if err := CheckCwd(abs); err != nil {
+	if err := launchconfig.CheckCwd(abs); err != nil {
 		return c, err
 	}
 	c.Cwd = abs
@@ -242,26 +207,6 @@ func envLookup(env []string, k string) string {
 		}
 	}
 	return ""
-}
-
-// CheckCwd reports, in the user's terms, why dir cannot be a working
-// directory. The daemon checks too, so this stays clear of fmt (see
-// ParseDaemonConfig).
-func CheckCwd(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return errors.New("Working directory does not exist: " + dir)
-		}
-		return errors.New("Working directory " + dir + ": " + err.Error())
-	}
-	if !fi.IsDir() {
-		return errors.New("Working directory is not a directory: " + dir)
-	}
-	if unix.Access(dir, unix.X_OK) != nil {
-		return errors.New("Working directory is not searchable: " + dir)
-	}
-	return nil
 }
 
 // ResolveCommand finds the executable the way a shell would: a name with a
@@ -489,7 +434,7 @@ func DaemonPath() (string, error) {
 // start-up on the caller's path. Otherwise it waits for the daemon's
 // report, so that a command that cannot run fails here with the reason,
 // and nothing is left behind.
-func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
+func Launch(ctx context.Context, cfg launchconfig.Config, env []string) error {
 	path, err := DaemonPath()
 	if err != nil {
 		return err
@@ -513,7 +458,7 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 	}
 	defer stR.Close()
 	pid, err := claim(&cfg, func(ln *os.File) (int, error) {
-		return startDaemon(path, &cfg, daemonEnv(env), cfgR, stW, ln)
+		return startDaemon(path, &cfg, launchconfig.DaemonEnv(env), cfgR, stW, ln)
 	})
 	cfgR.Close()
 	stW.Close()
@@ -566,7 +511,7 @@ func Launch(ctx context.Context, cfg DaemonConfig, env []string) error {
 // pid once it runs pty-daemon. A bare fork and exec rather than os/exec:
 // os.StartProcess first probes the kernel's pidfd support by starting a
 // child of its own, which the caller would wait for.
-func startDaemon(path string, cfg *DaemonConfig, env []string, cfgR, stW, ln *os.File) (int, error) {
+func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW, ln *os.File) (int, error) {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		return 0, fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, err)
@@ -600,7 +545,7 @@ func startDaemon(path string, cfg *DaemonConfig, env []string, cfgR, stW, ln *os
 
 // abandon removes the session claimed for a daemon that died before it
 // ran, unless someone else's session has the id by now.
-func abandon(cfg DaemonConfig, pid int) {
+func abandon(cfg launchconfig.Config, pid int) {
 	layout.Locked(cfg.Root, cfg.ID, 5*time.Second, func() error {
 		if layout.IsSessionDaemon(pid, cfg.Root, cfg.ID, cfg.Generation) {
 			return nil // alive after all: it serves the session
@@ -615,65 +560,6 @@ func abandon(cfg DaemonConfig, pid int) {
 		}
 		return nil
 	})
-}
-
-// daemonEnv is the daemon's own environment: the caller's, minus the
-// variables that say which session the caller runs in. A session started
-// from inside another is not part of it; with them, the daemon would look
-// like one of the outer session's processes to anything that tells those
-// by their environment (kill and gc stopping a crashed session's
-// leftovers). The session's child gets its own values anyway.
-//
-// The daemon also starts with GOMAXPROCS=1: the runtime sizes itself at
-// start-up, before main could lower it, and each extra processor costs an
-// idle session private memory (its allocation caches and the threads that
-// serve it); the daemon takes more only while a flood of output goes to
-// an attached client. The
-// caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
-// give back to the child.
-//
-// A variable given twice keeps its last value, as os/exec has it.
-func daemonEnv(env []string) []string {
-	out := make([]string, 0, len(env)+1)
-	at := make(map[string]int, len(env))
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "PTY_SESSION", "PTY_SESSION_GENERATION", callerGOMAXPROCS:
-			continue
-		case "GOMAXPROCS":
-			k, kv = callerGOMAXPROCS, callerGOMAXPROCS+"="+v
-		}
-		if i, ok := at[k]; ok {
-			out[i] = kv
-			continue
-		}
-		at[k] = len(out)
-		out = append(out, kv)
-	}
-	return append(out, "GOMAXPROCS=1")
-}
-
-// callerGOMAXPROCS carries the caller's GOMAXPROCS in the daemon's
-// environment.
-const callerGOMAXPROCS = "PTY_CALLER_GOMAXPROCS"
-
-// CallerEnv is the environment the daemon was started from, as the caller
-// had it: the daemon's own, with daemonEnv's runtime settings undone. The
-// session's child starts from it.
-func CallerEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GOMAXPROCS":
-			continue
-		case callerGOMAXPROCS:
-			kv = "GOMAXPROCS=" + v
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // NewGeneration mints a generation: 128 bits from the kernel, read

@@ -3,6 +3,7 @@ package spawn
 import (
 	"bytes"
 	"debug/elf"
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"io"
 	"os"
 	"runtime"
@@ -16,7 +17,7 @@ import (
 // where the daemon reports the start's outcome. What this cannot foresee
 // (a file being written, the kernel out of memory) ends the session as the
 // command's exit, with the reason on its screen.
-func startable(cfg DaemonConfig, env []string) bool {
+func startable(cfg launchconfig.Config, env []string) bool {
 	if runtime.GOOS != "linux" || elfMachine[runtime.GOARCH] == 0 {
 		return false
 	}

@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"bytes"
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,7 +42,7 @@ func TestStartableTellsWhatTheKernelRuns(t *testing.T) {
 		{write("junk-elf", append([]byte("\x7fELF\x02\x01\x01"), make([]byte, 200)...)), false},
 		{write("no-loader", breakLoader(t, noLoader)), false},
 	} {
-		got := startable(DaemonConfig{Command: c.path}, nil)
+		got := startable(launchconfig.Config{Command: c.path}, nil)
 		if got != c.want {
 			t.Errorf("startable(%s) = %v, want %v", filepath.Base(c.path), got, c.want)
 		}
@@ -54,7 +55,7 @@ func TestStartableTellsWhatTheKernelRuns(t *testing.T) {
 			}
 		}
 	}
-	if startable(DaemonConfig{Command: sh, Args: []string{string(make([]byte, 200<<10))}}, nil) {
+	if startable(launchconfig.Config{Command: sh, Args: []string{string(make([]byte, 200<<10))}}, nil) {
 		t.Error("an argument the kernel refuses is called startable")
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/cmd/attach"
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -281,7 +282,7 @@ func inPlace(outer string, o spawn.Options, io cli.IO) error {
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	if err := spawn.CheckCwd(cwd); err != nil {
+	if err := launchconfig.CheckCwd(cwd); err != nil {
 		return err
 	}
 	path := o.ExtraEnv["PATH"]
@@ -292,7 +293,7 @@ func inPlace(outer string, o spawn.Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	env := spawn.ChildEnv(io.Env, o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, "", outer, io.Getenv("PTY_SESSION_GENERATION"))
+	env := launchconfig.ChildEnv(io.Env, o.IsolateEnv, o.UnsetEnv, o.ExtraEnv, "", outer, io.Getenv("PTY_SESSION_GENERATION"))
 	if err := os.Chdir(cwd); err != nil {
 		return fmt.Errorf("Working directory %s: %v", cwd, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/ptyfile"
@@ -33,7 +34,7 @@ func (o Output) fail(key string, err error) {
 // the registry as it was.
 func Preflight(f *ptyfile.File, specs []ptyfile.Spec) error {
 	for _, s := range specs {
-		if err := spawn.CheckCwd(s.Cwd); err != nil {
+		if err := launchconfig.CheckCwd(s.Cwd); err != nil {
 			return f.ErrorAt(s, "cwd: %v", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package spawn
+package launchconfig
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestParseDaemonConfigReadsWhatJSONUnmarshalReads(t *testing.T) {
+func TestParseReadsWhatJSONUnmarshalReads(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	text := func() string {
 		pieces := []string{"a", "\"", "\\", "<", "\x00", "\n", "é", "\u2028", "\xff", "😀", "/"}
@@ -38,7 +38,7 @@ func TestParseDaemonConfigReadsWhatJSONUnmarshalReads(t *testing.T) {
 		return m
 	}
 	for i := range 5000 {
-		c := DaemonConfig{
+		c := Config{
 			Root: text(), ID: text(), Command: text(), Args: strs(), DisplayCommand: text(), Cwd: text(),
 			Rows: r.IntN(1000), Cols: r.IntN(1000) - 10, Tags: smap(), ExtraEnv: smap(), UnsetEnv: strs(),
 			IsolateEnv: r.IntN(2) == 0, Ephemeral: r.IntN(2) == 0, Replace: r.IntN(2) == 0, ReplaceGen: text(),
@@ -59,21 +59,21 @@ func TestParseDaemonConfigReadsWhatJSONUnmarshalReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want DaemonConfig
+		var want Config
 		if err := json.Unmarshal(b, &want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ParseDaemonConfig(b)
+		got, err := Parse(b)
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("config %d %s: read %+v, %v; json.Unmarshal read %+v", i, b, got, err, want)
 		}
 	}
 	for _, bad := range []string{``, `[]`, `{"rows":"1"}`, `{"args":[1]}`, `{"id":"a"} {}`, `{"future":[}`} {
-		if _, err := ParseDaemonConfig([]byte(bad)); err == nil {
-			t.Errorf("ParseDaemonConfig(%q) succeeded", bad)
+		if _, err := Parse([]byte(bad)); err == nil {
+			t.Errorf("Parse(%q) succeeded", bad)
 		}
 	}
-	if c, err := ParseDaemonConfig([]byte(`{"id":"a","future":{"x":[1]}}`)); err != nil || c.ID != "a" {
+	if c, err := Parse([]byte(`{"id":"a","future":{"x":[1]}}`)); err != nil || c.ID != "a" {
 		t.Errorf("an unknown field: %+v, %v", c, err)
 	}
 }

@@ -1,4 +1,4 @@
-package spawn
+package launchconfig
 
 import (
 	"errors"
@@ -7,13 +7,13 @@ import (
 	"github.com/ptyorg/pty/internal/jsonlite"
 )
 
-// ParseDaemonConfig reads the launch config that Start writes (with
+// Parse reads the launch config that the launcher writes (with
 // json.Marshal) on pty-daemon's fd 3. It reads it by hand rather than
 // with json.Unmarshal, whose reflection the daemon would otherwise link:
 // half a megabyte of a binary every session keeps resident. Unknown
 // fields are ignored, as json.Unmarshal ignores them.
-func ParseDaemonConfig(b []byte) (DaemonConfig, error) {
-	var c DaemonConfig
+func Parse(b []byte) (Config, error) {
+	var c Config
 	d := jsonlite.NewDecoder(b)
 	err := d.Object(func(key string) error {
 		var err error

@@ -1,4 +1,4 @@
-package spawn
+package launchconfig
 
 import (
 	"strings"
@@ -26,8 +26,8 @@ func TestChildEnv(t *testing.T) {
 // The daemon is started with a bare exec, so its environment is made
 // unique here, the last value winning as with os/exec.
 func TestDaemonEnvLastValueWins(t *testing.T) {
-	got := strings.Join(daemonEnv([]string{"A=1", "GOMAXPROCS=4", "B=2", "PTY_SESSION=x", "A=3", "GOMAXPROCS=2"}), " ")
+	got := strings.Join(DaemonEnv([]string{"A=1", "GOMAXPROCS=4", "B=2", "PTY_SESSION=x", "A=3", "GOMAXPROCS=2"}), " ")
 	if want := "A=3 PTY_CALLER_GOMAXPROCS=2 B=2 GOMAXPROCS=1"; got != want {
-		t.Errorf("daemonEnv = %q, want %q", got, want)
+		t.Errorf("DaemonEnv = %q, want %q", got, want)
 	}
 }

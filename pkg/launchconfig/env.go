@@ -1,0 +1,118 @@
+package launchconfig
+
+import "strings"
+
+// isolateAllow is the environment a --isolate-env child keeps.
+var isolateAllow = map[string]bool{
+	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TERM": true,
+	"COLORTERM": true, "LANG": true, "TZ": true, "PWD": true, "TMPDIR": true,
+	"PTY_ROOT": true, "PTY_SESSION_DIR": true,
+}
+
+// ChildEnv applies the env policy: base (all, or the isolate allow-list),
+// minus unset, plus extra (an assignment beats a removal), then the
+// session's own variables, then TERM if it is missing. The session's
+// variables are PTY_SESSION, PTY_SESSION_GENERATION and, when root is not
+// "", PTY_ROOT: together they tell which processes a session started even
+// after its daemon is gone (kill and gc stop a crashed session's leftovers
+// by them), and pty commands run inside the session use its root.
+func ChildEnv(base []string, isolate bool, unset []string, extra map[string]string, root, id, gen string) []string {
+	vals := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := vals[k]; !ok {
+			order = append(order, k)
+		}
+		vals[k] = v
+	}
+	for _, kv := range base {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "PTY_SERVER_CONFIG" {
+			continue
+		}
+		if isolate && !isolateAllow[k] && !strings.HasPrefix(k, "LC_") {
+			continue
+		}
+		set(k, v)
+	}
+	for _, k := range unset {
+		delete(vals, k)
+	}
+	for k, v := range extra {
+		set(k, v)
+	}
+	if root != "" {
+		set("PTY_ROOT", root)
+	}
+	set("PTY_SESSION", id)
+	set("PTY_SESSION_GENERATION", gen)
+	if vals["TERM"] == "" {
+		set("TERM", "xterm-256color")
+	}
+	out := make([]string, 0, len(vals))
+	for _, k := range order {
+		if v, ok := vals[k]; ok {
+			out = append(out, k+"="+v)
+		}
+	}
+	return out
+}
+
+// DaemonEnv is the daemon's own environment: the caller's, minus the
+// variables that say which session the caller runs in. A session started
+// from inside another is not part of it; with them, the daemon would look
+// like one of the outer session's processes to anything that tells those
+// by their environment (kill and gc stopping a crashed session's
+// leftovers). The session's child gets its own values anyway.
+//
+// The daemon also starts with GOMAXPROCS=1: the runtime sizes itself at
+// start-up, before main could lower it, and each extra processor costs an
+// idle session private memory (its allocation caches and the threads that
+// serve it); the daemon takes more only while a flood of output goes to
+// an attached client. The
+// caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
+// give back to the child.
+//
+// A variable given twice keeps its last value, as os/exec has it.
+func DaemonEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	at := make(map[string]int, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PTY_SESSION", "PTY_SESSION_GENERATION", callerGOMAXPROCS:
+			continue
+		case "GOMAXPROCS":
+			k, kv = callerGOMAXPROCS, callerGOMAXPROCS+"="+v
+		}
+		if i, ok := at[k]; ok {
+			out[i] = kv
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, kv)
+	}
+	return append(out, "GOMAXPROCS=1")
+}
+
+// callerGOMAXPROCS carries the caller's GOMAXPROCS in the daemon's
+// environment.
+const callerGOMAXPROCS = "PTY_CALLER_GOMAXPROCS"
+
+// CallerEnv is the environment the daemon was started from, as the caller
+// had it: the daemon's own, with DaemonEnv's runtime settings undone. The
+// session's child starts from it.
+func CallerEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GOMAXPROCS":
+			continue
+		case callerGOMAXPROCS:
+			kv = "GOMAXPROCS=" + v
+		}
+		out = append(out, kv)
+	}
+	return out
+}
