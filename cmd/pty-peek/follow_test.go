@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,4 +39,39 @@ func TestPeekFollowContinuesOnTheRightLine(t *testing.T) {
 	})
 	v := testutil.StartUserTmux(t, root, 12, 40, nil, "peek", "-f", "up")
 	v.WaitAll([]string{"one", "TWOX", "three"}, "peek -f after the rewrite")
+}
+
+// peek -f goes on drawing the live output as the program wrote it: in the
+// program's pen and character set, after a pending wrap at the last column,
+// within its scroll region, with the cursor hidden if the program hid it. tmux running the program
+// itself, at the same size, is the oracle.
+func TestPeekFollowKeepsThePenAndPendingWrap(t *testing.T) {
+	root := testutil.Root(t)
+	gate := filepath.Join(t.TempDir(), "go")
+	// The first line is exactly as wide as the screen: the cursor waits
+	// at its last column. The rest is printed once the gate file exists.
+	// The last row is outside the scroll region: the lines printed at the
+	// end scroll the others past it.
+	prog := `printf '\033[6;1Hbottom\033[1;5r\033[?25l\033[1;31;44mabcdefghijklmnopqrst\033(0'; ` +
+		`while [ ! -e ` + gate + ` ]; do sleep 0.05; done; ` +
+		`printf 'qqx\033(B\033[4;32m under\033[0m one\n2\n3\n4\ndone'; exec sleep 600`
+	testutil.MustRun(t, root, "run", "-d", "--id", "pen", "--rows", "6", "--cols", "20", "--", "sh", "-c", prog)
+	testutil.WaitFor(t, 10*time.Second, "the first line", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "pen").Stdout, "abcdefghijklmnopqrst")
+	})
+	u := testutil.StartUserTmux(t, root, 6, 20, nil, "peek", "-f", "pen")
+	u.WaitText("abcdefghijklmnopqrst")
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u.WaitText("done")
+
+	oracle := testutil.StartUserTmuxCmd(t, 6, 20, nil, "sh", "-c", prog)
+	oracle.WaitText("done")
+	capture := func(tm *testutil.Tmux) string {
+		return tm.Run("capture-pane", "-p", "-e", "-t", "u") + "cursor " + tm.Run("display", "-p", "-t", "u", "#{cursor_flag} #{cursor_x},#{cursor_y}")
+	}
+	if got, want := capture(u), capture(oracle); got != want {
+		t.Errorf("peek -f shows\n%q\nthe program itself in tmux\n%q", got, want)
+	}
 }

@@ -257,7 +257,11 @@ func (d *Daemon) screenFor(c *client) []byte {
 	if c.flags&proto.PeekPlain != 0 {
 		return lastLines([]byte(strings.TrimRight(d.screen.PlainText(full), "\n")), proto.MaxPayload)
 	}
-	return d.peekANSI(full)
+	var tail []byte
+	if c.flags&proto.PeekFollow != 0 {
+		tail = d.screen.AppendStreamState(nil)
+	}
+	return append(d.peekANSI(full, len(tail)), tail...)
 }
 
 // peekANSI is the text form of a read-only baseline as the original's
@@ -267,9 +271,10 @@ func (d *Daemon) screenFor(c *client) []byte {
 // lands where it would have. The move is relative (line feeds down, CUU
 // up, then CR and CUF), since a reader draws the text from the top of a
 // cleared screen whose size may not be the session's. pty peek leaves the
-// move out when it prints (client.PeekText).
-func (d *Daemon) peekANSI(full bool) []byte {
-	b, last := d.screen.PeekANSI(full, proto.MaxPayload-32)
+// move out when it prints (client.PeekText). reserve is room kept in the
+// frame for what a follower gets after the move (PeekFollow).
+func (d *Daemon) peekANSI(full bool, reserve int) []byte {
+	b, last := d.screen.PeekANSI(full, proto.MaxPayload-32-reserve)
 	y, x, _ := d.screen.Cursor()
 	if full {
 		y += d.screen.ScrollbackLen()

@@ -107,6 +107,13 @@ const (
 	// a client that keeps its own emulator (pty web) can then apply the
 	// live stream on top of it. It overrides the other two bits.
 	PeekRedraw byte = 1 << 2
+	// PeekFollow asks that the text form (bits 0 and 2 clear) end, after
+	// the move to the cursor, with what the program's next output depends
+	// on: its pen, character sets, a pending wrap, and the modes that
+	// change where text lands or whether the cursor shows. A reader that
+	// goes on drawing the live stream (peek -f) sets it; a daemon that does
+	// not know it (the original's) leaves it out.
+	PeekFollow byte = 1 << 3
 )
 
 // MaxPayload is the largest payload a peer may send; a larger one means a

@@ -420,6 +420,57 @@ func (s *Screen) Redraw() []byte {
 	return b
 }
 
+// AppendStreamState appends, for a reader that has drawn PeekANSI from
+// the top of its screen and moved to the cursor, what the program's next
+// output depends on besides where the cursor is: the scroll region, a
+// pending wrap (the last cell written again, which leaves a reader as
+// wide as the screen in the same state), the pen, the character sets,
+// and the modes that change where text lands (autowrap, insert) or
+// whether the cursor shows. The reader's terminal is assumed to be in
+// its defaults otherwise, as PeekANSI leaves it. The region's rows are
+// the screen's, right for a reader at least as tall.
+func (s *Screen) AppendStreamState(b []byte) []byte {
+	if s.top != 0 || s.bottom != s.rows-1 {
+		// DECSTBM homes the cursor: save and restore it around.
+		b = append(b, "\x1b7\x1b["...)
+		b = strconv.AppendInt(b, int64(s.top+1), 10)
+		b = append(b, ';')
+		b = strconv.AppendInt(b, int64(s.bottom+1), 10)
+		b = append(b, "r\x1b8"...)
+	}
+	if s.wrapNext {
+		cells := s.g.row(s.y).cells
+		x := s.cols - 1
+		if cells[x].Attr&AttrWideCont != 0 && x > 0 {
+			x--
+		}
+		b = append(b, '\r')
+		if x > 0 {
+			b = append(b, "\x1b["...)
+			b = strconv.AppendInt(b, int64(x), 10)
+			b = append(b, 'C')
+		}
+		c := cells[x]
+		b = s.appendPen(b, c)
+		b = s.appendCellText(b, c)
+		if c.Attr&AttrProtected != 0 {
+			b = appendDECSCA(b, false)
+		}
+	}
+	m := s.modes
+	if !m.Autowrap {
+		b = append(b, "\x1b[?7l"...)
+	}
+	if m.Insert {
+		b = append(b, "\x1b[4h"...)
+	}
+	if m.CursorHidden {
+		b = append(b, "\x1b[?25l"...)
+	}
+	b = s.appendPen(b, s.pen)
+	return appendCharsets(b, s.charsets, s.gl)
+}
+
 // appendPen appends the SGR and, when it is set, the DECSCA protection
 // of c, from a state where protection is off.
 func (s *Screen) appendPen(b []byte, c Cell) []byte {

@@ -209,7 +209,7 @@ func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
 		return printDead(io, s)
 	}
 	res, err := client.Attach(conn, client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(),
-		Name: s.ID, ReadOnly: true, PeekFlags: flags &^ proto.PeekPlain, DetachKey: key})
+		Name: s.ID, ReadOnly: true, PeekFlags: flags&^proto.PeekPlain | proto.PeekFollow, DetachKey: key})
 	if err != nil {
 		return err
 	}
