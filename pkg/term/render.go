@@ -389,18 +389,9 @@ func (s *Screen) Redraw() []byte {
 	// A pending wrap is reproduced by rewriting the last cell, which
 	// leaves the cursor in the same pending state.
 	if s.wrapNext {
-		cells := s.g.row(s.y).cells
-		x := s.cols - 1
-		if cells[x].Attr&AttrWideCont != 0 && x > 0 {
-			x--
-		}
+		x := s.lastCellX()
 		b = appendCUP(b, cy, x)
-		c := cells[x]
-		b = s.appendPen(b, c)
-		b = s.appendCellText(b, c)
-		if c.Attr&AttrProtected != 0 {
-			b = appendDECSCA(b, false)
-		}
+		b = s.appendCellAt(b, x)
 	} else {
 		b = appendCUP(b, cy, s.x)
 	}
@@ -439,23 +430,14 @@ func (s *Screen) AppendStreamState(b []byte) []byte {
 		b = append(b, "r\x1b8"...)
 	}
 	if s.wrapNext {
-		cells := s.g.row(s.y).cells
-		x := s.cols - 1
-		if cells[x].Attr&AttrWideCont != 0 && x > 0 {
-			x--
-		}
+		x := s.lastCellX()
 		b = append(b, '\r')
 		if x > 0 {
 			b = append(b, "\x1b["...)
 			b = strconv.AppendInt(b, int64(x), 10)
 			b = append(b, 'C')
 		}
-		c := cells[x]
-		b = s.appendPen(b, c)
-		b = s.appendCellText(b, c)
-		if c.Attr&AttrProtected != 0 {
-			b = appendDECSCA(b, false)
-		}
+		b = s.appendCellAt(b, x)
 	}
 	m := s.modes
 	if !m.Autowrap {
@@ -469,6 +451,29 @@ func (s *Screen) AppendStreamState(b []byte) []byte {
 	}
 	b = s.appendPen(b, s.pen)
 	return appendCharsets(b, s.charsets, s.gl)
+}
+
+// lastCellX is the column of the cursor row's last cell: a pending wrap is
+// reproduced by writing it again, which leaves the cursor in the same
+// pending state. A wide character's cell is its first column.
+func (s *Screen) lastCellX() int {
+	cells := s.g.row(s.y).cells
+	x := s.cols - 1
+	if cells[x].Attr&AttrWideCont != 0 && x > 0 {
+		x--
+	}
+	return x
+}
+
+// appendCellAt writes the cursor row's cell x again, in its own pen.
+func (s *Screen) appendCellAt(b []byte, x int) []byte {
+	c := s.g.row(s.y).cells[x]
+	b = s.appendPen(b, c)
+	b = s.appendCellText(b, c)
+	if c.Attr&AttrProtected != 0 {
+		b = appendDECSCA(b, false)
+	}
+	return b
 }
 
 // appendPen appends the SGR and, when it is set, the DECSCA protection
