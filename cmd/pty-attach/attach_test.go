@@ -325,3 +325,31 @@ func TestAttachRestartIsARelaunch(t *testing.T) {
 	u.WaitOutput(t, "[detached]")
 	u.Exit(t)
 }
+
+// Detaching leaves the user's terminal as a shell expects it, whatever
+// the program had turned on: text typed afterwards is plain ASCII (not
+// DEC line drawing through G0 or G1), wraps at the margin, overwrites
+// rather than inserts, is placed from the top of the screen, and the
+// cursor has its default shape.
+func TestDetachLeavesTheTerminalSane(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "m", "--", "sh", "-c",
+		`printf 'ready\033(0\033)0\016\033[?7l\033[4h\033[5 q\033[3;10r\033[?6h'; exec cat`)
+	u := onTerminal(t, root, 24, 80, nil, "attach", "m")
+	u.WaitOutput(t, "ready")
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	u.Exit(t)
+	scr := term.New(24, 80, term.Options{})
+	scr.Write([]byte(u.Output()))
+	// What a shell prints next: a long line, then a line drawn over the
+	// start of a line already there.
+	scr.Write([]byte("after:qq" + strings.Repeat("w", 100) + "\r\nxyz\rab"))
+	text := scr.PlainText(false)
+	if !strings.Contains(text, "after:qq"+strings.Repeat("w", 72)+"\n"+strings.Repeat("w", 28)+"\nabz") {
+		t.Errorf("after detach, text lands as\n%s", text)
+	}
+	if m := scr.Modes(); m.Autowrap != true || m.Insert || m.Origin || m.CursorShape != 0 {
+		t.Errorf("after detach the terminal keeps modes %+v", m)
+	}
+}

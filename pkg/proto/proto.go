@@ -50,10 +50,14 @@ const (
 )
 
 // ResetModes undoes, on the user's terminal, whatever modes a session may
-// have turned on: alternate screen, mouse reporting, bracketed paste,
-// focus events, the kitty keyboard stack, a hidden cursor, the scroll
-// region and colours.
-const ResetModes = "\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[?1l\x1b>\x1b[<99u\x1b[r\x1b[0m\x1b[?25h"
+// have turned on: alternate screen, mouse reporting and its encodings,
+// bracketed paste, focus events, application cursor keys and keypad, the
+// kitty keyboard stack and xterm's modifyOtherKeys, origin mode, the
+// scroll region, colours, a hidden cursor or a changed cursor shape,
+// reverse video, autowrap turned off, insert mode, and DEC line drawing
+// in G0 or G1 (and G1 shifted in).
+const ResetModes = "\x1b[?1049l\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1004l\x1b[?2004l" +
+	"\x1b[?1l\x1b>\x1b[<99u\x1b[>4m\x1b[?6l\x1b[r\x1b[0m\x1b[?25h\x1b[0 q\x1b[?5l\x1b[?7h\x1b[4l\x1b(B\x1b)B\x0f"
 
 // Redraw is how a client draws a SCREEN on the user's terminal, whenever
 // it comes: a baseline may also be a resync or a flood's redraw, when the
