@@ -353,3 +353,33 @@ func TestDetachLeavesTheTerminalSane(t *testing.T) {
 		t.Errorf("after detach the terminal keeps modes %+v", m)
 	}
 }
+
+// A signal that would end the client (kill, a closing window manager)
+// ends the attach the way tmux's client does: the terminal back in cooked
+// mode and out of the session's modes, [terminated], the exit status of
+// the signal, and the session still running.
+func TestAttachEndedBySignalRestoresTheTerminal(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "sig", "--", "sh", "-c",
+		`printf 'ready\033(0\033[?7l\033[?1049h\033[?1000h'; exec cat`)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		u := onTerminal(t, root, 24, 80, nil, "attach", "sig")
+		u.WaitOutput(t, "ready")
+		if err := u.Cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		u.WaitOutput(t, "[terminated]")
+		if code := u.Exit(t); code != 128+int(sig) {
+			t.Errorf("%v: exit status %d, want %d", sig, code, 128+int(sig))
+		}
+		testutil.AssertCookedTerminal(t, u)
+		scr := term.New(24, 80, term.Options{})
+		scr.Write([]byte(u.Output()))
+		scr.Write([]byte("after:qq"))
+		if m := scr.Modes(); m.AltScreen || m.Mouse1000 || !m.Autowrap || !strings.Contains(scr.PlainText(false), "after:qq") {
+			t.Errorf("%v: after the attach the terminal keeps modes %+v and shows\n%s", sig, m, scr.PlainText(false))
+		}
+	}
+	// The session goes on: its daemon answers.
+	status(t, root, "sig")
+}

@@ -25,6 +25,11 @@ The session's scrollback is written into this terminal's own scrollback
 first, so you can scroll back to it as usual (--history N: only the last N
 lines, 0 for none). Reattaching in the same terminal writes it again.
 
+Detaching, the session ending, or this client being killed (TERM, INT or
+HUP) resets the modes the program set on this terminal (alternate screen,
+mouse, line drawing, ...). Killed, it prints [terminated] and exits with
+128 plus the signal's number; the session keeps running.
+
 If the session has ended, its last output is shown and you are asked
 whether to restart it with the same command, directory and environment.
 A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // peek -f draws the baseline, then the live output where the program's
@@ -73,5 +75,25 @@ func TestPeekFollowKeepsThePenAndPendingWrap(t *testing.T) {
 	}
 	if got, want := capture(u), capture(oracle); got != want {
 		t.Errorf("peek -f shows\n%q\nthe program itself in tmux\n%q", got, want)
+	}
+}
+
+// peek -f ended by a signal restores the terminal as attach does (the
+// relayed path: a read-only follower never hands the daemon the terminal).
+func TestPeekFollowEndedBySignalRestoresTheTerminal(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "sig", "--", "sh", "-c", `printf 'ready\033(0\033[?7l'; exec cat`)
+	u := testutil.StartTerminal(t, testutil.Command(t, root, "", "peek", "-f", "sig"), 24, 80)
+	u.WaitOutput(t, "ready")
+	if err := u.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	u.WaitOutput(t, "[terminated]")
+	if code := u.Exit(t); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit status %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	testutil.AssertCookedTerminal(t, u)
+	if !strings.Contains(u.Output(), proto.ResetModes) {
+		t.Errorf("the terminal was not reset: %q", u.Output())
 	}
 }

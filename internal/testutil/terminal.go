@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
 	"github.com/ptyorg/pty/pkg/term"
 )
 
@@ -161,4 +163,22 @@ func PlainLines(s string) []string {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return lines
+}
+
+// AssertCookedTerminal fails t unless u's terminal is back in cooked mode
+// (canonical input and echo), as a shell expects it once the client ended.
+func AssertCookedTerminal(t testing.TB, u *Terminal) {
+	t.Helper()
+	tty, err := os.OpenFile(u.TTYName(), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tio.Lflag&unix.ICANON == 0 || tio.Lflag&unix.ECHO == 0 {
+		t.Errorf("the terminal was left in raw mode (lflag %#x)", tio.Lflag)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
@@ -44,6 +45,10 @@ type Result struct {
 	Detached bool
 	Exited   bool
 	Code     int
+	// Signal is the signal (SIGTERM, SIGINT or SIGHUP) that ended the
+	// attach: the terminal was restored and [terminated] printed first,
+	// as tmux's client does; the session goes on.
+	Signal syscall.Signal
 }
 
 // TermSize returns the size of the first terminal among fs, else 24x80,
@@ -82,6 +87,11 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		}
 		defer term.Restore(int(in.Fd()), st)
 	}
+	// A signal that would end this process ends the attach instead, so
+	// that the terminal is not left raw and in the session's modes.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(stop)
 
 	c.direct()
 	// One P: attach is an I/O loop, and with a second, idle P the
@@ -127,7 +137,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		if handed {
 			kbFile.Close() // the daemon has its own; the keyboard is its now
 			screenFile.Close()
-			return waitHanded(c, o, st, rows, cols)
+			return waitHanded(c, o, st, rows, cols, stop)
 		}
 	}
 	var err error
@@ -229,6 +239,10 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			c.Detach()
 			finish("[detached]")
 			return Result{Detached: true}, nil
+		case sig := <-stop:
+			c.Detach()
+			finish("[terminated]")
+			return Result{Signal: sig.(syscall.Signal)}, nil
 		case <-winch:
 			r, cl := TermSize(o.OutFile, in)
 			if r != rows || cl != cols {
@@ -310,7 +324,7 @@ func (c *Conn) handTerminal(rows, cols int, key detachkey.Key, kb, screen *os.Fi
 // resizes and waits for the daemon to say the user detached (DETACH) or
 // the session ended (EXIT), which it sends once the last output is on the
 // screen.
-func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int) (Result, error) {
+func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <-chan os.Signal) (Result, error) {
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	defer signal.Stop(winch)
@@ -339,6 +353,16 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int) (Resul
 				finishOn(o, st, fmt.Sprintf("[%s exited with code %d]", o.Name, code))
 				return Result{Exited: true, Code: code}, nil
 			}
+		case sig := <-stop:
+			// The daemon writes to the terminal until it lets go of it,
+			// which it does before it closes the connection.
+			c.Detach()
+			select {
+			case <-ended:
+			case <-time.After(time.Second):
+			}
+			finishOn(o, st, "[terminated]")
+			return Result{Signal: sig.(syscall.Signal)}, nil
 		case <-winch:
 			r, cl := TermSize(o.OutFile, o.In)
 			if r != rows || cl != cols {

@@ -391,8 +391,10 @@ func (d *Daemon) drop(c *client) {
 func (d *Daemon) dropLocked(c *client) {
 	if !c.closed {
 		c.closed = true
-		c.conn.Close()
+		// The terminal first: a client that sees the connection close
+		// may then write to it (client.waitHanded).
 		c.closeTTY()
+		c.conn.Close()
 	}
 	if _, ok := d.clients[c]; ok {
 		delete(d.clients, c)

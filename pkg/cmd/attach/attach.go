@@ -119,6 +119,9 @@ func Session(conn *client.Conn, name string, key detachkey.Key, history *client.
 		fmt.Fprintln(io.Err, "pty: "+err.Error())
 		return cli.ExitCode(1)
 	}
+	if res.Signal != 0 {
+		return cli.ExitCode(128 + int(res.Signal))
+	}
 	if res.Exited && res.Code != 0 {
 		return cli.ExitCode(res.Code)
 	}

@@ -213,6 +213,9 @@ func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
 	if err != nil {
 		return err
 	}
+	if res.Signal != 0 {
+		return cli.ExitCode(128 + int(res.Signal))
+	}
 	if res.Exited {
 		return exitCode(res.Code)
 	}
