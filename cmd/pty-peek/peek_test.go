@@ -218,3 +218,46 @@ func TestPeekStoppedDaemon(t *testing.T) {
 		t.Errorf("peek of a stopped daemon took %v; its answer time is 10s", took)
 	}
 }
+
+// TestPeekDaemonDiedWhileConnecting: a connection can be queued on the
+// socket of a daemon that is dying (its process still holds the socket
+// for a moment) and then dropped. The session has ended, and peek prints
+// what it left rather than calling it running and unreachable.
+func TestPeekDaemonDiedWhileConnecting(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "D", "--", "sh", "-c", "echo left-behind; exec sleep 60")
+	testutil.WaitFor(t, 10*time.Second, "the output", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "D").Stdout, "left-behind")
+	})
+	s, err := layout.Load(root, "D")
+	if err != nil || s.Pid <= 0 {
+		t.Fatalf("no daemon pid: %+v %v", s, err)
+	}
+	syscall.Kill(s.Pid, syscall.SIGKILL)
+	testutil.WaitFor(t, 10*time.Second, "the session to show as vanished", func() bool {
+		s, err := layout.Load(root, "D")
+		return err == nil && s.Status == layout.Vanished
+	})
+	// The dying daemon's socket, standing in: it takes the connection
+	// and drops it.
+	sock := layout.PathsFor(root, "D").Sock()
+	os.Remove(sock)
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	r := testutil.Run(t, root, "peek", "D")
+	if r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, "vanished") {
+		t.Errorf("peek of a session whose daemon died: %+v; want what it left, saying it vanished", r)
+	}
+}

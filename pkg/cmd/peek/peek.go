@@ -155,7 +155,7 @@ func screen(io cli.IO, o Options, flags byte) error {
 			return client.PrintScreen(io.Out, b, o.Plain)
 		}
 		if !errors.Is(err, client.ErrNotRunning) {
-			return notAnswering(io.Root, o.Ref, err)
+			return notAnswering(io, o.Ref, err)
 		}
 		tried, lastErr = o.Ref, err
 	}
@@ -172,7 +172,7 @@ func screen(io cli.IO, o Options, flags byte) error {
 			return client.PrintScreen(io.Out, b, o.Plain)
 		}
 		if !errors.Is(err, client.ErrNotRunning) {
-			return notAnswering(io.Root, s.ID, err)
+			return notAnswering(io, s.ID, err)
 		}
 		lastErr = err
 	}
@@ -184,13 +184,18 @@ func screen(io cli.IO, o Options, flags byte) error {
 }
 
 // notAnswering is the one line for a running session whose daemon took
-// the connection and then did not answer (or hung up).
-func notAnswering(root, id string, err error) error {
-	s, lerr := layout.Load(root, id)
+// the connection and then did not answer (or hung up). A daemon that died
+// meanwhile (the connection was queued on a socket its dying process
+// still held) is not one: the session has ended, and what it left is
+// printed.
+func notAnswering(io cli.IO, id string, err error) error {
+	s, lerr := layout.Load(io.Root, id)
 	if lerr != nil {
 		s = layout.Session{ID: id}
+	} else if s.Status != layout.Running {
+		return printDead(io, s)
 	}
-	return client.Unreachable(root, s, err)
+	return client.Unreachable(io.Root, s, err)
 }
 
 func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
