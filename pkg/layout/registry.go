@@ -50,8 +50,14 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 		s.Status, s.Pid = Running, pid
 		if pid <= 0 {
 			// No pid file, and no record to hold daemonPid: ask the
-			// socket who listens, so kill can still stop it.
-			s.Pid = socketPeerPid(PathsFor(root, id).Sock())
+			// socket who listens, so kill can still stop it. The answer
+			// counts only if it is this session's daemon: the launcher
+			// listens first (spawn's claim), so a connection queued
+			// before the daemon listens again names the launcher, which
+			// may have exited and its pid gone to another process.
+			if p := socketPeerPid(PathsFor(root, id).Sock()); DaemonPidAlive(p, root, id, "") {
+				s.Pid = p
+			}
 		}
 	}
 	return s

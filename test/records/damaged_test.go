@@ -3,7 +3,10 @@ package records
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,9 +65,16 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 			os.Remove(layout.PathsFor(root, id).Pid())
 		}
 
-		e, ok := listJSON(t, root)[id]
-		if !ok || e.Status != "running" || e.Damaged == "" || e.Pid == nil || *e.Pid != pid {
-			t.Fatalf("%s: list --json entry %+v (found %v), want running, damaged, pid %d", kind, e, ok, pid)
+		// Without a pid file, the daemon is named by its socket once it
+		// listens itself, moments after run -d returned.
+		var e listEntry
+		var ok bool
+		testutil.WaitFor(t, 10*time.Second, kind+": list --json naming the daemon", func() bool {
+			e, ok = listJSON(t, root)[id]
+			return ok && e.Pid != nil
+		})
+		if e.Status != "running" || e.Damaged == "" || *e.Pid != pid {
+			t.Fatalf("%s: list --json entry %+v, want running, damaged, pid %d", kind, e, pid)
 		}
 		if r := testutil.MustRun(t, root, "list"); !strings.Contains(r.Stdout, id) || !strings.Contains(r.Stdout, "damaged record") {
 			t.Fatalf("%s: list does not show the damaged session:\n%s", kind, r.Stdout)
@@ -108,5 +118,52 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 				t.Errorf("%s: %s left after rm", kind, n)
 			}
 		}
+	}
+}
+
+// A damaged record without a pid file whose socket some other process
+// listens on (an impostor, or the launcher before the daemon listens
+// itself): the socket's owner is not taken for the daemon, so kill never
+// signals it.
+func TestDamagedRecordSocketOfAnotherProcessIsNotItsDaemon(t *testing.T) {
+	root := testutil.Root(t)
+	id := "imp"
+	start(t, root, id)
+	pid := layout.ReadPid(root, id)
+	syscall.Kill(pid, syscall.SIGKILL)
+	testutil.WaitFor(t, 10*time.Second, "the daemon to die", func() bool { return !layout.PidAlive(pid) })
+	p := layout.PathsFor(root, id)
+	os.Remove(p.Pid())
+	os.Remove(p.Sock())
+	if err := os.WriteFile(p.Meta(), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	imp := exec.Command("python3", "-c", `import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(16)
+print("ready", flush=True)
+time.sleep(600)`, p.Sock())
+	out, err := imp.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := imp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { imp.Process.Kill(); imp.Wait() })
+	if _, err := out.Read(make([]byte, 8)); err != nil {
+		t.Fatal(err)
+	}
+
+	e, ok := listJSON(t, root)[id]
+	if !ok || e.Pid != nil {
+		t.Errorf("list --json entry %+v (found %v): the socket's owner taken for the daemon", e, ok)
+	}
+	testutil.Run(t, root, "kill", id)
+	testutil.Run(t, root, "gc")
+	if err := imp.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the process listening on the socket was signalled: %v", err)
+	}
+	if r, _ := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(imp.Process.Pid)).Output(); strings.HasPrefix(string(r), "Z") {
+		t.Fatalf("the process listening on the socket was killed")
 	}
 }
