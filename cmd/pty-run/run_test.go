@@ -488,3 +488,27 @@ func TestRunAIsARelaunch(t *testing.T) {
 	}
 	e.CheckRelaunched(t, root, false)
 }
+
+// The session's program starts with its terminal on 0, 1 and 2 and no
+// other descriptor: not the daemon's launch pipes, nor whatever the shell
+// that ran pty left open (as tmux closes them for its panes).
+func TestChildGetsOnlyItsTerminal(t *testing.T) {
+	root := testutil.Root(t)
+	stray, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stray.Close()
+	cmd := testutil.Command(t, root, "", "run", "-d", "--id", "fds", "--",
+		"sh", "-c", "ls /proc/self/fd | tr '\\n' ' '; echo end; exec sleep 60")
+	// Left open by the caller across exec, on fd 8.
+	cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, stray}
+	if r := testutil.RunCmd(t, cmd); r.Code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	out := waitScreen(t, root, "fds", "end")
+	// ls lists its own directory descriptor too: 0 1 2 and one more.
+	if got := strings.Fields(strings.SplitN(out, "end", 2)[0]); len(got) != 4 {
+		t.Errorf("the program's descriptors are %v, want 0 1 2 and ls's own", got)
+	}
+}

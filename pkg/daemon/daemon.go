@@ -184,6 +184,7 @@ func Main(args []string) int {
 	// the session published and nothing recorded.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	keepDescriptorsFromChild()
 	cfgFile := os.NewFile(3, "config")
 	status := os.NewFile(4, "status")
 	if cfgFile == nil || status == nil {
@@ -227,6 +228,38 @@ func Main(args []string) int {
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// keepDescriptorsFromChild marks every descriptor from 3 up close-on-exec:
+// the launch pipes (3 and 4), the socket (5) and whatever the launcher's
+// caller left open across exec are the daemon's, and the session's program
+// gets its terminal on 0, 1 and 2 and nothing else, as tmux gives its
+// panes.
+func keepDescriptorsFromChild() {
+	if cloexecFrom(3) == nil {
+		return
+	}
+	for _, dir := range []string{"/proc/self/fd", "/dev/fd"} {
+		names, err := readDirNames(dir)
+		if err != nil {
+			continue
+		}
+		for _, name := range names {
+			if fd, err := strconv.Atoi(name); err == nil && fd >= 3 {
+				syscall.CloseOnExec(fd)
+			}
+		}
+		return
+	}
+}
+
+func readDirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
 
 // inheritListener takes over the listening socket the launcher bound.
 func inheritListener(fd int, path string) (*net.UnixListener, error) {

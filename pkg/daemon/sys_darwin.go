@@ -3,6 +3,7 @@
 package daemon
 
 import (
+	"errors"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -33,3 +34,7 @@ func peerUID(c syscall.Conn) (int, error) {
 }
 
 func resourcesOf(pid int) *Resources { return nil }
+
+// cloexecFrom has no one-call form here; keepDescriptorsFromChild lists
+// the descriptors instead.
+func cloexecFrom(int) error { return errors.ErrUnsupported }

@@ -78,3 +78,16 @@ func resourcesOf(pid int) *Resources {
 	}
 	return r
 }
+
+// cloexecFrom marks every descriptor from first up close-on-exec in one
+// system call (Linux 5.11 and later).
+func cloexecFrom(first int) error {
+	return unix.CloseRange(uint(first), ^uint(0), unix.CLOSE_RANGE_CLOEXEC)
+}
+
+// acceptNonblock accepts a connection as a non-blocking, close-on-exec
+// descriptor, in one system call.
+func acceptNonblock(fd int) (int, error) {
+	nfd, _, err := unix.Accept4(fd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+	return nfd, err
+}

@@ -3,6 +3,7 @@
 package daemon
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -14,3 +15,7 @@ func becomeSubreaper() {}
 func peerUID(c syscall.Conn) (int, error) { return os.Getuid(), nil }
 
 func resourcesOf(pid int) *Resources { return nil }
+
+// cloexecFrom has no one-call form here; keepDescriptorsFromChild lists
+// the descriptors instead.
+func cloexecFrom(int) error { return errors.ErrUnsupported }
