@@ -174,7 +174,7 @@ func AssertCookedTerminal(t testing.TB, u *Terminal) {
 		t.Fatal(err)
 	}
 	defer tty.Close()
-	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	tio, err := unix.IoctlGetTermios(int(tty.Fd()), getTermios)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func acceptQueued(ln *net.UnixListener) (*net.UnixConn, bool) {
 	nfd := -1
 	cerr := rc.Control(func(fd uintptr) {
 		for {
-			nfd, _, err = unix.Accept4(int(fd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			nfd, err = acceptNonblock(int(fd))
 			if err != unix.EINTR {
 				return
 			}

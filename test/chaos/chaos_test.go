@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package chaos puts a whole registry through what goes wrong at once on a
 // real machine: a session flooding output to clients that never read, a
 // daemon killed by the OOM killer (SIGKILL), a disk that fills up, and

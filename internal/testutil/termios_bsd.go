@@ -1,0 +1,7 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package testutil
+
+import "golang.org/x/sys/unix"
+
+const getTermios = unix.TIOCGETA

@@ -1,0 +1,5 @@
+package testutil
+
+import "golang.org/x/sys/unix"
+
+const getTermios = unix.TCGETS
