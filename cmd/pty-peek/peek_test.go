@@ -171,20 +171,7 @@ func TestPeekUnreachableDaemon(t *testing.T) {
 	}
 
 	// Another daemon's socket in place of the session's: it hangs up.
-	os.Remove(sock)
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := hangUpOn(t, sock)
 	check("hang-up", "closed the connection without answering")
 	// A stale socket file: nothing listens.
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
@@ -240,13 +227,22 @@ func TestPeekDaemonDiedWhileConnecting(t *testing.T) {
 	})
 	// The dying daemon's socket, standing in: it takes the connection
 	// and drops it.
-	sock := layout.PathsFor(root, "D").Sock()
+	defer hangUpOn(t, layout.PathsFor(root, "D").Sock()).Close()
+	r := testutil.Run(t, root, "peek", "D")
+	if r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, "vanished") {
+		t.Errorf("peek of a session whose daemon died: %+v; want what it left, saying it vanished", r)
+	}
+}
+
+// hangUpOn puts a listener in place of the socket at sock that takes each
+// connection and closes it at once.
+func hangUpOn(t *testing.T, sock string) net.Listener {
+	t.Helper()
 	os.Remove(sock)
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -256,8 +252,5 @@ func TestPeekDaemonDiedWhileConnecting(t *testing.T) {
 			c.Close()
 		}
 	}()
-	r := testutil.Run(t, root, "peek", "D")
-	if r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, "vanished") {
-		t.Errorf("peek of a session whose daemon died: %+v; want what it left, saying it vanished", r)
-	}
+	return ln
 }
