@@ -383,3 +383,42 @@ func TestAttachEndedBySignalRestoresTheTerminal(t *testing.T) {
 	// The session goes on: its daemon answers.
 	status(t, root, "sig")
 }
+
+// TestAttachWithoutTerminal: attach and run (without -d) need a terminal,
+// as tmux's attach does; without one they say so in one line and what to
+// use instead, rather than streaming the screen into a pipe for ever.
+func TestAttachWithoutTerminal(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "sh1", "--", "sleep", "1000")
+	for _, in := range []string{"devnull", "pipe"} {
+		cmd := testutil.Command(t, root, "", "attach", "sh1")
+		if in == "pipe" {
+			cmd.Stdin = strings.NewReader("echo typed\n")
+		}
+		r := testutil.RunCmd(t, cmd)
+		if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "needs a terminal") ||
+			!strings.Contains(r.Stderr, `pty peek sh1`) || !strings.Contains(r.Stderr, `pty send sh1`) || r.Stdout != "" {
+			t.Errorf("attach with stdin from %s: %+v; want exit 1 and one line naming peek and send", in, r)
+		}
+	}
+	// -r would restart an ended session only to find it cannot show it.
+	testutil.MustRun(t, root, "run", "-d", "--id", "gone", "--tag", "keep=true", "--", "sh", "-c", "exit 2")
+	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
+		s, err := layout.Load(root, "gone")
+		_, serr := os.Stat(layout.PathsFor(root, "gone").Sock())
+		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
+	})
+	r := testutil.RunCmd(t, testutil.Command(t, root, "", "attach", "-r", "gone"))
+	if m, _ := layout.ReadMetadata(root, "gone"); r.Code != 1 || !strings.Contains(r.Stderr, "needs a terminal") || m == nil || !m.Exited() {
+		t.Errorf("attach -r without a terminal: %+v (record %+v); want a refusal and the session left as it ended", r, m)
+	}
+
+	before := testutil.DirNames(t, root)
+	r = testutil.Run(t, root, "run", "--", "sh", "-c", "echo should-not-run")
+	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "add -d") {
+		t.Errorf("run without -d and without a terminal: %+v; want exit 1 and one line suggesting -d", r)
+	}
+	if after := testutil.DirNames(t, root); strings.Join(after, " ") != strings.Join(before, " ") {
+		t.Errorf("run without a terminal left files: before %v, after %v", before, after)
+	}
+}

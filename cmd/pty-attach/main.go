@@ -33,7 +33,11 @@ mouse, line drawing, ...). Killed, it prints [terminated] and exits with
 If the session has ended, its last output is shown and you are asked
 whether to restart it with the same command, directory and environment.
 A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and
-its counters), as "pty restart" does.`
+its counters), as "pty restart" does.
+
+Attaching needs a terminal on standard input. From a script or a pipe, use
+"pty peek REF" to read the screen, "pty peek -f REF" to follow it, and
+"pty send REF ..." to type into it.`
 	var o attach.Options
 	fs := c.Flags
 	fs.BoolVar(&o.Restart, "auto-restart", false, "restart an ended session without asking")

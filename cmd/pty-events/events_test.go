@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -338,5 +340,93 @@ func TestConcurrentEmitsDuringRetention(t *testing.T) {
 	}
 	if fills != len(fill) {
 		t.Errorf("follower saw %d fill events, want %d (lines repeated or lost across the rewrite)", fills, len(fill))
+	}
+}
+
+// exit waits for the follower to end by itself and returns its exit code.
+func (w *watcher) exit(t *testing.T, what string) int {
+	t.Helper()
+	select {
+	case <-w.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("pty events is still following %s; output %q", what, w.output())
+	}
+	err := w.cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0
+}
+
+func TestEventsFollowEndsAfterSessionExit(t *testing.T) {
+	root := testutil.Root(t)
+	start(t, root, "s")
+	w := watch(t, root, "s")
+	w.ready(t, root, "s")
+	testutil.MustRun(t, root, "kill", "s")
+	if code := w.exit(t, "after the session's session_exit"); code != 0 {
+		t.Fatalf("follower exited %d, want 0; output %q", code, w.output())
+	}
+	if !w.has("session_exit") {
+		t.Fatalf("the follower ended without printing session_exit: %q", w.output())
+	}
+	// --all is not about one session: it keeps following.
+	all := watch(t, root, "--all")
+	start(t, root, "t")
+	all.ready(t, root, "t")
+	testutil.MustRun(t, root, "kill", "t")
+	testutil.WaitFor(t, 20*time.Second, "session_exit in --all", func() bool { return all.has("session_exit") })
+	select {
+	case <-all.done:
+		t.Fatalf("pty events --all ended after one session's exit: %q", all.output())
+	default:
+	}
+}
+
+func TestEventsOfAnEndedSession(t *testing.T) {
+	root := testutil.Root(t)
+	start(t, root, "s")
+	testutil.MustRun(t, root, "kill", "s")
+
+	w := watch(t, root, "s")
+	if code := w.exit(t, "a session that had already exited"); code != 0 || len(w.output()) != 0 {
+		t.Fatalf("following an exited session: exit %d, output %q; want 0 and nothing", code, w.output())
+	}
+	r := testutil.Run(t, root, "events", "s", "--wait", "session_exit")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "session_exit") || strings.Count(r.Stdout, "\n") != 1 {
+		t.Fatalf("--wait session_exit after the exit: code %d stdout %q stderr %q; want the recorded exit", r.Code, r.Stdout, r.Stderr)
+	}
+	r = testutil.Run(t, root, "events", "s", "--wait", "user.done")
+	if r.Code != 1 || r.Stderr != "Session \"s\" ended without a user.done event.\n" {
+		t.Fatalf("--wait user.done after the exit: code %d stderr %q", r.Code, r.Stderr)
+	}
+}
+
+func TestEventsFollowEndsWhenTheRecordGoes(t *testing.T) {
+	root := testutil.Root(t)
+	start(t, root, "s")
+	w := watch(t, root, "s")
+	w.ready(t, root, "s")
+	// The daemon dies without a word (no session_exit), then the record
+	// is removed: nothing is left to follow.
+	b, err := os.ReadFile(layout.PathsFor(root, "s").Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 20*time.Second, "the session to vanish", func() bool {
+		return strings.Contains(testutil.MustRun(t, root, "list").Stdout, "Vanished")
+	})
+	testutil.MustRun(t, root, "rm", "s")
+	if code := w.exit(t, "a removed session"); code != 0 {
+		t.Fatalf("follower exited %d, want 0; output %q", code, w.output())
 	}
 }

@@ -23,6 +23,9 @@ with "pty attach ID"; "pty peek ID" prints its screen.
 
 Flags stop at "--" or at the first argument that is not a flag.
 
+Without -d it attaches, which needs a terminal on standard input; from a
+script, start it with -d and use "pty peek", "pty peek -f" and "pty send".
+
 With -a and a session --id that has ended, it is started again the way
 "pty restart" does it, with the record's settings where the command line
 does not give them (gc's crash-loop bookkeeping is cleared).

@@ -150,6 +150,11 @@ type Follower struct {
 	// Ready, if set, is called once the watch is in place: every line
 	// appended after it returns is delivered.
 	Ready func()
+	// Ended, if set with IDs, is asked once the watch is in place and
+	// again whenever a followed session's record changes or goes; when it
+	// reports true, Follow delivers what the followed logs still hold and
+	// returns nil. atStart tells the first call from the others.
+	Ended func(atStart bool) bool
 }
 
 // logState is one followed log: the open file (which keeps the old inode
@@ -207,6 +212,10 @@ func (f Follower) Follow(ctx context.Context, fn func(Line) error) error {
 	if f.Ready != nil {
 		f.Ready()
 	}
+	ended := func(atStart bool) bool { return f.Ended != nil && fo.want != nil && f.Ended(atStart) }
+	if ended(true) {
+		return stopped(fo.syncWanted())
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -215,7 +224,11 @@ func (f Follower) Follow(ctx context.Context, fn func(Line) error) error {
 			if !ok {
 				return errors.New("follow events: the watcher closed")
 			}
-			id := IDFromLogName(filepath.Base(ev.Name))
+			name := filepath.Base(ev.Name)
+			if id := layout.SessionIDFromMetaName(name); id != "" && fo.want[id] && ended(false) {
+				return stopped(fo.syncWanted())
+			}
+			id := IDFromLogName(name)
 			if id == "" || (fo.want != nil && !fo.want[id]) {
 				continue
 			}
@@ -235,6 +248,16 @@ func (f Follower) Follow(ctx context.Context, fn func(Line) error) error {
 			}
 		}
 	}
+}
+
+// syncWanted brings every followed log up to date.
+func (fo *follower) syncWanted() error {
+	for id := range fo.want {
+		if err := fo.sync(id, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func stopped(err error) error {

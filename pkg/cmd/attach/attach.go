@@ -9,9 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ptyorg/pty/internal/detachkey"
+	"os"
 	"strings"
 
+	"golang.org/x/term"
+
+	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -52,7 +55,12 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	// period): then the attach shows the final screen and exit code.
 	if s.Status == layout.Running || s.Status == layout.Exited {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
-			return Session(conn, s.ID, o.DetachKey.Key(), &o.History, io)
+			key := o.DetachKey.Key() // a bad key is said first
+			if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
+				conn.Close()
+				return err
+			}
+			return Session(conn, s.ID, key, &o.History, io)
 		}
 		if n, err := layout.Load(io.Root, s.ID); err == nil {
 			s = n
@@ -67,6 +75,10 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if !o.Restart && !confirm(s, io) {
 		return nil
 	}
+	key := o.DetachKey.Key()
+	if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
+		return err // before restarting what could not be shown
+	}
 	// The user's terminal may differ from the one the session was made in.
 	rows, cols := client.TermSize(io.OutFile(), io.In)
 	id, err := lifecycle.Relaunch(ctx, io.Root, s, lifecycle.RelaunchOptions{Env: io.Env, Rows: rows, Cols: cols})
@@ -77,7 +89,26 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return fmt.Errorf("Session %q restarted but is not answering: %v", id, err)
 	}
-	return Session(conn, id, o.DetachKey.Key(), &o.History, io)
+	return Session(conn, id, key, &o.History, io)
+}
+
+// NeedTerminal refuses an attach whose keyboard is not a terminal, as
+// tmux does: raw mode, the size and the detach key need one, and a pipe
+// would get a stream of screen updates that never ends. cmd names the
+// command in the message; id is the session, "" when not yet known.
+func NeedTerminal(in *os.File, cmd, id string) error {
+	if in != nil && term.IsTerminal(int(in.Fd())) {
+		return nil
+	}
+	ref := id
+	if ref == "" {
+		ref = "ID"
+	}
+	hint := fmt.Sprintf("to read the screen use \"pty peek %s\" (or \"pty peek -f %s\" to follow it), to type into it \"pty send %s ...\"", ref, ref, ref)
+	if cmd == "pty run" {
+		return errors.New("pty run attaches to the session it starts and needs a terminal, but standard input is not one: add -d to start it in the background; then " + hint)
+	}
+	return fmt.Errorf("%s needs a terminal, but standard input is not one: %s", cmd, hint)
 }
 
 // confirm shows how the session ended and asks whether to restart it. No

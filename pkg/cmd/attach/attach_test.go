@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/ptyorg/pty/internal/detachkey"
+	iopkg "io"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+
+	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
@@ -108,12 +111,16 @@ func TestYesRestartsAndAttaches(t *testing.T) {
 	ended(t, root, "dead")
 	before, _ := layout.ReadMetadata(root, "dead")
 	io, out := testIO(t, root, "")
-	r, w, err := os.Pipe()
+	// A terminal, as attach needs: the answer is typed into it, and so
+	// is the line the attached client forwards below.
+	w, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	io.In = r
+	defer tty.Close()
+	go iopkg.Copy(iopkg.Discard, w) // the terminal's echo
+	io.In = tty
 	w.WriteString("y\n")
 	done := make(chan error, 1)
 	go func() { done <- Run(context.Background(), Options{Args: []string{"dead"}}, io) }()

@@ -42,7 +42,10 @@ printed as they happen, one per line:
   HH:MM:SS  <session>  <type>  <payload as compact JSON>
 
 --json prints the raw JSON lines instead. --all follows every session,
-including sessions started later. Inside a session REF defaults to it.
+including sessions started later, until interrupted. Following one session
+ends (exit 0) after its session_exit event, or when its record is removed; a
+session that has already exited has nothing more to follow, so it ends at
+once (--recent prints its past events). --wait then exits 1. Inside a session REF defaults to it.
 
 --recent prints the last 50 events and exits.
 
@@ -167,22 +170,62 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.Timeout*float64(time.Second)))
 		defer cancel()
 	}
-	found := false
-	err := eventlog.Follower{Root: root, IDs: ids}.Follow(ctx, func(l eventlog.Line) error {
-		if !l.Valid() || !match(l.Event.Type) {
-			return nil
+	// Following one session ends with it: after its session_exit, or
+	// when its record is removed; one that has already exited has nothing
+	// more to follow. --all follows the registry for good.
+	found, ended, endedBefore := false, false, false
+	f := eventlog.Follower{Root: root, IDs: ids}
+	if !o.All {
+		// Asked once the log is open (an exit recorded before then is
+		// history: its session_exit will not be delivered) and on every
+		// later change of the record (where an exit is left to its
+		// session_exit line, appended right after the record).
+		f.Ended = func(atStart bool) bool {
+			s, err := layout.Load(root, ids[0])
+			if errors.Is(err, layout.ErrNotFound) {
+				ended = true
+			} else if err == nil && atStart && s.Status == layout.Exited {
+				ended, endedBefore = true, true
+			}
+			return ended
 		}
-		if err := print(l); err != nil {
-			return err
+	}
+	err := f.Follow(ctx, func(l eventlog.Line) error {
+		if l.Valid() && match(l.Event.Type) {
+			if err := print(l); err != nil {
+				return err
+			}
+			if o.Wait != "" {
+				found = true
+				return eventlog.ErrStop
+			}
 		}
-		if o.Wait != "" {
-			found = true
+		if !o.All && l.Event.Type == layout.EventSessionExit {
+			ended = true
 			return eventlog.ErrStop
 		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if o.Wait != "" && !found && endedBefore && match(layout.EventSessionExit) {
+		// Waiting for an exit that has already happened: it is the
+		// answer, as it would have been a moment earlier.
+		lines, err := eventlog.Recent(root, ids[0], recentCount)
+		if err != nil {
+			return err
+		}
+		for i := len(lines) - 1; i >= 0; i-- {
+			if lines[i].Event.Type == layout.EventSessionExit {
+				print(lines[i])
+				return nil
+			}
+		}
+	}
+	if o.Wait != "" && !found && ended {
+		fmt.Fprintf(io.Err, "Session %q ended without a %s event.\n", ids[0], o.Wait)
+		return cli.ExitCode(1)
 	}
 	if o.Wait != "" && !found {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {

@@ -62,6 +62,12 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	outer := io.Getenv("PTY_SESSION")
 	nested := outer != "" && !o.Force
 	root := io.Root
+	if !o.Detach && !nested {
+		o.DetachKey.Key() // a bad key is said first
+		if err := attach.NeedTerminal(io.In, "pty run", ""); err != nil {
+			return err
+		}
+	}
 	if o.Again {
 		// A record replaced or removed while we relaunched it (gc, another
 		// run -a) is looked at afresh: attached to if it now runs, created
