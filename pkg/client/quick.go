@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -119,18 +121,96 @@ func retry(f func() error) error {
 // PrintScreen writes a peeked screen the way pty peek prints it: as the
 // daemon sent it (plain text without trailing blank lines), ending in
 // exactly one newline.
+//
+// Whoever's daemon answered, the text carries no escape sequence but SGR
+// (none at all when plain): the original's daemon ends its screen with the
+// modes the program set (bracketed paste, say), which would otherwise
+// print as text or change the reader's terminal.
 func PrintScreen(w io.Writer, b []byte, plain bool) error {
 	out := string(b)
 	if plain {
-		out = strings.TrimRight(out, "\n")
+		out = strings.TrimRight(TextOnly(out, false), "\n")
 	} else {
-		out = PeekText(out)
+		out = TextOnly(PeekText(out), true)
 	}
 	if !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
 	_, err := io.WriteString(w, out)
 	return err
+}
+
+// maxCUF bounds the spaces one cursor-forward becomes: no screen is wider
+// (proto.ClampSize).
+const maxCUF = 1000
+
+// TextOnly is s without escape sequences and control characters other
+// than newline and tab, keeping SGR sequences when sgr is set. A
+// cursor-forward within a line (the original's daemon skips blank cells
+// so) becomes the spaces it skips; CR LF becomes LF.
+func TextOnly(s string, sgr bool) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
+		return s // our daemon's screens: the common case costs one scan
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			j := i + 2
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
+				j++
+			}
+			if j == len(s) {
+				return b.String() // cut short: nothing of it is text
+			}
+			params, final := s[i+2:j], s[j]
+			switch {
+			case final == 'm' && sgr && !strings.ContainsAny(params, "<=>? !\"#$%&'()*+,-./"):
+				b.WriteString(s[i : j+1])
+			case final == 'C' && !strings.ContainsAny(params, "<=>?;: "):
+				n := 1
+				if params != "" {
+					n, _ = strconv.Atoi(params)
+				}
+				b.WriteString(strings.Repeat(" ", min(max(n, 1), maxCUF)))
+			}
+			i = j + 1
+		case c == 0x1b && i+1 < len(s) && strings.IndexByte("]P^_X", s[i+1]) >= 0:
+			// A string (OSC, DCS, ...) up to BEL or ST.
+			j := i + 2
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			i = min(j+1, len(s))
+			if j < len(s) && s[j] == 0x1b {
+				i = j + 2
+			}
+		case c == 0x1b:
+			// ESC, its intermediates and final byte: charset choices,
+			// keypad modes, saves and restores.
+			j := i + 1
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			i = min(j+1, len(s))
+		case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			i++
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && n == 1:
+				b.WriteRune(utf8.RuneError) // as a terminal shows it
+			case r < 0x20 && r != '\n' && r != '\t', r >= 0x7f && r < 0xa0:
+				// C0, DEL and C1 controls: not text.
+			default:
+				b.WriteString(s[i : i+n])
+			}
+			i += n
+		}
+	}
+	return b.String()
 }
 
 // PeekText is the text of a PEEK baseline in its SGR form as it is
