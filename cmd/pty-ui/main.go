@@ -49,7 +49,7 @@ it. The picker refuses to run inside a session (PTY_SESSION is set) unless
 		cli.Fatalf("already inside pty session %q: the picker would nest. Detach first%s, or pass --force", s, detachKey().With())
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
-		cli.Fatalf("the picker needs a terminal: in scripts use 'pty list' and 'pty attach ID'")
+		cli.Fatalf("the picker needs a terminal: in scripts use 'pty list', 'pty peek ID' and 'pty send ID ...'")
 	}
 	// Ctrl+\ is the detach key: one pressed while the terminal is between
 	// the picker and an attach must not kill the picker with SIGQUIT.
