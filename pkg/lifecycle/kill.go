@@ -92,6 +92,12 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	if s.Status == layout.Vanished {
 		return killLeftovers(root, s)
 	}
+	if s.Status == layout.Exited {
+		if err := endGrace(root, s, o.Wait); err != nil {
+			return res, err
+		}
+		return res, NotRunningError(s.ID)
+	}
 	if s.Status != layout.Running {
 		return res, NotRunningError(s.ID)
 	}
@@ -199,6 +205,20 @@ func recordStopped(root, id, gen string) {
 		}
 		return nil
 	})
+}
+
+// endGrace stops the daemon of a session whose command has exited but
+// which still serves its final screen for a grace period, and waits for it
+// to be gone, so that kill never returns with the session's socket still
+// there. The daemon keeps the record (with the exit), as for any stop.
+// Like every signal kill sends, it goes only to a pid that proves to be
+// this session's daemon.
+func endGrace(root string, s layout.Session, wait time.Duration) error {
+	pid, gen := s.Pid, s.Meta.Generation
+	if pid <= 0 || !VerifyDaemon(pid, root, s.ID, gen) {
+		return nil
+	}
+	return killDaemonOnly(root, s.ID, gen, pid, wait)
 }
 
 // killLeftovers is Kill for a session whose daemon is gone.
