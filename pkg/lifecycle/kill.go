@@ -23,7 +23,8 @@ import (
 )
 
 // DaemonWait is how long kill and rm wait for a daemon to exit. The daemon
-// gives the session's processes 1.5 s after TERM and exits within ~5 s.
+// gives the session's processes 1 s after the hangup and 1.5 s after TERM,
+// and exits within ~5 s.
 const DaemonWait = 7 * time.Second
 
 // Escalation timing for processes that outlive the daemon.
@@ -77,8 +78,11 @@ type KillOptions struct {
 
 // Kill stops a running session and everything it started, and verifies
 // it: the daemon's descendants are snapshotted (with start tokens) before
-// the daemon gets SIGTERM, and whatever is still the same process once the
-// daemon is gone is signalled by process group, TERM then KILL. The record
+// the daemon gets SIGTERM (on which it hangs the session up, then TERMs and
+// KILLs what is left: pkg/daemon), and whatever is still the same process
+// once the daemon is gone is signalled by process group, TERM then KILL.
+// A session whose command has exited but whose daemon still serves its
+// grace period has that ended (endGrace) and is reported not running. The record
 // stays (the daemon records the exit), except for ephemeral sessions,
 // whose daemon removes them.
 //
