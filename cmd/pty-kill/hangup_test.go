@@ -173,3 +173,26 @@ func TestKillDuringTheGraceAfterTheExit(t *testing.T) {
 		return
 	}
 }
+
+// The hangup reaches the terminal's foreground job too, as a closing
+// terminal's does, even when the shell that started it ignores SIGHUP.
+func TestKillHangsUpTheForegroundJob(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "fg")
+	testutil.MustRun(t, root, "run", "-d", "--id", "job", "--env", "PS1=ready> ", "--", "bash", "--norc", "-i")
+	peekHas(t, root, "job", "ready>", 1)
+	job := `trap '' HUP; perl -e '$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; exit 0 }; $| = 1; print "job-", "running\n"; sleep 1 while 1' ` + got + "\r"
+	testutil.MustRun(t, root, "send", "job", job)
+	peekHas(t, root, "job", "job-running", 1)
+	testutil.MustRun(t, root, "kill", "job")
+	if b, _ := os.ReadFile(got); string(b) != "HUP\n" {
+		t.Errorf("the foreground job saw %q, want a SIGHUP", b)
+	}
+	// The shell ignored both SIGHUP and SIGTERM.
+	if l := listed(t, root, "job"); l != "killed (SIGKILL)" {
+		t.Errorf("list after kill: %q, want killed (SIGKILL)", l)
+	}
+}
