@@ -13,10 +13,15 @@ import (
 
 func main() {
 	c := cli.NewCommand("kill", "pty kill REF")
-	c.Long = `The daemon gets SIGTERM and stops the session's processes; pty kill waits
-up to 7 s for it, then checks that nothing the session started is still
-running (by pid and start time, taken before signalling) and signals any
-survivor's process group, TERM then KILL. "Session X killed." is printed
+	c.Long = `The daemon gets SIGTERM and stops the session's processes as closing a
+terminal does: SIGHUP to the session's command and the terminal's
+foreground process group (an interactive shell saves its history), then,
+1 s later, SIGTERM to whatever is left, and SIGKILL 1.5 s after that. pty
+list then shows how it ended: "killed (SIGHUP)", or "exit N" for a program
+that exited on the hangup. pty kill waits up to 7 s for the daemon, then
+checks that nothing the session started is still running (by pid and
+start time, taken before signalling) and signals any survivor's process
+group, TERM then KILL. "Session X killed." is printed
 only when nothing of the session is left; otherwise the leftover pids are
 listed on stderr and the exit status is 1.
 
@@ -33,7 +38,11 @@ its root): a pid reused by another process is never signalled.
 
 A permanent session loses its strategy tag first, so gc does not start it
 again. The record stays (status exited) until "pty rm" or gc removes it;
-an ephemeral session's record is removed by its daemon.`
+an ephemeral session's record is removed by its daemon.
+
+A session whose command has just exited is still served by its daemon
+for a moment (its final screen); kill ends that at once, waits for the
+daemon to be gone, keeps the record and says the session is not running.`
 	pos := c.Parse(os.Args[1:])
 	if len(pos) != 1 {
 		cli.Fatalf("kill takes one session: pty kill REF (see 'pty kill --help')")

@@ -65,7 +65,7 @@ func TestCommandThatEndsAtOnce(t *testing.T) {
 }
 
 // While an ended session's daemon lingers, the session is listed as
-// exited, kill leaves it be, and a new session under its id (the old
+// exited, kill says it is not running, and a new session under its id (the old
 // record reaped, as by default) starts as soon as the old daemon is gone.
 func TestEndedSessionDuringGrace(t *testing.T) {
 	root := testutil.Root(t)

@@ -49,6 +49,7 @@ const (
 	exitLinger       = 500 * time.Millisecond
 	exitGrace        = 500 * time.Millisecond // see finish
 	firstFrameWait   = 250 * time.Millisecond
+	hupGrace         = 1 * time.Second // see stopTree
 	killGrace        = 1500 * time.Millisecond
 	shutdownBackstop = 5 * time.Second
 	lastLinesMax     = 200
@@ -887,8 +888,12 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 
 	// The grace period: whoever connects now still gets the final screen
 	// and EXIT (the original serves for 500 ms too). Then the socket goes,
-	// and the connections already made before it went are served.
-	time.Sleep(time.Until(graceEnd))
+	// and the connections already made before it went are served. A stop
+	// (pty kill) ends it at once and counts as one for the reap policy:
+	// kill returns once we are gone, and the record stays with the exit.
+	if d.waitGrace(graceEnd) {
+		killed = true
+	}
 	d.waitFlushed(exitLinger)
 	d.stopAccepting()
 	d.waitFlushed(exitLinger)
@@ -914,6 +919,23 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 		}
 		return nil
 	})
+}
+
+// waitGrace waits until end, or until a stop (SIGTERM, SIGINT) comes,
+// and reports whether one came.
+func (d *Daemon) waitGrace(end time.Time) bool {
+	t := time.NewTimer(time.Until(end))
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return false
+		case s := <-d.sigs:
+			if s != syscall.SIGHUP {
+				return true
+			}
+		}
+	}
 }
 
 // waitFlushed waits until every client's queue is written, or max.
@@ -1008,9 +1030,17 @@ func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, 
 	return !falsy(reapEnv) || reapEnv == ""
 }
 
-// stopTree stops the child's whole process tree: TERM, a grace period,
-// KILL, and returns the pids that outlived it all.
+// stopTree stops the child's whole process tree as closing a terminal
+// does, then harder: a hangup (see hangUp), and once hupGrace has passed,
+// TERM to whatever is left, killGrace, then KILL. It returns the pids that
+// outlived it all. The hangup comes first because it is what programs
+// written for terminals expect and handle: an interactive shell ignores
+// TERM but saves its history on SIGHUP.
 func (d *Daemon) stopTree() []int {
+	d.hangUp()
+	if waitTreeGone(hupGrace) {
+		return nil
+	}
 	if signalTree(syscall.SIGTERM, killGrace) {
 		return nil
 	}
@@ -1018,6 +1048,49 @@ func (d *Daemon) stopTree() []int {
 		return nil
 	}
 	return procs.Pids(procs.Survivors(sessionTree()))
+}
+
+// hangUp signals the session as the kernel does when a terminal's master
+// side closes: SIGHUP, then SIGCONT (so a stopped process handles it), to
+// the session leader, our child, and to the terminal's foreground process
+// group. Each process is taken from a snapshot of the tree and re-verified
+// by pkg/procs before it is signalled.
+func (d *Daemon) hangUp() {
+	fg := 0
+	if rc, err := d.ptmx.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) {
+			if g, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+				fg = g
+			}
+		})
+	}
+	var leader, group []procs.Proc
+	for _, p := range sessionTree() {
+		if p.Pid == d.child.Pid {
+			leader = append(leader, p)
+		}
+		if fg > 1 && p.Pgid == fg {
+			group = append(group, p)
+		}
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGCONT} {
+		for _, p := range leader {
+			procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
+		}
+		procs.Signal(group, sig)
+	}
+}
+
+// waitTreeGone waits until no process of the session is left, or max.
+func waitTreeGone(max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for len(procs.Survivors(sessionTree())) > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
 }
 
 // sessionTree is every process below the daemon: as a subreaper it keeps

@@ -23,7 +23,8 @@ import (
 )
 
 // DaemonWait is how long kill and rm wait for a daemon to exit. The daemon
-// gives the session's processes 1.5 s after TERM and exits within ~5 s.
+// gives the session's processes 1 s after the hangup and 1.5 s after TERM,
+// and exits within ~5 s.
 const DaemonWait = 7 * time.Second
 
 // Escalation timing for processes that outlive the daemon.
@@ -77,8 +78,11 @@ type KillOptions struct {
 
 // Kill stops a running session and everything it started, and verifies
 // it: the daemon's descendants are snapshotted (with start tokens) before
-// the daemon gets SIGTERM, and whatever is still the same process once the
-// daemon is gone is signalled by process group, TERM then KILL. The record
+// the daemon gets SIGTERM (on which it hangs the session up, then TERMs and
+// KILLs what is left: pkg/daemon), and whatever is still the same process
+// once the daemon is gone is signalled by process group, TERM then KILL.
+// A session whose command has exited but whose daemon still serves its
+// grace period has that ended (endGrace) and is reported not running. The record
 // stays (the daemon records the exit), except for ephemeral sessions,
 // whose daemon removes them.
 //
@@ -91,6 +95,12 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	var res KillResult
 	if s.Status == layout.Vanished {
 		return killLeftovers(root, s)
+	}
+	if s.Status == layout.Exited {
+		if err := endGrace(root, s, o.Wait); err != nil {
+			return res, err
+		}
+		return res, NotRunningError(s.ID)
 	}
 	if s.Status != layout.Running {
 		return res, NotRunningError(s.ID)
@@ -199,6 +209,20 @@ func recordStopped(root, id, gen string) {
 		}
 		return nil
 	})
+}
+
+// endGrace stops the daemon of a session whose command has exited but
+// which still serves its final screen for a grace period, and waits for it
+// to be gone, so that kill never returns with the session's socket still
+// there. The daemon keeps the record (with the exit), as for any stop.
+// Like every signal kill sends, it goes only to a pid that proves to be
+// this session's daemon.
+func endGrace(root string, s layout.Session, wait time.Duration) error {
+	pid, gen := s.Pid, s.Meta.Generation
+	if pid <= 0 || !VerifyDaemon(pid, root, s.ID, gen) {
+		return nil
+	}
+	return killDaemonOnly(root, s.ID, gen, pid, wait)
 }
 
 // killLeftovers is Kill for a session whose daemon is gone.

@@ -11,7 +11,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -51,6 +54,29 @@ func ParseStatus(s string) (layout.Status, error) {
 		return st, nil
 	}
 	return "", fmt.Errorf("status %q is not one of running, exited, vanished", s)
+}
+
+// Ending says how an ended session's command ended, as a person reads it:
+// "killed (SIGHUP)" when a signal ended it, else "exit N" ("exit ?" when
+// no exit is recorded). exitCode stays 128+N for a signal in the record,
+// for the original pty's readers; the signal field tells the two apart.
+func Ending(m *layout.Metadata) string {
+	if m.Signal != nil && *m.Signal > 0 {
+		return "killed (" + SignalName(*m.Signal) + ")"
+	}
+	if m.ExitCode == nil {
+		return "exit ?"
+	}
+	return "exit " + strconv.Itoa(*m.ExitCode)
+}
+
+// SignalName names signal n of this system ("SIGHUP"), or "signal N" for
+// a number it has no name for.
+func SignalName(n int) string {
+	if name := unix.SignalName(syscall.Signal(n)); name != "" {
+		return name
+	}
+	return "signal " + strconv.Itoa(n)
 }
 
 // Age is how long ago a session last changed state: since it exited when

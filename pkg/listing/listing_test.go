@@ -227,6 +227,31 @@ func TestText(t *testing.T) {
 	}
 }
 
+// An end by a signal is shown by the signal's name, not as 128+N.
+func TestTextNamesTheSignalThatEndedASession(t *testing.T) {
+	ss := []layout.Session{
+		sess("hup", layout.Exited, time.Hour, func(m *layout.Metadata) {
+			exited(129, time.Minute)(m)
+			sig := 1
+			m.Signal = &sig
+		}),
+		sess("kill", layout.Exited, time.Hour, func(m *layout.Metadata) {
+			exited(137, time.Minute)(m)
+			sig := 9
+			m.Signal = &sig
+		}),
+		sess("code", layout.Exited, time.Hour, exited(137, time.Minute)),
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, ss, Style{Now: now}, "No sessions.")
+	out := buf.String()
+	for id, want := range map[string]string{"hup": "killed (SIGHUP), 1m ago", "kill": "killed (SIGKILL), 1m ago", "code": "exit 137, 1m ago"} {
+		if l := lineWith(out, "  "+id+" "); !strings.Contains(l, want) {
+			t.Errorf("%s: %q lacks %q", id, l, want)
+		}
+	}
+}
+
 func lineWith(out, s string) string {
 	for _, l := range strings.Split(out, "\n") {
 		if strings.Contains(l, s) {

@@ -189,11 +189,7 @@ func makeRow(s layout.Session, st Style) row {
 	case layout.Running:
 		r.cols[2] = "up " + ageText
 	case layout.Exited:
-		code := "?"
-		if s.Meta.ExitCode != nil {
-			code = strconv.Itoa(*s.Meta.ExitCode)
-		}
-		r.cols[2] = "exit " + code + ", " + ageText + " ago"
+		r.cols[2] = Ending(s.Meta) + ", " + ageText + " ago"
 	default:
 		r.cols[2] = "started " + ageText + " ago"
 	}

@@ -124,11 +124,7 @@ func (m *Model) rows() []string {
 		case layout.Running:
 			c.mark, c.markStyle, c.when = markRunning, styleRunning, "up "+age
 		case layout.Exited:
-			code := "?"
-			if s.Meta.ExitCode != nil {
-				code = fmt.Sprint(*s.Meta.ExitCode)
-			}
-			c.mark, c.markStyle, c.when = markExited, styleDim, "exit "+code+", "+age+" ago"
+			c.mark, c.markStyle, c.when = markExited, styleDim, listing.Ending(s.Meta)+", "+age+" ago"
 		default:
 			c.mark, c.markStyle, c.when = markVanished, styleVanished, "vanished, "+age+" ago"
 		}
@@ -234,6 +230,8 @@ func (m *Model) restartView() string {
 	what := "exited"
 	if s.Status == layout.Vanished {
 		what = "vanished (no exit was recorded: killed or crashed)"
+	} else if s.Meta.Signal != nil && *s.Meta.Signal > 0 {
+		what = "was killed by " + listing.SignalName(*s.Meta.Signal)
 	} else if s.Meta.ExitCode != nil {
 		what = fmt.Sprintf("exited with code %d", *s.Meta.ExitCode)
 	}

@@ -139,11 +139,7 @@ func entryFor(s layout.Session, now time.Time, home string) listEntry {
 	case layout.Running:
 		e.When = "up " + age
 	case layout.Exited:
-		code := "?"
-		if s.Meta.ExitCode != nil {
-			code = fmt.Sprint(*s.Meta.ExitCode)
-		}
-		e.When = "exit " + code + ", " + age + " ago"
+		e.When = listing.Ending(s.Meta) + ", " + age + " ago"
 	default:
 		e.When = "started " + age + " ago"
 	}
