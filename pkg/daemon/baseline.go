@@ -210,24 +210,29 @@ func (d *Daemon) buildOnceLocked(c *client) bool {
 	return true
 }
 
-// queueBuilt queues a large baseline for c: what was queued before it
-// (before), GEOMETRY and SCREEN, the replies held back behind it, and
-// the output that arrived since it was begun (rest). Called under d.mu.
+// queueBuilt hands c's writer, which calls it, a large baseline: what
+// was queued before it (before), GEOMETRY and the SCREEN frame's header
+// (c.pending), the payload itself (c.big, not copied: it may be shared),
+// then the replies held back behind it and the output that arrived since
+// it was begun (c.after). Called under d.mu.
 func (d *Daemon) queueBuilt(c *client, before, rest, geom, payload []byte) {
 	c.pending = before
-	ov := c.overflow
-	c.live, c.overflow = false, false
-	d.queue(c, proto.Geometry, geom)
-	d.queue(c, proto.Screen, payload)
-	c.live, c.overflow = true, ov
-	if c.tty == nil {
+	var after []byte
+	if c.tty != nil {
+		redraw := proto.Redraw(nil, nil)
+		end := len(redraw) - len("\x1b[?2026l")
+		c.pending = append(c.pending, redraw[:end]...)
+		after = append(after, redraw[end:]...)
+	} else {
+		c.pending = proto.AppendFrame(c.pending, proto.Geometry, geom)
+		n := len(payload)
+		c.pending = append(c.pending, byte(proto.Screen), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
 		// The replies held back behind the baseline (see queue), in
 		// the same write as it.
-		c.pending = append(c.pending, c.ctl...)
+		after = append(after, c.ctl...)
 		c.ctl = c.ctl[:0]
 	}
-	c.pending = append(c.pending, rest...)
-	d.recount(c)
+	c.big, c.after = payload, append(after, rest...)
 }
 
 // startBuild renders the screen part of c's baseline and marks the

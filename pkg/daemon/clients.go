@@ -342,11 +342,12 @@ func (d *Daemon) writeLoop(c *client) {
 			d.mu.Unlock()
 			return
 		}
-		buf, ctl := c.pending, c.ctl
+		buf, ctl, big, after := c.pending, c.ctl, c.big, c.after
 		c.pending = c.spare[:0]
-		c.spare, c.ctl = nil, nil
-		c.busy = len(buf) > 0 || len(ctl) > 0
-		c.inflight, c.inflightLen = cap(buf)+cap(ctl), len(buf)+len(ctl)
+		c.spare, c.ctl, c.big, c.after = nil, nil, nil, nil
+		c.busy = len(buf) > 0 || len(ctl) > 0 || len(big) > 0
+		c.inflight = cap(buf) + cap(ctl) + len(big) + cap(after)
+		c.inflightLen = len(buf) + len(ctl) + len(big) + len(after)
 		d.recount(c)
 		var out io.Writer = c.conn
 		if c.tty != nil {
@@ -359,6 +360,12 @@ func (d *Daemon) writeLoop(c *client) {
 		var err error
 		if len(buf) > 0 {
 			_, err = out.Write(buf)
+		}
+		if err == nil && len(big) > 0 {
+			_, err = out.Write(big)
+			if err == nil {
+				_, err = out.Write(after)
+			}
 		}
 		if err == nil && len(ctl) > 0 {
 			_, err = c.conn.Write(ctl)
@@ -413,7 +420,7 @@ func (d *Daemon) dropLocked(c *client) {
 			d.writers--
 			d.renegotiate()
 		}
-		c.pending, c.spare, c.ctl = nil, nil, nil
+		c.pending, c.spare, c.ctl, c.big, c.after = nil, nil, nil, nil, nil
 		close(c.wake)
 		close(c.drained)
 	}

@@ -178,6 +178,9 @@ type client struct {
 	build     *build
 	buildHeld int
 	peekFlags byte
+	// A large baseline's payload and what follows it, handed by
+	// queueBuilt to the writer, which takes them at once with pending.
+	big, after []byte
 	// When the connection was accepted, and whether it has sent a frame:
 	// an ended session waits a little for a new client's request.
 	since time.Time
