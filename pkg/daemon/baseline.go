@@ -233,6 +233,7 @@ func (d *Daemon) queueBuilt(c *client, before, rest, geom, payload []byte) {
 		c.ctl = c.ctl[:0]
 	}
 	c.big, c.after = payload, append(after, rest...)
+	c.live = true
 }
 
 // startBuild renders the screen part of c's baseline and marks the

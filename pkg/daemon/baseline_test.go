@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -251,6 +254,95 @@ func TestBigBaselineOnBusySession(t *testing.T) {
 		}
 		if f.Type == proto.Data && bytes.Contains(f.Payload, []byte("tick")) {
 			break
+		}
+	}
+}
+
+// TestBigHistoryToTerminal: an ATTACH_TTY (the user's terminal handed to
+// the daemon) on a busy session with the largest history a baseline may
+// carry writes that history to the terminal, then the live output.
+func TestBigHistoryToTerminal(t *testing.T) {
+	root := testutil.Root(t)
+	bigSession(t, root, "tty", true)
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	c := dial(t, root, "tty").(*net.UnixConn)
+	oob := unix.UnixRights(int(tty.Fd()), int(tty.Fd()))
+	if _, _, err := c.WriteMsgUnix(proto.AppendFrame(nil, proto.AttachTTY, proto.Size(50, 1000)), oob, nil); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	// The terminal gets the history, its newest line, then a tick
+	// printed after it.
+	var seen []byte
+	buf := make([]byte, 1<<20)
+	ptmx.SetReadDeadline(time.Now().Add(90 * time.Second))
+	total, last := 0, false
+	for {
+		n, err := ptmx.Read(buf)
+		if err != nil {
+			t.Fatalf("the terminal got %d bytes, without the history's end and live output: %v", total, err)
+		}
+		total += n
+		seen = append(seen, buf[:n]...)
+		if !last {
+			if i := bytes.Index(seen, []byte("line 03399")); i >= 0 {
+				last, seen = true, seen[i:]
+			}
+		}
+		if last && bytes.Contains(seen, []byte("tick")) {
+			break
+		}
+		if len(seen) > 64 {
+			seen = seen[len(seen)-64:]
+		}
+	}
+	if total < 16<<20 {
+		t.Errorf("the terminal got %d bytes: not the history", total)
+	}
+}
+
+// TestSharedBaselineGoesLive: followers whose full peeks of an unchanged
+// screen share one rendering each receive the live output after it.
+func TestSharedBaselineGoesLive(t *testing.T) {
+	root := testutil.Root(t)
+	bigSession(t, root, "shared", false)
+	var readers []*proto.Reader
+	for range 3 {
+		c := dial(t, root, "shared")
+		c.Write(append(header(byte(proto.Peek), 1), proto.PeekFull|proto.PeekFollow))
+		c.SetReadDeadline(time.Now().Add(60 * time.Second))
+		r := proto.NewReader(c)
+		for {
+			f, err := r.Next()
+			if err != nil {
+				t.Fatalf("no baseline: %v", err)
+			}
+			if f.Type == proto.Screen {
+				if !bytes.Contains(f.Payload, []byte("line 03399")) {
+					t.Errorf("a baseline of %d bytes without the newest line", len(f.Payload))
+				}
+				break
+			}
+		}
+		readers = append(readers, r)
+	}
+	// The terminal echoes what is typed: output after the baselines.
+	in := dial(t, root, "shared")
+	in.Write(append(header(byte(proto.Data), 9), "echo-me\r\n"...))
+	for i, r := range readers {
+		for {
+			f, err := r.Next()
+			if err != nil {
+				t.Fatalf("follower %d got no live output: %v", i, err)
+			}
+			if f.Type == proto.Data && bytes.Contains(f.Payload, []byte("echo-me")) {
+				break
+			}
 		}
 	}
 }
