@@ -32,7 +32,7 @@ const bigLines = 3400
 // bigSession starts a 50x1000 session that prints bigLines coloured lines
 // (the last one "line 03399"), then "ready", then, when busy, a line
 // "tick N" every 0.1 s. It returns the daemon's pid once "ready" shows.
-func bigSession(t *testing.T, root, id string, busy bool) int {
+func bigSession(t testing.TB, root, id string, busy bool) int {
 	t.Helper()
 	var b bytes.Buffer
 	for i := range bigLines {
@@ -345,4 +345,47 @@ func TestSharedBaselineGoesLive(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkStatusUnderFullPeeks reports how long STATUS takes on a session
+// with the largest peek baseline while 250 connections that asked for it
+// read nothing (the first iterations see the renderings at work). Run with
+//
+//	go test -run '^$' -bench StatusUnderFullPeeks -benchtime=200x ./pkg/daemon/
+func BenchmarkStatusUnderFullPeeks(b *testing.B) {
+	root := testutil.Root(b)
+	bigSession(b, root, "bench", true)
+	sock := layout.PathsFor(root, "bench").Sock()
+	for range 250 {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		c.Write(append(header(byte(proto.Peek), 1), proto.PeekFull))
+	}
+	var worst time.Duration
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Write(header(byte(proto.Status), 0))
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		r := proto.NewReader(c)
+		for {
+			f, err := r.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if f.Type == proto.Status {
+				break
+			}
+		}
+		c.Close()
+		worst = max(worst, time.Since(start))
+	}
+	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
 }
