@@ -155,7 +155,7 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 			return
 		}
 	}
-	if c.overflow {
+	if c.overflow || c.due {
 		if t == proto.Status || t == proto.Exit {
 			// Never dropped: sent after the coming baseline.
 			c.ctl = proto.AppendFrame(c.ctl, t, payload)
@@ -191,10 +191,10 @@ func (c *client) appendOut(b []byte, t proto.Type, payload []byte) []byte {
 // the last flush go out in one write, so a client that reads a baseline
 // also has the EXIT queued with it. Called under d.mu.
 func (d *Daemon) flush(c *client) {
-	if c.closed || (len(c.pending) == 0 && len(c.ctl) == 0 && !c.overflow) {
+	if c.closed || (len(c.pending) == 0 && len(c.ctl) == 0 && !c.overflow && !c.due) {
 		return
 	}
-	if !c.busy && !c.overflow && len(c.pending) <= directMax {
+	if !c.busy && !c.overflow && !c.due && len(c.pending) <= directMax {
 		out := c.raw
 		if c.tty != nil {
 			out = c.ttyRaw
@@ -329,13 +329,25 @@ func (d *Daemon) writeLoop(c *client) {
 		if c.overflow {
 			c.overflow = false
 			c.pending = c.pending[:0]
-			d.baseline(c)
+			if d.bigBaseline(c) {
+				d.deferBaseline(c)
+			} else {
+				// Kept whole, as a baseline after a request is.
+				c.live = false
+				d.baseline(c)
+				c.live = true
+			}
 		}
-		buf, ctl := c.pending, c.ctl
+		if c.due && !d.buildLocked(c) {
+			d.mu.Unlock()
+			return
+		}
+		buf, ctl, big, after := c.pending, c.ctl, c.big, c.after
 		c.pending = c.spare[:0]
-		c.spare, c.ctl = nil, nil
-		c.busy = len(buf) > 0 || len(ctl) > 0
-		c.inflight, c.inflightLen = cap(buf)+cap(ctl), len(buf)+len(ctl)
+		c.spare, c.ctl, c.big, c.after = nil, nil, nil, nil
+		c.busy = len(buf) > 0 || len(ctl) > 0 || len(big) > 0
+		c.inflight = cap(buf) + cap(ctl) + len(big) + cap(after)
+		c.inflightLen = len(buf) + len(ctl) + len(big) + len(after)
 		d.recount(c)
 		var out io.Writer = c.conn
 		if c.tty != nil {
@@ -348,6 +360,12 @@ func (d *Daemon) writeLoop(c *client) {
 		var err error
 		if len(buf) > 0 {
 			_, err = out.Write(buf)
+		}
+		if err == nil && len(big) > 0 {
+			_, err = out.Write(big)
+			if err == nil {
+				_, err = out.Write(after)
+			}
 		}
 		if err == nil && len(ctl) > 0 {
 			_, err = c.conn.Write(ctl)
@@ -402,7 +420,7 @@ func (d *Daemon) dropLocked(c *client) {
 			d.writers--
 			d.renegotiate()
 		}
-		c.pending, c.spare, c.ctl = nil, nil, nil
+		c.pending, c.spare, c.ctl, c.big, c.after = nil, nil, nil, nil, nil
 		close(c.wake)
 		close(c.drained)
 	}
@@ -421,7 +439,7 @@ func (d *Daemon) recount(c *client) {
 	if c.closed {
 		return
 	}
-	n := cap(c.pending) + cap(c.spare) + cap(c.ctl) + c.inflight
+	n := cap(c.pending) + cap(c.spare) + cap(c.ctl) + c.inflight + c.buildHeld
 	d.held += n - c.held
 	c.held = n
 	if d.held > MaxHeld {
@@ -588,10 +606,15 @@ func (d *Daemon) readLoop(c *client) {
 				flags = f.Payload[0]
 			}
 			d.mu.Lock()
+			c.spoke = true
+			if coalesced(c, flags) {
+				d.mu.Unlock()
+				continue
+			}
 			if c.role == roleWritable {
 				d.writers--
 			}
-			c.role, c.flags, c.spoke = roleReadonly, flags, true
+			c.role, c.flags = roleReadonly, flags
 			d.sync(c)
 			d.mu.Unlock()
 		case proto.History:
@@ -651,6 +674,16 @@ func (d *Daemon) sync(c *client) {
 	d.renegotiate()
 	c.pending = c.pending[:0]
 	c.overflow = false
+	if d.bigBaseline(c) {
+		c.peekFlags = c.flags
+		d.deferBaseline(c)
+		if d.exited {
+			d.queue(c, proto.Exit, proto.ExitCode(d.exitCode)) // behind the baseline
+		}
+		return
+	}
+	c.build = nil // a larger one being rendered is superseded
+	c.due = false
 	c.live = false // a baseline past MaxQueue is kept whole
 	d.baseline(c)
 	c.history = 0
@@ -689,6 +722,8 @@ func (d *Daemon) renegotiate() {
 		setSize(d.ptmx, rows, cols)
 	}
 	d.screen.Resize(rows, cols)
+	d.screenGen++
+	d.shared = nil
 	for o := range d.clients {
 		if o.live {
 			d.enqueue(o, proto.Geometry, proto.Size(rows, cols))

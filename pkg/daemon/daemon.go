@@ -96,6 +96,14 @@ type Daemon struct {
 	cols      int
 	writers   int
 	manyProcs bool // see fitProcs
+	// gate admits one rendering of a large baseline at a time (see
+	// buildLocked); taken without d.mu held, or with a non-blocking send.
+	gate chan struct{}
+	// screenGen counts the screen's changes (output, resizes): a
+	// rendered large baseline (shared) serves every connection that asks
+	// for the same before the next one.
+	screenGen uint64
+	shared    *sharedBaseline
 	exited    bool
 	exitCode  int
 	title     string
@@ -163,6 +171,17 @@ type client struct {
 	// baseline writes first: the first after ATTACH or ATTACH_TTY, never
 	// a resync or a flood's redraw. histWant is what HISTORY asked for.
 	history, histWant int
+	// due: a baseline with a long scrollback is to be rendered by the
+	// writer (baseline.go); build is the one it renders, buildHeld the
+	// memory that takes, and peekFlags what the PEEK that asked for it
+	// asked (a repeat of it is answered by it).
+	due       bool
+	build     *build
+	buildHeld int
+	peekFlags byte
+	// A large baseline's payload and what follows it, handed by
+	// queueBuilt to the writer, which takes them at once with pending.
+	big, after []byte
 	// When the connection was accepted, and whether it has sent a frame:
 	// an ended session waits a little for a new client's request.
 	since time.Time
@@ -315,6 +334,7 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 		kick:      make(chan struct{}, 1),
 		childExit: make(chan unix.WaitStatus, 1),
 		pumpDone:  make(chan struct{}),
+		gate:      make(chan struct{}, 1),
 		stop:      make(chan struct{}),
 
 		acceptDone: make(chan struct{}),
@@ -536,6 +556,8 @@ func (d *Daemon) pump() {
 func (d *Daemon) emulate(b []byte) {
 	d.mu.Lock()
 	d.screen.Write(b)
+	d.screenGen++
+	d.shared = nil
 	flood := d.flooding(len(b))
 	// A second processor from a quarter of the flood threshold on, so
 	// that telling a flood does not wait on one processor's pace.
@@ -604,6 +626,16 @@ func (d *Daemon) redrawStale(c *client) {
 		return
 	}
 	c.stale = false
+	if c.build != nil {
+		// Its baseline is being rendered; the output it misses is
+		// redrawn after it.
+		d.markStale(c)
+		return
+	}
+	if d.bigBaseline(c) {
+		d.deferBaseline(c) // behind what is queued
+		return
+	}
 	d.baseline(c)
 	d.flush(c)
 }
@@ -945,7 +977,7 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 		d.mu.Lock()
 		busy := false
 		for c := range d.clients {
-			if !c.closed && (len(c.pending) > 0 || len(c.ctl) > 0 || c.busy ||
+			if !c.closed && (len(c.pending) > 0 || len(c.ctl) > 0 || c.busy || c.due ||
 				!c.spoke && time.Since(c.since) < firstFrameWait) {
 				busy = true
 			}

@@ -322,7 +322,11 @@ type history struct {
 	n     int
 	max   int
 
-	seq    uint64      // lines pushed so far, less those popped
+	seq uint64 // lines pushed so far, less those popped
+	// epoch changes whenever a line already in the ring is removed
+	// from its newest end or changed (see HistMark): lines keep their
+	// number (seq at their push) only within an epoch.
+	epoch  uint64
 	chunks []histChunk // oldest first; the last is being filled
 	// spare holds chunks whose lines are all gone, for reuse. Two,
 	// because a chunk may come free just before another one does and
@@ -426,12 +430,14 @@ func (h *history) popNewest() histLine {
 	*p = histLine{}
 	h.n--
 	h.seq--
+	h.epoch++
 	return l
 }
 
 func (h *history) clear() {
 	clear(h.lines)
 	h.start, h.n = 0, 0
+	h.epoch++
 	h.chunks, h.spare = nil, [2][]byte{}
 }
 

@@ -741,7 +741,10 @@ func (s *Screen) unwrapAbove(y int) {
 	if y > 0 {
 		s.g.row(y - 1).wrapped = false
 	} else if !s.altActive && s.hist.n > 0 {
-		s.hist.at(s.hist.n - 1).setWrapped(false)
+		if h := s.hist.at(s.hist.n - 1); h.wrapped() {
+			h.setWrapped(false)
+			s.hist.epoch++
+		}
 	}
 }
 

@@ -254,6 +254,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 		}
 	}
 	ng.retrim()
+	r.hist.epoch = s.hist.epoch + 1 // every line is new
 	s.main, s.hist = ng, r.hist
 	if curLine < top {
 		*cx, *cy = 0, 0

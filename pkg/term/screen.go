@@ -263,6 +263,7 @@ type Screen struct {
 
 	scratch     []byte     // encodeLine buffers
 	scratchRuns []styleRun // (reused to avoid garbage)
+	markBuf     []Cell     // AppendMarkedLine's line
 
 	kittyPending struct{ title, body []byte } // OSC 99 chunks awaiting d=1
 }
