@@ -151,6 +151,15 @@ func TestHalfOpenConnections(t *testing.T) {
 	startSession(t, root, "s", "sleep", "600")
 	w := runInProcess(t, web.Options{Root: root})
 	host := strings.TrimPrefix(w.base, "http://")
+	// A page already open keeps its live channel through the flood.
+	early, _, err := dialLive(t, w, nil, "/live/list", w.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.CloseNow()
+	ectx, ecancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer ecancel()
+	readUntil(t, ectx, early, `"sessions":[{`)
 	for i := 0; i < 200; i++ {
 		c, err := net.Dial("tcp", host)
 		if err != nil {
@@ -181,4 +190,7 @@ func TestHalfOpenConnections(t *testing.T) {
 	}
 	resp.Body.Close()
 	t.Logf("answered in %v", time.Since(start))
+
+	later := startSession(t, root, "later", "sleep", "600")
+	readUntil(t, ectx, early, later)
 }
