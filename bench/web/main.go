@@ -14,8 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +26,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/coder/websocket"
+
+	"github.com/ptyorg/pty/pkg/web"
 )
 
 type env struct {
@@ -102,7 +102,7 @@ func (e *env) web() (base, tokenURL string, p *os.Process) {
 	l, err := bufio.NewReader(out).ReadString('\n')
 	check(err)
 	tokenURL = strings.TrimSpace(l)
-	base, _, _ = strings.Cut(tokenURL, "/?")
+	base, _, _ = strings.Cut(tokenURL, "/#")
 	return base, tokenURL, c.Process
 }
 
@@ -183,14 +183,11 @@ func (e *env) flood(viewers int, d time.Duration) {
 	fmt.Printf("\n== flood: `yes` in an 80x24 session, %d viewers (WebSocket clients that acknowledge every update, as the page does) ==\n", viewers)
 	base, tokenURL, p := e.web()
 	defer p.Signal(os.Interrupt)
-	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar}).Get(tokenURL)
-	check(err)
-	resp.Body.Close()
+	_, token, _ := strings.Cut(tokenURL, "/#")
 
 	id := e.run("yes", "flood")
 	ctx, cancel := context.WithCancel(context.Background())
-	counts := e.viewers(ctx, viewers, base, jar, id)
+	counts := e.viewers(ctx, viewers, base, token, id)
 	time.Sleep(time.Second) // past the first baselines
 	cpu0, t0 := cpuTicks(p.Pid), time.Now()
 	c0 := sum(counts)
@@ -206,8 +203,8 @@ func (e *env) flood(viewers int, d time.Duration) {
 	// What the viewers cost the session: the time to print a fixed
 	// amount, watched by no one and then by the viewers.
 	const mib = 20
-	alone := e.timedFlood(mib, 0, base, jar)
-	watched := e.timedFlood(mib, viewers, base, jar)
+	alone := e.timedFlood(mib, 0, base, token)
+	watched := e.timedFlood(mib, viewers, base, token)
 	fmt.Printf("  a session printing %d MiB of `yes`: %.2f s unwatched, %.2f s watched by %d viewers\n", mib, alone.Seconds(), watched.Seconds(), viewers)
 }
 
@@ -221,15 +218,12 @@ func sum(counts []int64) int64 {
 
 // viewers connects n live clients to session id; each acknowledges every
 // screen update. It returns their update counts.
-func (e *env) viewers(ctx context.Context, n int, base string, jar http.CookieJar, id string) []int64 {
-	u, _ := url.Parse(base)
+func (e *env) viewers(ctx context.Context, n int, base, token string, id string) []int64 {
 	counts := make([]int64, n)
 	for i := 0; i < n; i++ {
 		h := http.Header{"Origin": {base}}
-		for _, ck := range jar.Cookies(u) {
-			h.Add("Cookie", ck.Name+"="+ck.Value)
-		}
-		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/live/s/"+id, &websocket.DialOptions{HTTPHeader: h})
+		c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/live/s/"+id,
+			&websocket.DialOptions{HTTPHeader: h, Subprotocols: []string{web.Subprotocol, web.TokenProtocolPrefix + token}})
 		check(err)
 		c.SetReadLimit(64 << 20)
 		go func(i int) {
@@ -251,11 +245,11 @@ func (e *env) viewers(ctx context.Context, n int, base string, jar http.CookieJa
 
 // timedFlood is how long a session takes to print mib MiB of "y" lines
 // while n viewers watch it: from the key that starts it to its exit.
-func (e *env) timedFlood(mib, n int, base string, jar http.CookieJar) time.Duration {
+func (e *env) timedFlood(mib, n int, base, token string) time.Duration {
 	id := e.run("sh", "-c", fmt.Sprintf("read go; yes | head -c %d", mib<<20))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	e.viewers(ctx, n, base, jar, id)
+	e.viewers(ctx, n, base, token, id)
 	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
 	check(e.cmd("pty", "send", id, "\r").Run())

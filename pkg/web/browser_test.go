@@ -92,9 +92,20 @@ func tab(t *testing.T) context.Context {
 
 // webServer is a running `pty web`.
 type webServer struct {
-	url  string // as printed, with the token
-	base string // http://host:port
-	cmd  *exec.Cmd
+	url   string // as printed, with the token
+	base  string // http://host:port
+	token string
+	cmd   *exec.Cmd
+}
+
+// parseURL splits the printed URL, http://HOST:PORT/#TOKEN.
+func parseURL(t *testing.T, u string) *webServer {
+	t.Helper()
+	base, tok, ok := strings.Cut(u, "/#")
+	if !ok || !strings.HasPrefix(u, "http://") || tok == "" || strings.ContainsAny(base, "?#") {
+		t.Fatalf("pty web printed %q, want http://HOST:PORT/#TOKEN", u)
+	}
+	return &webServer{url: u, base: base, token: tok}
 }
 
 // startWeb runs pty web on a free port and reads the URL it prints.
@@ -130,11 +141,12 @@ func startWeb(t *testing.T, root string, args ...string) *webServer {
 	}()
 	select {
 	case u := <-line:
-		if !strings.HasPrefix(u, "http://") || !strings.Contains(u, "/?token=") {
+		if !strings.HasPrefix(u, "http://") {
 			t.Fatalf("pty web printed %q as its first line (stderr: %s)", u, stderr.String())
 		}
-		base, _, _ := strings.Cut(u, "/?")
-		return &webServer{url: u, base: base, cmd: cmd}
+		w := parseURL(t, u)
+		w.cmd = cmd
+		return w
 	case <-time.After(30 * time.Second):
 		t.Fatalf("pty web printed no URL (stderr: %s)", stderr.String())
 	}
@@ -194,7 +206,7 @@ func TestBrowserWatch(t *testing.T) {
 	}
 	waitJS(t, ctx, "the list shows the counter session",
 		fmt.Sprintf(`!!document.querySelector('li.session[data-id=%q]')`, counter))
-	if loc := eval[string](t, ctx, `location.href`); strings.Contains(loc, "token") {
+	if loc := eval[string](t, ctx, `location.href`); strings.Contains(loc, w.token) || strings.Contains(loc, "#") {
 		t.Errorf("the token stayed in the address bar: %s", loc)
 	}
 	// A session started now appears without a reload.

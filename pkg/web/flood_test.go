@@ -35,8 +35,7 @@ func runInProcess(t *testing.T, o web.Options) *webServer {
 	})
 	select {
 	case u := <-urls:
-		base, _, _ := strings.Cut(u, "/?")
-		return &webServer{url: u, base: base}
+		return parseURL(t, u)
 	case err := <-done:
 		t.Fatalf("Run: %v", err)
 	}

@@ -43,9 +43,8 @@ func (c *wsConn) sendJSON(ctx context.Context, v any) error {
 }
 
 // sameOrigin reports whether a WebSocket handshake comes from a page of
-// this server. Browsers always send Origin with one; a page on another
-// site (which would carry the user's cookie were it not SameSite=Strict)
-// is refused here too.
+// this server. Browsers always send Origin with one; a page of another
+// origin is refused even if it somehow learnt the token.
 func sameOrigin(r *http.Request) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
@@ -76,7 +75,7 @@ func (s *server) serveLive(w http.ResponseWriter, r *http.Request, fn func(ctx c
 		s.mu.Unlock()
 		s.wg.Done()
 	}()
-	c, err := websocket.Accept(w, r, nil)
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{Subprotocol}})
 	if err != nil {
 		return // Accept has answered
 	}

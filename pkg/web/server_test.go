@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -37,41 +35,46 @@ func get(t *testing.T, c *http.Client, u string) *http.Response {
 	return resp
 }
 
-// loggedIn returns a client holding the cookie the token URL sets.
+// loggedIn returns a client of the pages, after checking that the
+// printed URL serves the list without setting any cookie: the token is
+// presented on the live channels only (dialLive).
 func loggedIn(t *testing.T, w *webServer) *http.Client {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, CheckRedirect: noRedirect}
+	c := &http.Client{CheckRedirect: noRedirect}
 	resp := get(t, c, w.url)
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("the token URL answered %d, want 303 to the page without the token", resp.StatusCode)
-	}
-	ck := resp.Cookies()
-	if len(ck) != 1 || !ck[0].HttpOnly || ck[0].SameSite != http.SameSiteStrictMode {
-		t.Fatalf("cookie %+v: want one HttpOnly, SameSite=Strict cookie", ck)
+	if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 0 {
+		t.Fatalf("the printed URL answered %d with cookies %v, want 200 and none", resp.StatusCode, resp.Cookies())
 	}
 	return c
 }
 
+// TestTokenRequired: the live channels, which carry the sessions, open
+// only for a handshake offering the token; the pages, which hold no
+// session data, are served to anyone, and nothing sets a cookie.
 func TestTokenRequired(t *testing.T) {
 	root := testutil.Root(t)
 	id := startSession(t, root, "s", "sleep", "600")
 	w := startWeb(t, root)
-	plain := &http.Client{CheckRedirect: noRedirect}
-	for _, p := range []string{"/", "/s/" + id, "/static/app.js", "/live/list", "/live/s/" + id, "/?token=wrong", "/?token="} {
-		if resp := get(t, plain, w.base+p); resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("GET %s without the token: %d, want 401", p, resp.StatusCode)
-		}
+	if len(w.token) < 22 { // 128 bits in base64
+		t.Errorf("token %q is shorter than 128 bits", w.token)
 	}
-	tok := strings.SplitN(w.url, "token=", 2)[1]
-	if u, _ := url.QueryUnescape(tok); len(u) < 22 { // 128 bits in base64
-		t.Errorf("token %q is shorter than 128 bits", u)
+	for _, offer := range [][]string{nil, {web.Subprotocol}, {web.Subprotocol, web.TokenProtocolPrefix + "wrong"},
+		{web.Subprotocol, web.TokenProtocolPrefix}, {web.Subprotocol, w.token}, {web.Subprotocol, web.TokenProtocolPrefix + w.token + "x"}} {
+		for _, p := range []string{"/live/list", "/live/s/" + id} {
+			conn, resp, err := dialOffering(w, p, w.base, offer)
+			if err == nil {
+				conn.CloseNow()
+				t.Errorf("%s offering %q: the live channel opened", p, offer)
+			} else if resp == nil || resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s offering %q: %v, want 401", p, offer, err)
+			}
+		}
 	}
 	c := loggedIn(t, w)
 	for _, p := range []string{"/", "/s/" + id, "/static/app.js", "/static/style.css"} {
 		resp := get(t, c, w.base+p)
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s with the cookie: %d", p, resp.StatusCode)
+		if resp.StatusCode != http.StatusOK || len(resp.Cookies()) != 0 {
+			t.Errorf("GET %s: %d, cookies %v", p, resp.StatusCode, resp.Cookies())
 		}
 		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
 			t.Errorf("GET %s: CSP %q", p, csp)
@@ -83,23 +86,67 @@ func TestTokenRequired(t *testing.T) {
 			t.Errorf("GET %s: %d, want 404", p, resp.StatusCode)
 		}
 	}
+	conn, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
+	if err != nil {
+		t.Fatalf("with the token: %v", err)
+	}
+	conn.CloseNow()
 }
 
-// dialLive opens a live channel as a browser would, with the cookie and
-// the given Origin.
-func dialLive(t *testing.T, w *webServer, c *http.Client, path, origin string) (*websocket.Conn, *http.Response, error) {
+// TestHostChecked: a request naming this server by a DNS name (as a page
+// of a name rebound to 127.0.0.1 would) is refused, token or not.
+func TestHostChecked(t *testing.T) {
+	root := testutil.Root(t)
+	w := runInProcess(t, web.Options{Root: root})
+	host := strings.TrimPrefix(w.base, "http://")
+	_, port, _ := net.SplitHostPort(host)
+	for _, h := range []string{"evil.example:" + port, "localhost.evil.example", "127.0.0.1.nip.io:" + port} {
+		for _, p := range []string{"/", "/live/list"} {
+			conn, err := net.Dial("tcp", host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: %s, %s%s\r\n\r\n",
+				p, h, web.Subprotocol, web.TokenProtocolPrefix, w.token)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			conn.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("GET %s with Host %s: %d, want 403", p, h, resp.StatusCode)
+			}
+		}
+	}
+	for _, h := range []string{"localhost:" + port, "[::1]:" + port, host} {
+		req, _ := http.NewRequest("GET", w.base+"/", nil)
+		req.Host = h
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("Host %s: %d, want 200", h, resp.StatusCode)
+		}
+	}
+}
+
+// dialLive opens a live channel as the page does: the token offered as a
+// subprotocol, with the given Origin.
+func dialLive(t *testing.T, w *webServer, _ *http.Client, path, origin string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
+	return dialOffering(w, path, origin, []string{web.Subprotocol, web.TokenProtocolPrefix + w.token})
+}
+
+func dialOffering(w *webServer, path, origin string, protocols []string) (*websocket.Conn, *http.Response, error) {
 	h := http.Header{}
 	if origin != "" {
 		h.Set("Origin", origin)
 	}
-	u, _ := url.Parse(w.base)
-	for _, ck := range c.Jar.Cookies(u) {
-		h.Add("Cookie", ck.Name+"="+ck.Value)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return websocket.Dial(ctx, "ws"+strings.TrimPrefix(w.base, "http")+path, &websocket.DialOptions{HTTPHeader: h})
+	return websocket.Dial(ctx, "ws"+strings.TrimPrefix(w.base, "http")+path, &websocket.DialOptions{HTTPHeader: h, Subprotocols: protocols})
 }
 
 func TestLiveChannelChecksOrigin(t *testing.T) {
@@ -303,31 +350,6 @@ func TestEndedPagesDoNotLeak(t *testing.T) {
 		}
 		cancel()
 		conn.Close(websocket.StatusNormalClosure, "")
-	}
-}
-
-// TestTokenRedirectStaysHere: the redirect that drops the token from the
-// address never leads to another host.
-func TestTokenRedirectStaysHere(t *testing.T) {
-	root := testutil.Root(t)
-	w := startWeb(t, root)
-	tok := strings.SplitN(w.url, "token=", 2)[1]
-	host := strings.TrimPrefix(w.base, "http://")
-	for _, p := range []string{"//evil.example/", "/\\evil.example/", "/s/x"} {
-		conn, err := net.Dial("tcp", host)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(conn, "GET %s?token=%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", p, tok, host)
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		conn.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		loc := resp.Header.Get("Location")
-		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") || strings.HasPrefix(loc, "/\\") {
-			t.Errorf("GET %s with the token: %d to %q", p, resp.StatusCode, loc)
-		}
 	}
 }
 

@@ -14,14 +14,12 @@ package web
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,9 +36,19 @@ const (
 	// MaxLiveConns bounds the live connections (list and session pages
 	// together) open at once; more are refused with 503.
 	MaxLiveConns = 64
-	// MaxConns bounds the TCP connections open at once; more wait to be
-	// accepted.
-	MaxConns = 128
+	// MaxPendingConns bounds the connections that have not sent a whole
+	// request yet (or are idle between two); past it, the one waiting
+	// longest is closed. Live channels never count.
+	MaxPendingConns = 64
+	// MaxConns bounds the TCP connections open at once; past it a new
+	// one is closed, unless a pending one can make room.
+	MaxConns = 256
+	// HeaderTimeout bounds the time from a connection's opening (or the
+	// end of its previous request) to the end of its request's headers.
+	HeaderTimeout = 10 * time.Second
+	// RequestTimeout bounds reading a whole request and writing its
+	// answer; a live channel is not bound by it once open.
+	RequestTimeout = 30 * time.Second
 	// MaxMessage bounds one message from the page; a larger one closes
 	// its connection.
 	MaxMessage = 256 << 10
@@ -106,7 +114,7 @@ func CheckListen(addr string) (loopback bool, err error) {
 }
 
 // Run serves until ctx is done. It prints the URL to open, with the
-// token, as the first line of Stdout.
+// token after '#', as the first line of Stdout.
 func Run(ctx context.Context, o Options) error {
 	if o.Listen == "" {
 		o.Listen = DefaultListen
@@ -130,9 +138,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another pty web running? choose another port with --listen)", o.Listen, err)
 	}
-	ln := limitListener(tl, MaxConns)
+	ln := trackConns(tl, MaxPendingConns, MaxConns)
 	defer ln.Close()
-	s := newServer(o, tl.Addr().(*net.TCPAddr).Port)
+	s := newServer(o)
 	defer s.close()
 
 	addr := tl.Addr().(*net.TCPAddr)
@@ -143,7 +151,7 @@ func Run(ctx context.Context, o Options) error {
 	if strings.HasPrefix(o.Listen, "localhost:") {
 		host = "localhost"
 	}
-	u := "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port)) + "/?token=" + url.QueryEscape(o.Token)
+	u := "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port)) + "/#" + o.Token
 	if _, err := fmt.Fprintln(o.Stdout, u); err != nil {
 		return fmt.Errorf("print the URL: %w", err)
 	}
@@ -157,9 +165,12 @@ func Run(ctx context.Context, o Options) error {
 
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: HeaderTimeout,
+		ReadTimeout:       RequestTimeout,
+		WriteTimeout:      RequestTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    16 << 10,
+		ConnState:         ln.connState,
 		BaseContext:       func(net.Listener) context.Context { return s.ctx },
 	}
 	errc := make(chan error, 1)
@@ -184,11 +195,10 @@ func Run(ctx context.Context, o Options) error {
 
 // server is the HTTP handler and the state shared by its connections.
 type server struct {
-	o          Options
-	cookieName string
-	ctx        context.Context
-	cancel     context.CancelFunc
-	wg         sync.WaitGroup // live connections
+	o      Options
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // live connections
 
 	mu        sync.Mutex
 	live      int
@@ -196,13 +206,9 @@ type server struct {
 	reg       *registry
 }
 
-func newServer(o Options, port int) *server {
+func newServer(o Options) *server {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{o: o, ctx: ctx, cancel: cancel,
-		// A cookie is shared by every port of a host: the port in its
-		// name keeps two servers' tokens apart.
-		cookieName: "pty_web_" + strconv.Itoa(port),
-		followers:  map[string]*follower{}}
+	s := &server{o: o, ctx: ctx, cancel: cancel, followers: map[string]*follower{}}
 	s.reg = newRegistry(ctx, o.Root)
 	return s
 }
@@ -216,19 +222,6 @@ func (s *server) viewerTimeout() time.Duration {
 	return WriteTimeout
 }
 
-// authorized checks the token in the cookie or, on first visit, in the
-// URL, in constant time.
-func (s *server) authorized(r *http.Request) (fromURL bool, ok bool) {
-	want := []byte(s.o.Token)
-	if c, err := r.Cookie(s.cookieName); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), want) == 1 {
-		return false, true
-	}
-	if t := r.URL.Query().Get("token"); t != "" && subtle.ConstantTimeCompare([]byte(t), want) == 1 {
-		return true, true
-	}
-	return false, false
-}
-
 // securityHeaders go on every response.
 func securityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -240,29 +233,9 @@ func securityHeaders(h http.Header) {
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w.Header())
-	fromURL, ok := s.authorized(r)
-	if !ok {
-		http.Error(w, "401 unauthorized: open the URL pty web printed (it carries the token)", http.StatusUnauthorized)
+	if !validHost(r.Host) {
+		http.Error(w, "403 forbidden: open pty web at an IP address (as printed) or localhost, not at the name "+strconv.Quote(r.Host), http.StatusForbidden)
 		return
-	}
-	if fromURL {
-		// The token moves into a cookie and out of the address bar, so
-		// it is not left in the history or shown on screen.
-		http.SetCookie(w, &http.Cookie{Name: s.cookieName, Value: s.o.Token, Path: "/",
-			HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		q := r.URL.Query()
-		q.Del("token")
-		to := r.URL.EscapedPath()
-		if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.HasPrefix(to, "/\\") {
-			to = "/" // never a redirect to another host
-		}
-		if len(q) > 0 {
-			to += "?" + q.Encode()
-		}
-		if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/live/") {
-			http.Redirect(w, r, to, http.StatusSeeOther)
-			return
-		}
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
@@ -276,6 +249,8 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		servePage(w, "session.html")
 	case strings.HasPrefix(p, "/static/"):
 		serveStatic(w, r, p[len("/static/"):])
+	case strings.HasPrefix(p, "/live/") && !s.hasToken(r):
+		http.Error(w, "401 unauthorized: open the URL pty web printed (it carries the token)", http.StatusUnauthorized)
 	case p == "/live/list":
 		s.serveLive(w, r, s.liveList)
 	case strings.HasPrefix(p, "/live/s/") && validID(p[len("/live/s/"):]):
@@ -289,47 +264,3 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // validID accepts only what a session id can be, so a path never names
 // anything outside the registry.
 func validID(id string) bool { return layout.ValidateID(id) == nil }
-
-// limitListener accepts at most n connections at once: past that, Accept
-// waits for one to close, and new ones wait in the kernel's backlog.
-func limitListener(l net.Listener, n int) net.Listener {
-	return &limited{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
-}
-
-type limited struct {
-	net.Listener
-	sem       chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-}
-
-func (l *limited) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-func (l *limited) Close() error {
-	l.closeOnce.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-type limitedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
-}

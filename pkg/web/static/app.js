@@ -14,14 +14,35 @@ function el(tag, cls, text) {
   return e;
 }
 
+// The access token comes in the URL's fragment (#TOKEN), which the
+// browser sends to no server. It moves out of the address bar into this
+// tab's sessionStorage, which only pages of this origin (scheme, host and
+// port) can read, and is presented only when a live channel opens, as a
+// WebSocket subprotocol. Never a cookie: the browser would send a cookie
+// to every port of this host.
+const TOKEN_KEY = 'pty-web-token';
+const TOKEN = (() => {
+  if (location.hash.length > 1) {
+    sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(location.hash.slice(1)));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) || '';
+})();
+
 // live opens a WebSocket to path and reopens it when it drops.
 function live(path, onmsg, onopen) {
   const conn = $('conn');
   let delay = 500;
   let ws = null;
   const api = { send(m) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(m)); } };
+  if (!TOKEN) {
+    conn.textContent = 'no access token: open the URL pty web printed';
+    conn.className = 'conn off';
+    return api;
+  }
   function open() {
-    ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path);
+    ws = new WebSocket((location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + path,
+      ['pty-web', 'pty-web.token.' + TOKEN]);
     ws.onopen = () => { delay = 500; conn.textContent = 'live'; conn.className = 'conn on'; if (onopen) onopen(); };
     ws.onmessage = (ev) => { try { onmsg(JSON.parse(ev.data)); } catch (e) { console.error(e); } };
     ws.onclose = () => {
