@@ -254,3 +254,38 @@ func hangUpOn(t *testing.T, sock string) net.Listener {
 	}()
 	return ln
 }
+
+// A session socket replaced by a symbolic link to another session's is
+// not followed: peek and send refuse it instead of showing or typing into
+// the other session.
+func TestSymlinkedSocketIsNotFollowed(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "a", "--", "sh", "-c", "echo screen-of-a; sleep 60")
+	testutil.MustRun(t, root, "run", "-d", "--id", "b", "--", "sh", "-c", "echo screen-of-b; cat")
+	testutil.WaitFor(t, 10*time.Second, "both screens", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "a").Stdout, "screen-of-a") &&
+			strings.Contains(testutil.Run(t, root, "peek", "--plain", "b").Stdout, "screen-of-b")
+	})
+	a := layout.PathsFor(root, "a").Sock()
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(layout.PathsFor(root, "b").Sock(), a); err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.Run(t, root, "peek", "--plain", "a")
+	if r.Code != 1 || strings.Contains(r.Stdout, "screen-of-b") || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Fatalf("peek through a linked socket: %+v", r)
+	}
+	r = testutil.Run(t, root, "send", "a", "typed-into-b\r")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Fatalf("send through a linked socket: %+v", r)
+	}
+	r = testutil.Run(t, root, "stats", "a")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Fatalf("stats through a linked socket: %+v", r)
+	}
+	if out := testutil.MustRun(t, root, "peek", "--plain", "b").Stdout; strings.Contains(out, "typed-into-b") {
+		t.Fatalf("send reached b through a's link:\n%s", out)
+	}
+}

@@ -42,7 +42,12 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 	tv := unix.NsecToTimeval(timeout.Nanoseconds())
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
-	sa := &unix.SockaddrUnix{Name: layout.PathsFor(root, id).Sock()}
+	name, done, err := layout.SocketTarget(layout.PathsFor(root, id).Sock())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
+	}
+	defer done()
+	sa := &unix.SockaddrUnix{Name: name}
 	if err := retry(func() error { return unix.Connect(fd, sa) }); err != nil {
 		if errors.Is(err, unix.EAGAIN) {
 			// A full backlog: the daemon has stopped accepting.

@@ -137,7 +137,12 @@ func socketAccepts(path string) bool {
 	if syscall.SetNonblock(fd, true) != nil {
 		return false
 	}
-	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) == nil
+	name, done, err := SocketTarget(path)
+	if err != nil {
+		return false
+	}
+	defer done()
+	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: name}) == nil
 }
 
 // DeriveStatus computes a session's status from its metadata and daemon.
