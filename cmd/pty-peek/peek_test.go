@@ -289,3 +289,39 @@ func TestSymlinkedSocketIsNotFollowed(t *testing.T) {
 		t.Fatalf("send reached b through a's link:\n%s", out)
 	}
 }
+
+// Another user who may list the root's directory but not read its files
+// is told permission denied, whose registry it is, and exit 1: not that a
+// running session has vanished.
+func TestAnotherUserIsDeniedNotToldVanished(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testutil.MissingTool(t, "root (to run pty as another user)")
+	}
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "mine", "--", "sh", "-c", "echo secret-screen; sleep 60")
+	testutil.WaitFor(t, 10*time.Second, "the screen", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "mine").Stdout, "secret-screen")
+	})
+	// The directory readable by others, its files (0600) not.
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(testutil.BinDir(t), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	asNobody := func(args ...string) testutil.Result {
+		cmd := testutil.Command(t, root, "", args...)
+		cmd.Dir = "/"
+		cmd.Env = append(cmd.Env, "HOME=/nonexistent")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		return testutil.RunCmd(t, cmd)
+	}
+	want := `cannot read session "mine" in ` + root + ` (owned by root): permission denied; run pty as that user`
+	for _, args := range [][]string{{"peek", "mine"}, {"peek", "--plain", "mine"}, {"stats", "mine"}, {"send", "mine", "x"}} {
+		r := asNobody(args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stdout+r.Stderr, "vanished") ||
+			strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+			t.Errorf("%v as another user: %+v, want exit 1 and one line saying %q", args, r, want)
+		}
+	}
+}

@@ -164,6 +164,9 @@ func Load(root, id string) (Session, error) {
 	m, err := ReadMetadata(root, id)
 	var de *DamagedError
 	if errors.As(err, &de) {
+		if de.denied {
+			return Session{}, permissionError(root, id)
+		}
 		alive, pid := DaemonAlive(root, id)
 		return damagedSession(root, id, de.Reason, alive, pid), nil
 	}
