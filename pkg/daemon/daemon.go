@@ -927,14 +927,18 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 // writer must not lose the exit: while it lasts the daemon stays, its
 // socket answering every client with the final screen and EXIT (and
 // STATUS with the exit code), the only place the exit is known. A record
-// that is gone or damaged will not take it however long we wait.
+// that is gone or damaged will not take it however long we wait: it gets
+// three tries.
 func (d *Daemon) recordExit(write func() error) {
 	deadline := time.Now().Add(exitRecordWait)
 	wait := exitRetryMin
-	for {
+	for try := 1; ; try++ {
 		err := write()
-		if err == nil || errors.Is(err, layout.ErrNotFound) || errors.Is(err, layout.ErrDamaged) {
-			return // written, or there is no record left to write it into
+		if err == nil {
+			return
+		}
+		if (errors.Is(err, layout.ErrNotFound) || errors.Is(err, layout.ErrDamaged)) && try >= 3 {
+			return // no record to write it into, after a few tries in case it is being replaced
 		}
 		if !time.Now().Add(wait).Before(deadline) {
 			os.Stderr.WriteString("pty-daemon " + d.id + ": the exit could not be recorded within " + exitRecordWait.String() + ", giving up: " + err.Error() + "\n")
