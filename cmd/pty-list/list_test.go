@@ -221,3 +221,34 @@ func TestListContents(t *testing.T) {
 		}
 	}
 }
+
+// A name or tag holding bidi controls or zero-width characters, written
+// by another tool (pty refuses them), is listed escaped: raw, an override
+// reverses what follows it and a zero-width space makes one name pass for
+// another.
+func TestListEscapesInvisibleCharacters(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "inv", "--name", "plainname", "--tag", "k=plainvalue", "--", "sleep", "60")
+	p := filepath.Join(root, "inv.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), `"plainname"`, `"exe.\u202etxt\u200b"`, 1)
+	s = strings.Replace(s, `"plainvalue"`, `"\ufeffv\u2066"`, 1)
+	if s == string(b) {
+		t.Fatalf("record lacks the name or tag:\n%s", b)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := testutil.MustRun(t, root, "list", "--tags").Stdout
+	for _, want := range []string{`exe.\u202etxt\u200b`, `\ufeffv\u2066`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\u202e\u200b\ufeff\u2066") {
+		t.Errorf("list printed an invisible character raw: %q", out)
+	}
+}

@@ -254,3 +254,74 @@ func hangUpOn(t *testing.T, sock string) net.Listener {
 	}()
 	return ln
 }
+
+// A session socket replaced by a symbolic link to another session's is
+// not followed: peek and send refuse it instead of showing or typing into
+// the other session.
+func TestSymlinkedSocketIsNotFollowed(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "a", "--", "sh", "-c", "echo screen-of-a; sleep 60")
+	testutil.MustRun(t, root, "run", "-d", "--id", "b", "--", "sh", "-c", "echo screen-of-b; cat")
+	testutil.WaitFor(t, 10*time.Second, "both screens", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "a").Stdout, "screen-of-a") &&
+			strings.Contains(testutil.Run(t, root, "peek", "--plain", "b").Stdout, "screen-of-b")
+	})
+	a := layout.PathsFor(root, "a").Sock()
+	if err := os.Remove(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(layout.PathsFor(root, "b").Sock(), a); err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.Run(t, root, "peek", "--plain", "a")
+	if r.Code != 1 || strings.Contains(r.Stdout, "screen-of-b") || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Fatalf("peek through a linked socket: %+v", r)
+	}
+	r = testutil.Run(t, root, "send", "a", "typed-into-b\r")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Fatalf("send through a linked socket: %+v", r)
+	}
+	r = testutil.Run(t, root, "stats", "a")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "symbolic link") {
+		t.Fatalf("stats through a linked socket: %+v", r)
+	}
+	if out := testutil.MustRun(t, root, "peek", "--plain", "b").Stdout; strings.Contains(out, "typed-into-b") {
+		t.Fatalf("send reached b through a's link:\n%s", out)
+	}
+}
+
+// Another user who may list the root's directory but not read its files
+// is told permission denied, whose registry it is, and exit 1: not that a
+// running session has vanished.
+func TestAnotherUserIsDeniedNotToldVanished(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testutil.MissingTool(t, "root (to run pty as another user)")
+	}
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "mine", "--", "sh", "-c", "echo secret-screen; sleep 60")
+	testutil.WaitFor(t, 10*time.Second, "the screen", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "mine").Stdout, "secret-screen")
+	})
+	// The directory readable by others, its files (0600) not.
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(testutil.BinDir(t), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	asNobody := func(args ...string) testutil.Result {
+		cmd := testutil.Command(t, root, "", args...)
+		cmd.Dir = "/"
+		cmd.Env = append(cmd.Env, "HOME=/nonexistent")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		return testutil.RunCmd(t, cmd)
+	}
+	want := `cannot read session "mine" in ` + root + ` (owned by root): permission denied; run pty as that user`
+	for _, args := range [][]string{{"peek", "mine"}, {"peek", "--plain", "mine"}, {"stats", "mine"}, {"send", "mine", "x"}} {
+		r := asNobody(args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stdout+r.Stderr, "vanished") ||
+			strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+			t.Errorf("%v as another user: %+v, want exit 1 and one line saying %q", args, r, want)
+		}
+	}
+}

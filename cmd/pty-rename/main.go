@@ -14,7 +14,10 @@ func main() {
 		"pty rename NEW | pty rename REF NEW | pty rename --show [REF] | pty rename --clear [REF]")
 	c.Long = `The display name is a label for people: it need not be unique, and the
 session's id never changes. A display name resolves as a reference only
-while no other session has it.
+while no other session has it. It is one trimmed line of at most 160
+characters, without control characters or invisible formatting characters
+(bidi controls, zero-width characters, BOM), which would make it display as
+something else.
 
 Inside a session ($PTY_SESSION set) REF may be left out and means that
 session. A change appends one display_name_change event; setting the name a

@@ -42,7 +42,7 @@ the current terminal instead of nesting a session.`
 	fs.BoolVar(&o.Again, "a", false, "attach if the session --id is running; otherwise create it (reusing a dead record's settings)")
 	fs.BoolVar(&o.Ephemeral, "e", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
 	fs.StringVar(&o.ID, "id", "", "session id: letters, digits, '.', '_', '-', not starting with '.' or '-', without \".tmp.\" or a file suffix (.json, .events, .lock, ...) at the end; default: random")
-	fs.StringVar(&o.Name, "name", "", "display name; default: derived from the directory and command")
+	fs.StringVar(&o.Name, "name", "", "display name: one line, no control or invisible formatting characters (bidi, zero-width); default: derived from the directory and command")
 	fs.BoolVar(&o.NoName, "no-display-name", false, "give the session no display name")
 	fs.Var((*cli.StringList)(&o.Tags), "tag", "tag `K=V` (repeatable; keys up to 256 bytes, values up to 4096, at most 256 tags and 64 KiB in all)")
 	fs.Var((*cli.StringList)(&o.Env), "env", "set `K=V` in the command's environment (repeatable; last wins)")

@@ -121,6 +121,11 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 		{"name control", []string{"run", "-d", "--name", "a\x07b", "--", "true"}, "display name"},
 		{"name untrimmed", []string{"run", "-d", "--name", " web", "--", "true"}, "display name"},
 		{"name too long", []string{"run", "-d", "--name", strings.Repeat("é", 161), "--", "true"}, "display name"},
+		{"name bidi override", []string{"run", "-d", "--name", "exe.\u202etxt", "--", "true"}, "U+202E"},
+		{"name zero-width", []string{"run", "-d", "--name", "w\u200beb", "--", "true"}, "U+200B"},
+		{"name bom", []string{"run", "-d", "--name", "\ufeffweb", "--", "true"}, "U+FEFF"},
+		{"tag value isolate", []string{"run", "-d", "--tag", "k=a\u2066b", "--", "true"}, "U+2066"},
+		{"tag key zero-width", []string{"run", "-d", "--tag", "k\u200d=v", "--", "true"}, "U+200D"},
 	}
 	_ = file
 	for _, c := range cases {

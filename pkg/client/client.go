@@ -30,12 +30,34 @@ var ErrNotRunning = errors.New("session is not running")
 // Dial connects to session id under root.
 func Dial(root, id string) (*Conn, error) {
 	p := layout.PathsFor(root, id).Sock()
-	c, err := net.DialTimeout("unix", p, 2*time.Second)
+	uc, err := DialSocket(p, 2*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("connect to session %s: %w: %w", id, ErrNotRunning, err)
 	}
-	uc := c.(*net.UnixConn)
 	return &Conn{c: uc, w: uc, r: proto.NewReader(uc)}, nil
+}
+
+// DialSocket connects to the session socket at path, within timeout.
+// Every connection to a daemon goes through it: it connects to exactly
+// the file layout.SocketTarget checked, a socket of the registry's owner
+// and never one reached through a symbolic link.
+func DialSocket(path string, timeout time.Duration) (*net.UnixConn, error) {
+	name, done, err := layout.SocketTarget(path)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	c, err := net.DialTimeout("unix", name, timeout)
+	if err != nil {
+		if name != path {
+			var op *net.OpError
+			if errors.As(err, &op) {
+				op.Addr = &net.UnixAddr{Name: path, Net: "unix"}
+			}
+		}
+		return nil, err
+	}
+	return c.(*net.UnixConn), nil
 }
 
 // Close closes the connection.

@@ -44,7 +44,12 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 	tv := unix.NsecToTimeval(timeout.Nanoseconds())
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
-	sa := &unix.SockaddrUnix{Name: layout.PathsFor(root, id).Sock()}
+	name, done, err := layout.SocketTarget(layout.PathsFor(root, id).Sock())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
+	}
+	defer done()
+	sa := &unix.SockaddrUnix{Name: name}
 	if err := retry(func() error { return unix.Connect(fd, sa) }); err != nil {
 		if errors.Is(err, unix.EAGAIN) {
 			// A full backlog: the daemon has stopped accepting.
@@ -76,12 +81,30 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 		}
 		if exitFollows(f, r) {
 			// An ended session lingering to tell its clients: the long
-			// way prints its saved last lines.
-			return nil, ErrNotRunning
+			// way prints its saved last lines, or this screen when the
+			// exit is not in the record yet (see EndedError).
+			e := &EndedError{Screen: fr.Payload, Code: -1}
+			if ex, err := r.Next(); err == nil && ex.Type == proto.Exit {
+				e.Code = proto.ParseExitCode(ex.Payload)
+			}
+			return nil, e
 		}
 		return fr.Payload, nil
 	}
 }
+
+// EndedError is QuickPeek's answer from a daemon whose session has ended
+// and which lingers to tell its clients: the final screen and the exit
+// code (-1 when the EXIT frame could not be read). It matches
+// ErrNotRunning. The record normally holds the same; while the daemon
+// cannot write it (a full disk) this is the only word on the exit.
+type EndedError struct {
+	Screen []byte
+	Code   int
+}
+
+func (e *EndedError) Error() string        { return "session has ended" }
+func (e *EndedError) Is(target error) bool { return target == ErrNotRunning }
 
 // timedOut is the error of a socket whose kernel timeout expired: a
 // blocking read or write then fails with EAGAIN.

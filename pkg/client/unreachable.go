@@ -48,6 +48,10 @@ func reason(err error) string {
 	switch {
 	case errors.As(err, &refused):
 		return "refused the connection: " + refused.Reason
+	case errors.Is(err, layout.ErrSymlink):
+		return "is a symbolic link (pty connects to no socket through a link; remove it)"
+	case errors.Is(err, layout.ErrNotSocket):
+		return "is not a socket of the registry's owner (remove it)"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "refuses connections (nothing listens on it)"
 	case errors.Is(err, syscall.ENOENT):

@@ -48,6 +48,9 @@ const (
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
 	exitGrace        = 500 * time.Millisecond // see finish
+	exitRecordWait   = 10 * time.Minute       // see recordExit
+	exitRetryMin     = 100 * time.Millisecond
+	exitRetryMax     = 5 * time.Second
 	firstFrameWait   = 250 * time.Millisecond
 	hupGrace         = 1 * time.Second // see stopTree
 	killGrace        = 1500 * time.Millisecond
@@ -92,6 +95,10 @@ type Daemon struct {
 	releasing bool
 	released  time.Time
 	lingering atomic.Int32 // refused connections being let go of
+	// backstop ends the daemon if its shutdown stalls (see Serve);
+	// recordExit pushes it back while it waits for room to write the
+	// exit. Set before the shutdown starts, nil for a failed start.
+	backstop  *time.Timer
 	rows      int
 	cols      int
 	writers   int
@@ -450,6 +457,7 @@ func (d *Daemon) Serve() int {
 		os.Exit(0)
 	})
 	defer backstop.Stop()
+	d.backstop = backstop
 	var survivors []int
 	if killed {
 		survivors = d.stopTree()
@@ -898,25 +906,22 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 		evs = append(evs, layout.NewEvent(d.id, layout.EventDescendantsSurvived, "data", map[string]any{"pids": survivors}))
 	}
 	lo := d.lastOutput.Load()
-	for i := 0; i < 3; i++ {
-		err := d.update(func(m *layout.Metadata) bool {
+	exitedAt := layout.Now()
+	d.recordExit(func() error {
+		return d.update(func(m *layout.Metadata) bool {
 			m.ExitCode = &code
 			m.Signal = nil
 			if sig != 0 {
 				m.Signal = &sig
 			}
-			m.ExitedAt = layout.Now()
+			m.ExitedAt = exitedAt
 			m.LastLines = lines
 			if lo > 0 {
 				m.LastOutputAt = layout.FormatTime(time.UnixMilli(lo))
 			}
 			return true
 		}, evs...)
-		if err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	})
 
 	// The grace period: whoever connects now still gets the final screen
 	// and EXIT (the original serves for 500 ms too). Then the socket goes,
@@ -967,6 +972,37 @@ func (d *Daemon) waitGrace(end time.Time) bool {
 				return true
 			}
 		}
+	}
+}
+
+// recordExit runs write, the exit's write into the record, until it
+// succeeds or exitRecordWait has passed, waiting longer after each
+// failure (up to exitRetryMax). A full disk or a lock held by a stuck
+// writer must not lose the exit: while it lasts the daemon stays, its
+// socket answering every client with the final screen and EXIT (and
+// STATUS with the exit code), the only place the exit is known. A record
+// that is gone or damaged will not take it however long we wait: it gets
+// three tries.
+func (d *Daemon) recordExit(write func() error) {
+	deadline := time.Now().Add(exitRecordWait)
+	wait := exitRetryMin
+	for try := 1; ; try++ {
+		err := write()
+		if err == nil {
+			return
+		}
+		if (errors.Is(err, layout.ErrNotFound) || errors.Is(err, layout.ErrDamaged)) && try >= 3 {
+			return // no record to write it into, after a few tries in case it is being replaced
+		}
+		if !time.Now().Add(wait).Before(deadline) {
+			os.Stderr.WriteString("pty-daemon " + d.id + ": the exit could not be recorded within " + exitRecordWait.String() + ", giving up: " + err.Error() + "\n")
+			return
+		}
+		if d.backstop != nil {
+			d.backstop.Reset(wait + shutdownBackstop)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, exitRetryMax)
 	}
 }
 

@@ -112,5 +112,8 @@ func ValidateDisplayName(name string) error {
 			return fmt.Errorf("display name %q contains a control character or line break: use one line of printable text", name)
 		}
 	}
+	if r, ok := firstInvisible(name); ok {
+		return invisibleErr(fmt.Sprintf("display name %q", name), r)
+	}
 	return nil
 }

@@ -3,8 +3,11 @@ package layout
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/user"
 	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -104,6 +107,11 @@ type DamagedError struct {
 	ID     string
 	Reason string // short: "metadata is not valid JSON"
 	Err    error  // the underlying error, when there is one
+
+	// denied: the file is there but the caller may not read it. Only
+	// listing shows such a record as damaged; a command about the one
+	// session says permission denied (PermissionError).
+	denied bool
 }
 
 func (e *DamagedError) Error() string {
@@ -153,9 +161,41 @@ func readMetaErr(id string, err error) error {
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
-		return &DamagedError{ID: id, Reason: damagedUnread + ": " + errno.Error()}
+		return &DamagedError{ID: id, Reason: damagedUnread + ": " + errno.Error(), denied: errno == syscall.EACCES || errno == syscall.EPERM}
 	}
 	return &DamagedError{ID: id, Reason: damagedUnread, Err: err}
+}
+
+// PermissionError says a session's files exist but belong to someone
+// else: a registry the caller may list but not read.
+type PermissionError struct {
+	ID, Root string
+	Owner    string // "root", or "uid 1001" when the name is unknown
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("cannot read session %q in %s (owned by %s): permission denied; run pty as that user", e.ID, e.Root, e.Owner)
+}
+
+func (e *PermissionError) Is(target error) bool { return target == os.ErrPermission }
+
+// permissionError is the PermissionError for session id, naming the
+// owner of its record.
+func permissionError(root, id string) error {
+	owner := "another user"
+	var st syscall.Stat_t
+	if syscall.Lstat(PathsFor(root, id).Meta(), &st) == nil {
+		owner = userName(st.Uid)
+	}
+	return &PermissionError{ID: id, Root: root, Owner: owner}
+}
+
+func userName(uid uint32) string {
+	id := strconv.FormatUint(uint64(uid), 10)
+	if u, err := user.LookupId(id); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "uid " + id
 }
 
 // checkRecordShape refuses what no writer produces but a JSON decoder

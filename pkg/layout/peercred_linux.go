@@ -13,7 +13,12 @@ func socketPeerPid(path string) int {
 		return 0
 	}
 	defer syscall.Close(fd)
-	if syscall.SetNonblock(fd, true) != nil || syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) != nil {
+	name, done, err := SocketTarget(path)
+	if err != nil {
+		return 0
+	}
+	defer done()
+	if syscall.SetNonblock(fd, true) != nil || syscall.Connect(fd, &syscall.SockaddrUnix{Name: name}) != nil {
 		return 0
 	}
 	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)

@@ -137,7 +137,12 @@ func socketAccepts(path string) bool {
 	if syscall.SetNonblock(fd, true) != nil {
 		return false
 	}
-	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) == nil
+	name, done, err := SocketTarget(path)
+	if err != nil {
+		return false
+	}
+	defer done()
+	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: name}) == nil
 }
 
 // DeriveStatus computes a session's status from its metadata and daemon.
@@ -159,6 +164,9 @@ func Load(root, id string) (Session, error) {
 	m, err := ReadMetadata(root, id)
 	var de *DamagedError
 	if errors.As(err, &de) {
+		if de.denied {
+			return Session{}, permissionError(root, id)
+		}
 		alive, pid := DaemonAlive(root, id)
 		return damagedSession(root, id, de.Reason, alive, pid), nil
 	}

@@ -67,6 +67,9 @@ func ValidateTagKey(k string) error {
 	case hasControl(k):
 		return fmt.Errorf("tag key %q contains a control character or line break: use one line of printable text", k)
 	}
+	if r, ok := firstInvisible(k); ok {
+		return invisibleErr(fmt.Sprintf("tag key %q", k), r)
+	}
 	return nil
 }
 
@@ -82,6 +85,9 @@ func ValidateTagValue(k, v string) error {
 	if hasControl(v) {
 		return fmt.Errorf("tag %s: value %q contains a control character or line break: use one line of printable text", k, v)
 	}
+	if r, ok := firstInvisible(v); ok {
+		return invisibleErr(fmt.Sprintf("tag %s: value %q", k, v), r)
+	}
 	return nil
 }
 
@@ -92,6 +98,28 @@ func hasControl(s string) bool {
 		}
 	}
 	return false
+}
+
+// Invisible reports whether r is a Unicode format character (category
+// Cf: bidi embeddings, overrides and isolates, zero-width spaces and
+// joiners, the byte order mark, the soft hyphen). None of them shows, and
+// a bidi override makes the text after it display reversed, so a label
+// holding one can read as something else, another session's name included.
+func Invisible(r rune) bool { return r > 0x7f && unicode.Is(unicode.Cf, r) }
+
+// firstInvisible returns the first rune of s that Invisible reports, and
+// whether there is one.
+func firstInvisible(s string) (rune, bool) {
+	for _, r := range s {
+		if Invisible(r) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+func invisibleErr(what string, r rune) error {
+	return fmt.Errorf("%s contains the invisible formatting character U+%04X (bidi controls, zero-width characters and byte order marks are refused, since they make text display as something else): remove it", what, r)
 }
 
 // ValidateTagOps checks a set of tag changes as a whole, so a caller can

@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -45,11 +46,10 @@ type Item struct {
 // (the original's) is taken to be in the normal modes.
 func Send(root, id string, items []Item, delay time.Duration, paste bool) error {
 	sock := layout.PathsFor(root, id).Sock()
-	c, err := net.DialTimeout("unix", sock, SendTimeout)
+	c, err := client.DialSocket(sock, SendTimeout)
 	if err != nil {
 		return fmt.Errorf("Session %q is not accepting input: %v", id, err)
 	}
-	uc, _ := c.(*net.UnixConn)
 	defer c.Close()
 	r := proto.NewReader(c)
 	for i, it := range items {
@@ -85,8 +85,8 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 	// sends EXIT and closes, and this write can fail with a broken pipe
 	// although the data went through; the EXIT frame, read below, tells.
 	statusErr := proto.WriteFrame(c, proto.Status, nil)
-	if uc != nil && statusErr == nil {
-		uc.CloseWrite()
+	if statusErr == nil {
+		c.CloseWrite()
 	}
 	for {
 		f, err := r.Next()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -70,7 +71,7 @@ type Connection struct {
 func QueryStatus(root, id string, timeout time.Duration) (*Status, error) {
 	sock := layout.PathsFor(root, id).Sock()
 	deadline := time.Now().Add(timeout)
-	c, err := net.DialTimeout("unix", sock, timeout)
+	c, err := client.DialSocket(sock, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("session %s: connect: %w", id, err)
 	}

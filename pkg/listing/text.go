@@ -258,14 +258,17 @@ func (st Style) appendPaint(b []byte, code, s string, on bool) []byte {
 	return append(b, reset...)
 }
 
-// Printable shows control characters (C0, DEL, C1, U+2028/9) as Go
-// escapes and invalid UTF-8 as \xNN. Records hold text that pty did not
-// check (a command's arguments, another tool's tags), and printed raw an
-// escape sequence in it would drive the reader's terminal.
+// Printable shows control characters (C0, DEL, C1, U+2028/9) and
+// invisible formatting characters (layout.Invisible: bidi controls,
+// zero-width characters, BOM) as Go escapes and invalid UTF-8 as \xNN.
+// Records hold text that pty did not check (a command's arguments,
+// another tool's tags and names), and printed raw an escape sequence in
+// it would drive the reader's terminal, a bidi override would reverse
+// what follows it.
 func Printable(s string) string {
 	clean := true
 	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+		if r == utf8.RuneError || escaped(r) {
 			clean = false
 			break
 		}
@@ -282,12 +285,16 @@ func Printable(s string) string {
 				continue
 			}
 			b.WriteRune(r)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			q := strconv.QuoteRune(r)
+		case escaped(r):
+			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+func escaped(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || layout.Invisible(r)
 }

@@ -410,7 +410,7 @@ func (m *Model) restartKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case "y", "Y", "enter":
 		s := *m.target
 		m.mode = modeBusy
-		m.setMessage(false, "Restarting %s...", s.Name())
+		m.setMessage(false, "Restarting %s...", listing.Printable(s.Name()))
 		root, env := m.o.Root, m.o.Env
 		return m, func() tea.Msg {
 			_, err := lifecycle.Relaunch(context.Background(), root, s, lifecycle.RelaunchOptions{Stop: true, Env: env})

@@ -384,3 +384,23 @@ func TestNarrowWindowKeepsStatusAndMarkers(t *testing.T) {
 		}
 	}
 }
+
+// Names, tags, paths and commands from a record written by another tool
+// are shown escaped: a bidi override would reverse the row after it, a
+// zero-width space would make one name pass for another.
+func TestViewEscapesInvisibleCharacters(t *testing.T) {
+	m := New(Options{Root: "/nonexistent", Home: "/home/u", Cwd: "/home/u", Shell: "/bin/bash"})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 20})
+	m.SetSessions([]layout.Session{
+		sess("eeee5555", "exe.\u202etxt", layout.Running, "/home/u/a\u200bb", "echo \u2066x", map[string]string{"k": "\ufeffv"}),
+	})
+	view := ansi.Strip(m.View())
+	for _, want := range []string{`exe.\u202etxt`, `a\u200bb`, `echo \u2066x`, `#k=\ufeffv`} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %s:\n%s", want, view)
+		}
+	}
+	if strings.ContainsAny(view, "\u202e\u200b\ufeff\u2066") {
+		t.Errorf("view shows an invisible character raw:\n%q", view)
+	}
+}

@@ -112,9 +112,11 @@ func (m *Model) rows() []string {
 			continue
 		}
 		s := it.sess
-		c := cols{id: s.ID, cwd: listing.TildePath(s.Meta.Cwd, m.o.Home), cmd: listing.Command(s.Meta)}
+		// Every field is shown through listing.Printable: a record
+		// written by another tool may hold escapes or bidi controls.
+		c := cols{id: s.ID, cwd: listing.Printable(listing.TildePath(s.Meta.Cwd, m.o.Home)), cmd: listing.Printable(listing.Command(s.Meta))}
 		if s.Meta.DisplayName != nil && *s.Meta.DisplayName != s.ID {
-			c.name = *s.Meta.DisplayName
+			c.name = listing.Printable(*s.Meta.DisplayName)
 		}
 		age := "?"
 		if d, ok := listing.Age(*s, now); ok {
@@ -134,7 +136,7 @@ func (m *Model) rows() []string {
 		case s.Meta.Tags["strategy"] == "permanent":
 			c.marker = styleTags.Render("[permanent]")
 		}
-		c.tags = tagText(s.Meta.Tags)
+		c.tags = listing.Printable(tagText(s.Meta.Tags))
 		for i, v := range []string{c.id, c.name, c.cwd, c.cmd, c.when} {
 			w[i] = max(w[i], ansi.StringWidth(v))
 		}
@@ -235,9 +237,9 @@ func (m *Model) restartView() string {
 	} else if s.Meta.ExitCode != nil {
 		what = fmt.Sprintf("exited with code %d", *s.Meta.ExitCode)
 	}
-	b.WriteString(m.line(styleTitle.Render(s.Name()) + " " + what + "."))
-	b.WriteString(m.line(styleDim.Render("Command was: ") + listing.Command(s.Meta)))
-	b.WriteString(m.line(styleDim.Render("In: ") + listing.TildePath(s.Meta.Cwd, m.o.Home)))
+	b.WriteString(m.line(styleTitle.Render(listing.Printable(s.Name())) + " " + what + "."))
+	b.WriteString(m.line(styleDim.Render("Command was: ") + listing.Printable(listing.Command(s.Meta))))
+	b.WriteString(m.line(styleDim.Render("In: ") + listing.Printable(listing.TildePath(s.Meta.Cwd, m.o.Home))))
 	b.WriteString("\n")
 	lines := s.Meta.LastLines
 	if room := max(0, m.height-7); len(lines) > room {

@@ -1,13 +1,13 @@
 package reconcile
 
 import (
-	"net"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -67,7 +67,7 @@ func daemonAlive(root, id, gen string, buf []byte) (bool, int) {
 	if _, err := os.Lstat(p.Sock()); err != nil {
 		return false, 0
 	}
-	c, err := net.DialTimeout("unix", p.Sock(), 200*time.Millisecond)
+	c, err := client.DialSocket(p.Sock(), 200*time.Millisecond)
 	if err != nil {
 		return false, 0
 	}

@@ -125,10 +125,13 @@ func tagText(m *layout.Metadata) string {
 }
 
 func entryFor(s layout.Session, now time.Time, home string) listEntry {
-	e := listEntry{ID: s.ID, Status: string(s.Status), Cwd: listing.TildePath(s.Meta.Cwd, home),
-		Command: listing.Command(s.Meta), Tags: tagText(s.Meta), Marker: marker(s.Meta)}
+	// Shown escaped as `pty list` shows them: a record written by
+	// another tool may hold bidi controls that would reverse the page's
+	// text, or zero-width characters that make one name pass for another.
+	e := listEntry{ID: s.ID, Status: string(s.Status), Cwd: listing.Printable(listing.TildePath(s.Meta.Cwd, home)),
+		Command: listing.Printable(listing.Command(s.Meta)), Tags: listing.Printable(tagText(s.Meta)), Marker: marker(s.Meta)}
 	if s.Meta.DisplayName != nil && *s.Meta.DisplayName != s.ID {
-		e.Name = *s.Meta.DisplayName
+		e.Name = listing.Printable(*s.Meta.DisplayName)
 	}
 	age := "?"
 	if d, ok := listing.Age(s, now); ok {

@@ -419,7 +419,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 		c.c.Close(websocket.StatusNormalClosure, "")
 		return
 	}
-	hello := sessionMsg{T: "hello", ID: id, Name: sess.Name(), Status: string(sess.Status),
+	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Status),
 		Command: listing.Command(sess.Meta), Write: s.o.Write}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return

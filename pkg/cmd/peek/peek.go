@@ -166,6 +166,18 @@ func screen(io cli.IO, o Options, flags byte) error {
 	if s.Status != layout.Running {
 		return printDead(io, s)
 	}
+	var ended *client.EndedError
+	if s.ID == tried && errors.As(lastErr, &ended) {
+		// Its daemon has the exit the record lacks (it could not write
+		// it yet): its word is the truth.
+		if err := client.PrintScreen(io.Out, ended.Screen, o.Plain); err != nil {
+			return err
+		}
+		if ended.Code < 0 {
+			return cli.ExitCode(1)
+		}
+		return exitCode(ended.Code)
+	}
 	if s.ID != tried {
 		b, err := client.QuickPeek(io.Root, s.ID, flags, answer)
 		if err == nil {
