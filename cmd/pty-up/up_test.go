@@ -187,6 +187,11 @@ func TestUpRefusesBadFileLeavingNothing(t *testing.T) {
 		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\ncwd = \"nowhere\"\n", `pty.toml:3: sessions.web: cwd: Working directory does not exist`},
 		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"\"\"\n  \n\"\"\"\n", `pty.toml:4: sessions.web: command is empty`},
 		{"[sessions.web]\ncommand = \"x\"\n\ncommand = \"y\"\n", `pty.toml:4: invalid TOML: `},
+		// A NUL byte cannot reach a program: refused before anything is
+		// started, rather than reported started and failing in the daemon.
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"echo a\\u0000b\"\n", `pty.toml:4: sessions.web: command contains a NUL byte`},
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\ncwd = \"a\\u0000b\"\n", `pty.toml:5: sessions.web: cwd contains a NUL byte`},
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\nenv = { A = \"a\\u0000b\" }\n", `pty.toml:5: sessions.web.env: A contains a NUL byte`},
 	}
 	for _, c := range cases {
 		dir := project(t, c.body)
