@@ -340,6 +340,11 @@ func DefaultDisplayName(cwd, command string, args []string) string {
 // that the caller did not ask to replace. nil means it is free (or
 // replaceable).
 func Check(root, id string, replace bool) error {
+	if _, ok := layout.ReadLaunchClaim(root, id); ok {
+		// Being started, or a start that never finished: only claim,
+		// under the session's locks, can tell which and act on it.
+		return nil
+	}
 	m, err := layout.ReadMetadata(root, id)
 	if err == nil {
 		if alive, _ := layout.DaemonAlive(root, id); alive && !m.Exited() {
@@ -595,8 +600,7 @@ func abandon(cfg launchconfig.Config, pid int) {
 		if err != nil || m.Generation != cfg.Generation {
 			return nil
 		}
-		p := layout.PathsFor(cfg.Root, cfg.ID)
-		for _, f := range []string{p.Sock(), p.Pid(), p.Meta(), p.Events()} {
+		for _, f := range layout.PathsFor(cfg.Root, cfg.ID).All() {
 			os.Remove(f)
 		}
 		return nil
