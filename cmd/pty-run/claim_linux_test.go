@@ -53,7 +53,8 @@ func killAtFile(t *testing.T, root, id, suffix string) (killed bool) {
 }
 
 // killAtFileAnd is killAtFile that, with daemonToo, first kills the
-// daemon the launcher started, so it cannot clean up after it.
+// daemon the launcher started (suffix must come after its pid file), so
+// it cannot clean up after it.
 func killAtFileAnd(t *testing.T, root, id, suffix string, daemonToo bool) (killed bool) {
 	t.Helper()
 	w, err := fsnotify.NewWatcher()
@@ -84,7 +85,9 @@ watch:
 		case ev := <-w.Events:
 			if ev.Name == target && ev.Has(fsnotify.Create) {
 				if daemonToo {
-					for _, pid := range sessionDaemons(t, root, id) {
+					// By its pid file: starved, it may not have
+					// become pty-daemon yet.
+					if pid := layout.ReadPid(root, id); pid > 0 {
 						syscall.Kill(pid, syscall.SIGKILL)
 					}
 				}
