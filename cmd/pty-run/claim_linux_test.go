@@ -193,9 +193,12 @@ func TestStaleClaimTakenOverAndCleaned(t *testing.T) {
 	if s, err := layout.Load(root, "run1"); err != nil || s.Status != layout.Running {
 		t.Fatalf("run1 after taking over: %+v %v", s, err)
 	}
-	if _, ok := layout.ReadLaunchClaim(root, "run1"); ok {
-		t.Error("run1 still has a launch claim once its daemon runs")
-	}
+	// run -d returns before the daemon has its config; it drops the
+	// claim once it has.
+	testutil.WaitFor(t, 10*time.Second, "run1's daemon to drop its launch claim", func() bool {
+		_, ok := layout.ReadLaunchClaim(root, "run1")
+		return !ok
+	})
 	r := testutil.MustRun(t, root, "gc")
 	if !strings.Contains(r.Stdout, "gc1") {
 		t.Errorf("gc said nothing of gc1:\n%s", r.Stdout)
