@@ -224,3 +224,35 @@ func TestRestartIsARelaunch(t *testing.T) {
 	}
 	e.CheckRelaunched(t, root, false)
 }
+
+// TestRestartRefusesNULInRecord: a record another tool wrote can hold a
+// NUL byte in an argument, which no exec can pass. restart says so and
+// leaves the record as it was, rather than reporting the session
+// restarted while its daemon fails to start the command.
+func TestRestartRefusesNULInRecord(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "nul", "--tag", "keep=1", "--", "sh", "-c", "exit 0")
+	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
+		s, err := layout.Load(root, "nul")
+		return err == nil && s.Status == layout.Exited
+	})
+	meta := layout.PathsFor(root, "nul").Meta()
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(b, []byte(`"exit 0"`), []byte(`"exit 0\u0000"`), 1)
+	if bytes.Equal(edited, b) {
+		t.Fatalf("no argument to edit in %s", b)
+	}
+	if err := os.WriteFile(meta, edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.Run(t, root, "restart", "nul")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "argument 2") || !strings.Contains(r.Stderr, "NUL byte") || strings.Count(r.Stderr, "\n") != 1 {
+		t.Fatalf("restart of a record with a NUL byte: %+v, want exit 1 and one line naming it", r)
+	}
+	if after, _ := os.ReadFile(meta); !bytes.Equal(after, edited) {
+		t.Errorf("the refused restart changed the record:\n%s", after)
+	}
+}

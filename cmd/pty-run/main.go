@@ -34,6 +34,13 @@ When the session ends its record is removed, unless it is tagged keep (or
 strategy=permanent, or --cleanup-on-clean-exit and the exit code was not 0),
 or PTY_REAP_ON_EXIT is false/0/no/off.
 
+A command that cannot start (not found, not executable, a script whose
+interpreter is missing, a working directory that cannot be entered, a NUL
+byte in an argument or variable) is refused here: one line saying why, exit
+1, nothing left behind. A start that fails after run returned (the file is
+being written: text file busy) ends the session with exit status 126, the
+reason on its screen.
+
 Inside a session (PTY_SESSION set) without -d the command runs directly in
 the current terminal instead of nesting a session.`
 	var o run.Options

@@ -101,6 +101,8 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 		{"not found", []string{"run", "-d", "--", "no-such-command-xyz"}, "Command not found: no-such-command-xyz"},
 		{"cwd missing", []string{"run", "-d", "--cwd", "/nonexistent/dir", "--", "true"}, "Working directory does not exist"},
 		{"cwd file", []string{"run", "-d", "--cwd", "/etc/passwd", "--", "true"}, "is not a directory"},
+		{"not executable", []string{"run", "-d", "--", "/etc/passwd"}, "Command is not executable: /etc/passwd"},
+		{"directory", []string{"run", "-d", "--", "/etc"}, "Command is a directory: /etc"},
 		{"bad id", []string{"run", "-d", "--id", "a/b", "--", "true"}, "session id"},
 		{"bad tag", []string{"run", "-d", "--tag", "novalue", "--", "true"}, "--tag"},
 		{"bad env", []string{"run", "-d", "--env", "NOVALUE", "--", "true"}, "--env"},

@@ -31,7 +31,13 @@ pty.toml:
 
 Sessions belong to the file through the tags ptyfile=<path of pty.toml> and
 ptyfile.session=<name>; 'pty down' stops them. When gc respawns a permanent
-session it re-reads the file, so edits take effect.`
+session it re-reads the file, so edits take effect.
+
+Each session is looked up and started under a lock of its own (the file
+and the name), so several ups of one file at once start it once; the
+others report it already running. The whole file is checked first: an
+unknown field, a missing cwd or a NUL byte in a command, cwd or env value
+is reported with its line, and nothing is started.`
 	args := c.Parse(os.Args[1:])
 	path, keys, err := ptyfile.Find(args)
 	cli.Check(err)

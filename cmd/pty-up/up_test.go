@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
+	"github.com/ptyorg/pty/pkg/ptyfile/manage"
 )
 
 // project writes a pty.toml into a fresh directory and returns the directory.
@@ -187,6 +189,11 @@ func TestUpRefusesBadFileLeavingNothing(t *testing.T) {
 		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\ncwd = \"nowhere\"\n", `pty.toml:3: sessions.web: cwd: Working directory does not exist`},
 		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"\"\"\n  \n\"\"\"\n", `pty.toml:4: sessions.web: command is empty`},
 		{"[sessions.web]\ncommand = \"x\"\n\ncommand = \"y\"\n", `pty.toml:4: invalid TOML: `},
+		// A NUL byte cannot reach a program: refused before anything is
+		// started, rather than reported started and failing in the daemon.
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"echo a\\u0000b\"\n", `pty.toml:4: sessions.web: command contains a NUL byte`},
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\ncwd = \"a\\u0000b\"\n", `pty.toml:5: sessions.web: cwd contains a NUL byte`},
+		{"[sessions.ok]\ncommand = \"sleep 1\"\n[sessions.web]\ncommand = \"x\"\nenv = { A = \"a\\u0000b\" }\n", `pty.toml:5: sessions.web.env: A contains a NUL byte`},
 	}
 	for _, c := range cases {
 		dir := project(t, c.body)
@@ -239,5 +246,61 @@ func TestDownDeadAndUnknown(t *testing.T) {
 	}
 	if ids, _ := layout.IDs(root); len(ids) != 0 {
 		t.Fatalf("left: %v", ids)
+	}
+}
+
+// TestConcurrentUpStartsEachSessionOnce: ups of one pty.toml at once start
+// every declared session once (random ids, so nothing but the identity
+// lock keeps them apart); the others report it already running.
+func TestConcurrentUpStartsEachSessionOnce(t *testing.T) {
+	root := testutil.Root(t)
+	dir := project(t, "prefix = \"cc\"\n[sessions.a]\ncommand = \"sleep 300\"\n[sessions.b]\ncommand = \"sleep 300\"\n")
+	for round := range 3 {
+		const n = 3
+		res := make([]testutil.Result, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[i] = in(t, root, dir, "up")
+			}()
+		}
+		wg.Wait()
+		started := map[string]int{}
+		for _, r := range res {
+			if r.Code != 0 {
+				t.Fatalf("round %d: up: %+v", round, r)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+				if name, ok := strings.CutSuffix(line, " (started)"); ok {
+					started[name]++
+				}
+			}
+		}
+		all, err := layout.List(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var running []string
+		for _, s := range all {
+			if s.Status == layout.Running {
+				running = append(running, s.Meta.Tags[ptyfile.TagSession])
+			}
+		}
+		if len(running) != 2 {
+			t.Fatalf("round %d: %d sessions running (%v), want one per key; outputs %+v", round, len(running), running, res)
+		}
+		if round == 0 && (started["● cc-a"] != 1 || started["● cc-b"] != 1) {
+			t.Fatalf("round 0: started lines %v, want one per session; outputs %+v", started, res)
+		}
+		if round > 0 && len(started) != 0 {
+			t.Fatalf("round %d: started %v though both ran; outputs %+v", round, started, res)
+		}
+		for _, name := range testutil.DirNames(t, root) {
+			if strings.HasPrefix(name, manage.IdentityLockPrefix) {
+				t.Fatalf("round %d: identity lock %s left behind", round, name)
+			}
+		}
 	}
 }

@@ -234,8 +234,13 @@ func Main(args []string) int {
 	if err != nil {
 		status.WriteString("error pty-daemon: bad launch config: " + err.Error() + "\n")
 		status.Close()
+		unclaimUnrun(args)
 		return 1
 	}
+	// The session is ours from here: a launcher killed now has handed
+	// everything over. Before the child starts, so a claim found with its
+	// daemon dead means the command never ran.
+	layout.DropLaunchClaim(cfg.Root, cfg.ID, cfg.Generation)
 	d, err := Start(cfg, ln, sigs)
 	if err != nil && cfg.Waited {
 		status.WriteString("error " + oneLine(err.Error()) + "\n")
@@ -255,6 +260,42 @@ func Main(args []string) int {
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// unclaimUnrun removes the session the launcher created for this daemon
+// when no usable config came (the launcher was killed before it wrote it
+// all): nothing will run in it, and left as it is, its id would read as in
+// use. The arguments name the session; only what is still this start's
+// is removed (the launch claim of this generation proves it: the next
+// start of the id replaces the claim before it creates anything).
+func unclaimUnrun(args []string) {
+	// Not layout.ValidateID, whose messages would link fmt into every
+	// daemon: an id that cannot name a file outside the root is enough
+	// here, where only files the claim proves ours are removed.
+	if len(args) != 3 || args[0] == "" || args[0] == "." || args[0] == ".." || strings.ContainsRune(args[0], '/') || !filepath.IsAbs(args[2]) {
+		return
+	}
+	id, gen, root := args[0], args[1], args[2]
+	layout.Locked(root, id, 5*time.Second, func() error {
+		if g, ok := layout.ReadLaunchClaim(root, id); !ok || g != gen {
+			return nil
+		}
+		p := layout.PathsFor(root, id)
+		if m, err := layout.ReadMetadata(root, id); err == nil && m.Generation == gen {
+			os.Remove(p.Meta())
+			os.Remove(p.Events())
+		}
+		if layout.ReadPid(root, id) == os.Getpid() {
+			os.Remove(p.Pid())
+		}
+		var ours, onDisk syscall.Stat_t
+		if syscall.Fstat(5, &ours) == nil && syscall.Lstat(p.Sock(), &onDisk) == nil &&
+			ours.Ino == onDisk.Ino && ours.Dev == onDisk.Dev {
+			os.Remove(p.Sock())
+		}
+		os.Remove(p.Launch())
+		return nil
+	})
+}
 
 // keepDescriptorsFromChild marks every descriptor from 3 up close-on-exec:
 // the launch pipes (3 and 4), the socket (5) and whatever the launcher's

@@ -28,7 +28,7 @@ func TestDiskLayoutDocumented(t *testing.T) {
 		check("event type", e)
 	}
 	check("event family", "user.*")
-	for _, s := range []string{SuffixMeta, SuffixEvents, SuffixSock, SuffixPid, SuffixLock, SuffixEventsLock} {
+	for _, s := range []string{SuffixMeta, SuffixEvents, SuffixSock, SuffixPid, SuffixLock, SuffixEventsLock, SuffixLaunch} {
 		check("file", "<id>"+s)
 	}
 }

@@ -35,7 +35,7 @@ func (p Paths) EventsLock() string { return p.file(SuffixEventsLock) }
 
 // All lists every file a session may own, for removal.
 func (p Paths) All() []string {
-	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events()}
+	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events(), p.Launch()}
 }
 
 // IsTemp reports whether a directory entry is an in-flight atomic write,

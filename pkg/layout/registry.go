@@ -262,7 +262,8 @@ func Resolve(root, ref string) (Session, error) {
 	}
 }
 
-// RemoveFiles deletes a session's files (socket, pid, metadata, events).
+// RemoveFiles deletes a session's files (socket, pid, metadata, events,
+// launch claim).
 // Missing files are fine; lock files are left to their holders.
 func RemoveFiles(root, id string) error {
 	var errs []error

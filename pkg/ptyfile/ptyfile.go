@@ -501,6 +501,9 @@ func (p *parser) session(key string, v any, pos *keyPos) (Spec, error) {
 			if strings.TrimSpace(s.Command) == "" {
 				return s, p.errAt(fl, name, "command is empty: give the command line to run")
 			}
+			if strings.IndexByte(s.Command, 0) >= 0 {
+				return s, p.errAt(fl, name, "command contains a NUL byte: remove it (no program can receive one)")
+			}
 			haveCommand = true
 		case "id":
 			if s.ID, err = p.str(fv, fl, name+".id"); err != nil {
@@ -523,6 +526,9 @@ func (p *parser) session(key string, v any, pos *keyPos) (Spec, error) {
 			}
 			if cwd == "" {
 				return s, p.errAt(fl, name, "cwd is empty: leave it out to use the file's directory")
+			}
+			if strings.IndexByte(cwd, 0) >= 0 {
+				return s, p.errAt(fl, name, "cwd contains a NUL byte: remove it")
 			}
 			s.Cwd = p.resolveCwd(cwd)
 		case "tags":
@@ -634,7 +640,7 @@ func (p *parser) stringMap(v any, pos *keyPos, key string, tags bool) (map[strin
 				return nil, p.errAt(fl, key, "%v", err)
 			}
 		} else if strings.ContainsRune(s, 0) {
-			return nil, p.errAt(fl, key, "%s contains a NUL byte", k)
+			return nil, p.errAt(fl, key, "%s contains a NUL byte: remove it (no program can receive one)", k)
 		}
 		out[k] = s
 	}

@@ -14,7 +14,7 @@ import (
 
 // claimSuffix names the file a gc pass holds while it respawns a session,
 // so concurrent passes serialize. No session file ends this way (they end
-// in .json, .events.jsonl, .sock, .pid, .lock, .events.lock), so no id can
+// in .json, .events.jsonl, .sock, .pid, .lock, .events.lock, .launch), so no id can
 // make a session's lock collide with another session's claim, as
 // "<id>.gc.lock" would with session "<id>.gc".
 const claimSuffix = ".gc-claim"
@@ -25,7 +25,7 @@ func claimPath(root, id string) string { return filepath.Join(root, id+claimSuff
 // a crash, longest first so ".events.lock" is not taken for ".lock".
 var sessionSuffixes = []string{
 	layout.SuffixEventsLock, layout.SuffixEvents, layout.SuffixMeta,
-	layout.SuffixSock, layout.SuffixPid, layout.SuffixLock, claimSuffix,
+	layout.SuffixSock, layout.SuffixPid, layout.SuffixLock, claimSuffix, layout.SuffixLaunch,
 }
 
 func splitSessionFile(name string) (id, suffix string) {

@@ -28,7 +28,49 @@ import (
 //
 // It runs in the launcher rather than in the daemon so that the daemon's
 // own start-up (a runtime to initialise) is not on the caller's path.
+//
+// The launch claim (layout.SuffixLaunch) is written first and removed by
+// the daemon once it has its config: should the launcher be killed before
+// it hands the config over, the daemon, left with nothing to run, removes
+// the session again, and if the daemon is gone too, the claim tells the
+// next start of the id (checkClaim) and gc that the session never ran.
 func claim(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
+	deadline := time.Now().Add(ReadyTimeout)
+	for {
+		pid, err = claimOnce(cfg, startDaemon)
+		if !errors.Is(err, errClaimPending) {
+			return pid, err
+		}
+		// Another launcher's daemon is deciding: it takes the session
+		// if its config came, and removes it if its launcher died first.
+		if !waitClaimResolved(cfg.Root, cfg.ID, deadline) {
+			return 0, RunningError(cfg.ID)
+		}
+	}
+}
+
+// errClaimPending: the id has a launch claim whose daemon is alive.
+var errClaimPending = errors.New("session is being started")
+
+// waitClaimResolved waits, without the session's locks (the daemon takes
+// them to remove a session it cannot run), until the launch claim is gone
+// or its daemon is, and reports whether that happened before deadline.
+func waitClaimResolved(root, id string, deadline time.Time) bool {
+	for {
+		if alive, _ := layout.DaemonAlive(root, id); !alive {
+			return true
+		}
+		if _, ok := layout.ReadLaunchClaim(root, id); !ok {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
 	root, id := cfg.Root, cfg.ID
 	p := layout.PathsFor(root, id)
 	err = layout.Locked(root, id, 5*time.Second, func() error {
@@ -39,8 +81,12 @@ func claim(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error))
 		// file still here is debris from a crash.
 		os.Remove(p.Sock())
 		os.Remove(p.Pid())
+		if err := layout.WriteLaunchClaim(root, id, cfg.Generation); err != nil {
+			return fmt.Errorf("start session %s: %w", id, err)
+		}
 		ln, ino, err := listenUnix(p.Sock())
 		if err != nil {
+			os.Remove(p.Launch())
 			if errors.Is(err, syscall.EADDRINUSE) {
 				return RunningError(id)
 			}
@@ -51,14 +97,14 @@ func claim(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error))
 		ln.Close() // the daemon's copy is the one that serves
 		if err != nil {
 			os.Remove(p.Sock())
+			os.Remove(p.Launch())
 			return err
 		}
 		undo := func() {
 			syscall.Kill(pid, syscall.SIGKILL)
-			os.Remove(p.Sock())
-			os.Remove(p.Pid())
-			os.Remove(p.Meta())
-			os.Remove(p.Events())
+			for _, f := range p.All() {
+				os.Remove(f)
+			}
 		}
 		// No fsync here: after a crash the pid file names nobody, and the
 		// daemon syncs the record once it runs (a permanent session's must
@@ -91,10 +137,31 @@ func claim(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error))
 func checkClaim(cfg *launchconfig.Config) error {
 	root, id := cfg.Root, cfg.ID
 	replaced := fmt.Errorf("session %s: %w", id, ErrReplaced)
+	// The daemon first, then the claim: a daemon found dead with its
+	// claim still there died before it took the session, so it never
+	// started the command (it removes the claim before it does).
+	alive, _ := layout.DaemonAlive(root, id)
 	m, err := layout.ReadMetadata(root, id)
+	if gen, ok := layout.ReadLaunchClaim(root, id); ok {
+		switch {
+		case err == nil && m.Generation != gen:
+			// Not the record's: debris of an earlier start.
+			os.Remove(layout.PathsFor(root, id).Launch())
+		case alive:
+			return errClaimPending
+		case cfg.ReplaceGen != "" && (err != nil || m.Generation != cfg.ReplaceGen):
+			return replaced
+		default:
+			// A start that never finished: take it over.
+			if err := layout.RemoveFiles(root, id); err != nil {
+				return fmt.Errorf("session %s: remove a start that never finished: %w", id, err)
+			}
+			return nil
+		}
+	}
 	switch {
 	case err == nil:
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive {
 			return RunningError(id)
 		}
 		if !cfg.Replace {
@@ -107,7 +174,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 			return fmt.Errorf("replace %s: %w", id, err)
 		}
 	case errors.Is(err, layout.ErrNotFound):
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive {
 			return RunningError(id)
 		}
 		if cfg.ReplaceGen != "" {

@@ -105,6 +105,9 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 	if o.Command == "" {
 		return c, errors.New("no command given: write it after --, as in: pty run -- bash")
 	}
+	if err := checkNUL(o); err != nil {
+		return c, err
+	}
 	cwd := o.Cwd
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -197,6 +200,38 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 	return c, nil
 }
 
+// checkNUL refuses a NUL byte anywhere the kernel takes a C string: the
+// command, its arguments, the working directory and every environment
+// entry. No shell can type one, but pty.toml strings, a record written by
+// another tool and Options from Go can hold one, and the daemon's exec
+// would fail with it after the launcher had reported the session started.
+func checkNUL(o Options) error {
+	const fix = ": remove it (no program can receive one)"
+	if strings.IndexByte(o.Command, 0) >= 0 {
+		return fmt.Errorf("the command %q contains a NUL byte%s", o.Command, fix)
+	}
+	for i, a := range o.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return fmt.Errorf("argument %d (%q) contains a NUL byte%s", i+1, a, fix)
+		}
+	}
+	if strings.IndexByte(o.Cwd, 0) >= 0 {
+		return fmt.Errorf("the working directory %q contains a NUL byte%s", o.Cwd, fix)
+	}
+	for k, v := range o.ExtraEnv {
+		if strings.IndexByte(v, 0) >= 0 {
+			return fmt.Errorf("the value of environment variable %s contains a NUL byte%s", k, fix)
+		}
+	}
+	for _, kv := range o.Env {
+		if strings.IndexByte(kv, 0) >= 0 {
+			k, _, _ := strings.Cut(kv, "=")
+			return fmt.Errorf("environment entry %q contains a NUL byte%s", k, fix)
+		}
+	}
+	return nil
+}
+
 func envLookup(env []string, k string) string {
 	if env == nil {
 		return os.Getenv(k)
@@ -219,6 +254,12 @@ func ResolveCommand(name, cwd, path string) (string, error) {
 		}
 		if isExec(p) {
 			return filepath.Clean(p), nil
+		}
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return "", fmt.Errorf("Command is a directory: %s", name)
+			}
+			return "", fmt.Errorf("Command is not executable: %s (make it so with chmod +x, or run it through its interpreter)", name)
 		}
 		return "", fmt.Errorf("Command not found: %s", name)
 	}
@@ -299,6 +340,11 @@ func DefaultDisplayName(cwd, command string, args []string) string {
 // that the caller did not ask to replace. nil means it is free (or
 // replaceable).
 func Check(root, id string, replace bool) error {
+	if _, ok := layout.ReadLaunchClaim(root, id); ok {
+		// Being started, or a start that never finished: only claim,
+		// under the session's locks, can tell which and act on it.
+		return nil
+	}
 	m, err := layout.ReadMetadata(root, id)
 	if err == nil {
 		if alive, _ := layout.DaemonAlive(root, id); alive && !m.Exited() {
@@ -554,8 +600,7 @@ func abandon(cfg launchconfig.Config, pid int) {
 		if err != nil || m.Generation != cfg.Generation {
 			return nil
 		}
-		p := layout.PathsFor(cfg.Root, cfg.ID)
-		for _, f := range []string{p.Sock(), p.Pid(), p.Meta(), p.Events()} {
+		for _, f := range layout.PathsFor(cfg.Root, cfg.ID).All() {
 			os.Remove(f)
 		}
 		return nil

@@ -38,6 +38,8 @@ func TestPrepareValidates(t *testing.T) {
 	}{
 		{Options{Command: "no-such-cmd-xyz"}, "Command not found: no-such-cmd-xyz"},
 		{Options{Command: "./nope", Cwd: dir}, "Command not found: ./nope"},
+		{Options{Command: "./f", Cwd: dir}, "Command is not executable: ./f"},
+		{Options{Command: dir}, "Command is a directory: " + dir},
 		{Options{Command: "true", Cwd: filepath.Join(dir, "missing")}, "Working directory does not exist"},
 		{Options{Command: "true", Cwd: file}, "Working directory is not a directory"},
 		{Options{Command: "true", ID: "a b"}, "session id"},
@@ -45,6 +47,11 @@ func TestPrepareValidates(t *testing.T) {
 		{Options{Command: "true", ExtraEnv: map[string]string{"": "x"}}, "environment variable name"},
 		{Options{Command: "true", Tags: map[string]string{"": "x"}}, "empty key"},
 		{Options{}, "no command"},
+		{Options{Command: "sh", Args: []string{"-c", "echo a\x00b"}}, "argument 2 (\"echo a\\x00b\") contains a NUL byte"},
+		{Options{Command: "tr\x00ue"}, "the command \"tr\\x00ue\" contains a NUL byte"},
+		{Options{Command: "true", Cwd: dir + "\x00"}, "the working directory"},
+		{Options{Command: "true", ExtraEnv: map[string]string{"A": "1\x002"}}, "environment variable A contains a NUL byte"},
+		{Options{Command: "true", Env: []string{"PATH=/bin:/usr/bin", "B=\x00"}}, "environment entry \"B\" contains a NUL byte"},
 	}
 	for _, c := range cases {
 		if _, err := Prepare(root, c.o); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -6,11 +6,15 @@ package manage
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -63,12 +67,8 @@ func Up(ctx context.Context, root string, f *ptyfile.File, specs []ptyfile.Spec,
 	if err := Preflight(f, specs); err != nil {
 		return 0, 0, err
 	}
-	owned, err := Owned(root, f)
-	if err != nil {
-		return 0, 0, err
-	}
 	for _, s := range specs {
-		did, err := upOne(ctx, root, f, s, owned, o)
+		did, err := upLocked(ctx, root, f, s, o)
 		if err != nil {
 			o.fail("sessions."+s.Key, err)
 			failed++
@@ -87,6 +87,43 @@ func Up(ctx context.Context, root string, f *ptyfile.File, specs []ptyfile.Spec,
 	}
 	return started, failed, nil
 }
+
+// upLocked is upOne holding the spec's identity lock, with the registry
+// read under it: the look at what runs and the start are one step, so
+// concurrent ups of one file start each declared session once.
+func upLocked(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, o Output) (started bool, err error) {
+	l, err := layout.AcquireLock(IdentityLock(root, f.Path, s.Key), identityWait)
+	if errors.Is(err, layout.ErrLockBusy) {
+		return false, fmt.Errorf("another pty up is still starting this session (%w); try again", err)
+	}
+	if err != nil {
+		return false, err
+	}
+	defer l.Release()
+	owned, err := Owned(root, f)
+	if err != nil {
+		return false, err
+	}
+	return upOne(ctx, root, f, s, owned, o)
+}
+
+// identityWait bounds the wait for another up of the same session, which
+// may be waiting for its daemon's report for up to spawn.ReadyTimeout.
+const identityWait = spawn.ReadyTimeout + 5*time.Second
+
+// IdentityLock is the lock file of a pty.toml session identity (the
+// file's absolute path and the session's key) in root: up holds it across
+// its look at what runs and the start. The name
+// starts with '.', which no session id does, and ends in no suffix of a
+// session's files, so neither this pty nor the original takes it for part
+// of a session.
+func IdentityLock(root, path, key string) string {
+	h := sha256.Sum256([]byte(path + "\x00" + key))
+	return filepath.Join(root, IdentityLockPrefix+hex.EncodeToString(h[:16]))
+}
+
+// IdentityLockPrefix starts the names of identity locks.
+const IdentityLockPrefix = ".ptyfile-up-"
 
 func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, owned []layout.Session, o Output) (started bool, err error) {
 	want := f.Tags(s)
