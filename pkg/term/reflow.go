@@ -254,6 +254,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 		}
 	}
 	ng.retrim()
+	s.histOff += int64(s.hist.seq) - int64(r.hist.seq)
 	s.main, s.hist = ng, r.hist
 	if curLine < top {
 		*cx, *cy = 0, 0
