@@ -3,7 +3,7 @@
 // test: figures depend on the machine, so they are reported, not asserted.
 //
 //	go run ./bench            # everything
-//	go run ./bench -only cat  # one workload: cat, start, peek, key, rss, list, mem, reattach
+//	go run ./bench -only cat  # one workload: cat, start, peek, key, rss, list, mem, reattach, flood
 //
 // It builds the pty binaries from this checkout, uses a private tmux server
 // (-L) and private dtach sockets, and cleans up after itself.
@@ -33,10 +33,10 @@ type env struct {
 }
 
 func main() {
-	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss, list, mem, reattach")
+	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss, list, mem, reattach, flood")
 	n := flag.Int("n", 20, "repetitions for the latency workloads")
 	size := flag.Int("mib", 32, "MiB of output for the cat workload")
-	rounds := flag.Int("rounds", 3, "rounds of the cat workload")
+	rounds := flag.Int("rounds", 3, "rounds of the cat and flood workloads")
 	flag.Parse()
 
 	e := setup(*n)
@@ -55,6 +55,7 @@ func main() {
 	run("list", e.listWorkload)
 	run("mem", e.memWorkload)
 	run("reattach", e.reattachWorkload) // bench/reattach.go
+	run("flood", e.floodWorkload)       // bench/flood.go
 }
 
 func setup(n int) *env {

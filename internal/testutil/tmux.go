@@ -17,7 +17,7 @@ import (
 // terminal: send-keys types into it as a person would (tmux encodes each
 // key for the modes of the program in the pane), and capture-pane reads
 // the screen the person would see and the scrollback they would scroll
-// through (a history of 50,000 lines).
+// through (a history of 200,000 lines).
 type Tmux struct {
 	t      testing.TB
 	socket string
@@ -69,7 +69,7 @@ func newTmux(t testing.TB, rows, cols int, line string, more ...string) *Tmux {
 	}
 	tm := &Tmux{t: t, socket: fmt.Sprintf("pt%d-%d", os.Getpid(), tmuxServers.Add(1))}
 	t.Cleanup(func() { exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
-	args := []string{"-f", "/dev/null", "start-server", ";", "set", "-g", "history-limit", "50000", ";",
+	args := []string{"-f", "/dev/null", "start-server", ";", "set", "-g", "history-limit", "200000", ";",
 		"new-session", "-d", "-s", "u", "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), line}
 	tm.Run(append(args, more...)...)
 	return tm

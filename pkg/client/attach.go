@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -143,6 +144,12 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	var err error
 	if o.ReadOnly {
 		err = c.WriteFrame(proto.Peek, []byte{o.PeekFlags})
+		if err == nil && o.PeekFlags&proto.PeekFollow != 0 {
+			// The terminal's size, which the daemon's redraws fill
+			// (a follower's constrains nothing; the original's daemon
+			// ignores it).
+			err = c.WriteFrame(proto.Resize, proto.Size(rows, cols))
+		}
 	} else {
 		err = c.WriteFrame(proto.Attach, proto.Size(rows, cols))
 	}
@@ -167,7 +174,10 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		out.Unlock()
 	}
 	ended := make(chan frameOrErr, 1)
+	var termRows atomic.Int32
+	termRows.Store(int32(rows))
 	go func() {
+		drawn := false
 		for {
 			f, err := c.NextStreaming(write)
 			if err != nil {
@@ -176,7 +186,15 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			}
 			switch f.Type {
 			case proto.Screen:
-				write(proto.Redraw(nil, f.Payload))
+				// The first clears the screen (and so keeps what the
+				// terminal showed before in its scrollback); the others
+				// draw over the session's screen in place.
+				if drawn {
+					write(proto.RedrawInPlace(nil, f.Payload, int(termRows.Load())))
+				} else {
+					write(proto.Redraw(nil, f.Payload))
+					drawn = true
+				}
 			case proto.Exit:
 				ended <- frameOrErr{f: f}
 				return
@@ -211,7 +229,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		}()
 	}
 	winch := make(chan os.Signal, 1)
-	if !o.ReadOnly {
+	if !o.ReadOnly || o.PeekFlags&proto.PeekFollow != 0 {
 		signal.Notify(winch, syscall.SIGWINCH)
 		defer signal.Stop(winch)
 	}
@@ -247,6 +265,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			r, cl := TermSize(o.OutFile, in)
 			if r != rows || cl != cols {
 				rows, cols = r, cl
+				termRows.Store(int32(rows))
 				c.WriteFrame(proto.Resize, proto.Size(rows, cols))
 			}
 		}

@@ -163,6 +163,7 @@ func (d *Daemon) buildOnceLocked(c *client) bool {
 		c.overflow = ov
 		c.history = 0
 		c.live = true
+		c.drawn, c.mark = true, d.screen.HistorySeq()
 		if c.tty == nil {
 			c.pending = append(c.pending, c.ctl...)
 			c.ctl = c.ctl[:0]
@@ -173,10 +174,14 @@ func (d *Daemon) buildOnceLocked(c *client) bool {
 	if sh := d.shared; sh != nil && sh.gen == d.screenGen && sh.key == key {
 		c.history = 0
 		d.queueBuilt(c, c.pending, nil, proto.Size(d.rows, d.cols), sh.payload)
+		c.drawn, c.mark = true, d.screen.HistorySeq()
 		return true
 	}
 	b := d.startBuild(c)
 	c.build = b
+	// The terminal will hold the scrollback as it is now; what scrolls
+	// off later comes with the output, or with a redraw's catch-up.
+	c.drawn, c.mark = true, d.screen.HistorySeq()
 	// Output from now on is queued behind the baseline, and nothing of
 	// it goes out before: the writer is busy.
 	b.before, c.pending = c.pending, nil

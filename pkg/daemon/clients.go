@@ -144,8 +144,14 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 		switch t {
 		case proto.Data:
 		case proto.Screen:
-			if !c.overflow {
+			if c.overflow {
+				return
+			}
+			if c.drawn {
+				c.pending = proto.RedrawInPlace(c.pending, payload, c.rows)
+			} else {
 				c.pending = proto.Redraw(c.pending, payload)
+				c.drawn = true
 			}
 			return
 		case proto.Geometry:
@@ -170,6 +176,8 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 		} else {
 			c.pending = nil
 			c.overflow = true
+			// The terminal has what was written before the queue.
+			c.mark = min(c.mark, c.pendStart)
 		}
 	} else {
 		c.pending = c.appendOut(c.pending, t, payload)
@@ -239,6 +247,9 @@ func (d *Daemon) baseline(c *client) {
 }
 
 func (d *Daemon) screenFor(c *client) []byte {
+	if c.drawn && (c.role == roleWritable || c.flags&proto.PeekFollow != 0) {
+		return d.redrawFor(c, true)
+	}
 	if c.role == roleWritable && c.history != 0 {
 		// The scrollback first, into the terminal's own scrollback (as
 		// the original's SCREEN carries it), within what a client of
@@ -262,6 +273,37 @@ func (d *Daemon) screenFor(c *client) []byte {
 		tail = d.screen.AppendStreamState(nil)
 	}
 	return append(d.peekANSI(full, len(tail)), tail...)
+}
+
+// redrawFor is the SCREEN of a client that already shows the session:
+// with catchUp, first the scrollback lines its terminal lacks (or a
+// marker for those the session no longer keeps), from the top of the
+// screen its client has erased, scrolled off, then the screen as the
+// client's role draws it. Called under d.mu.
+func (d *Daemon) redrawFor(c *client, catchUp bool) []byte {
+	var screen []byte
+	if c.role == roleWritable {
+		screen = d.screen.Redraw()
+	} else {
+		// The viewport alone: a follower's scrollback came with its
+		// first baseline, and the rest comes before this.
+		tail := d.screen.AppendStreamState(nil)
+		screen = append(d.peekANSI(false, len(tail)), tail...)
+	}
+	if !catchUp {
+		return screen
+	}
+	rows := c.rows
+	if rows <= 0 {
+		rows = d.rows // a reader that never said its size
+	}
+	c.mark = min(c.mark, d.screen.HistorySeq())
+	b := d.screen.AppendHistorySince(nil, c.mark, rows, proto.MaxPayload-len(screen)-8)
+	c.mark = d.screen.HistorySeq()
+	if len(b) > 0 {
+		b = append(b, "\x1b[H"...) // where the screen is drawn from
+	}
+	return append(b, screen...)
 }
 
 // peekANSI is the text form of a read-only baseline as the original's
@@ -632,6 +674,10 @@ func (d *Daemon) readLoop(c *client) {
 			if c.role == roleWritable {
 				c.rows, c.cols = rows, cols
 				d.renegotiate()
+			} else if c.role == roleReadonly {
+				// A follower's terminal, which its redraws fill; it
+				// constrains nothing.
+				c.rows, c.cols = rows, cols
 			}
 			d.mu.Unlock()
 		case proto.Detach:
@@ -674,6 +720,7 @@ func (d *Daemon) sync(c *client) {
 	d.renegotiate()
 	c.pending = c.pending[:0]
 	c.overflow = false
+	c.drawn = false // a new request: its baseline is drawn afresh
 	if d.bigBaseline(c) {
 		c.peekFlags = c.flags
 		d.deferBaseline(c)
@@ -685,10 +732,13 @@ func (d *Daemon) sync(c *client) {
 	c.build = nil // a larger one being rendered is superseded
 	c.due = false
 	c.live = false // a baseline past MaxQueue is kept whole
+	c.drawn = false
 	d.baseline(c)
 	c.history = 0
 	c.live = true
-	c.stale = false
+	c.stale, c.missed, c.owing = false, false, false
+	c.drawn = true
+	c.mark = d.screen.HistorySeq()
 	if d.exited {
 		d.queue(c, proto.Exit, proto.ExitCode(d.exitCode))
 	}

@@ -45,6 +45,7 @@ const (
 	floodThreshold   = 256 << 10
 	floodKeep        = 64 << 10
 	floodRedraw      = 33 * time.Millisecond
+	catchUpMax       = time.Second // see redrawStale
 	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
 	exitGrace        = 500 * time.Millisecond // see finish
@@ -166,7 +167,18 @@ type client struct {
 	// redraw is due, and scheduled while redrawing.
 	stale     bool
 	redrawing bool
-	wake      chan struct{}
+	// mark is the number (term.Screen.HistorySeq) of the newest
+	// scrollback line the client's terminal has: a redraw writes the
+	// lines after it first. pendStart is what it was when the queue was
+	// last empty, which an overflow falls back to. drawn: the terminal
+	// shows the session, so a redraw draws over it in place. missed:
+	// output was dropped since the last redraw; owedSince: when the
+	// terminal began to lack scrollback lines.
+	mark, pendStart int64
+	drawn, missed   bool
+	owing           bool
+	owedSince       time.Time
+	wake            chan struct{}
 	// A client that handed us its terminal (tty.go): the output goes to
 	// tty, the socket carries ctl, frames queued behind that output.
 	tty    *os.File
@@ -604,6 +616,7 @@ func (d *Daemon) pump() {
 // instead of the bytes.
 func (d *Daemon) emulate(b []byte) {
 	d.mu.Lock()
+	before := d.screen.HistorySeq()
 	d.screen.Write(b)
 	d.screenGen++
 	d.shared = nil
@@ -621,7 +634,14 @@ func (d *Daemon) emulate(b []byte) {
 			d.markStale(c)
 			continue
 		}
+		if len(c.pending) == 0 {
+			c.pendStart = before
+		}
 		d.enqueue(c, proto.Data, b)
+		if !c.overflow {
+			// The terminal scrolls with the bytes as the session did.
+			c.mark = d.screen.HistorySeq()
+		}
 	}
 	d.mu.Unlock()
 }
@@ -655,7 +675,16 @@ func (d *Daemon) flooding(n int) bool {
 // markStale notes that c missed output and schedules its redraw. Called
 // under d.mu.
 func (d *Daemon) markStale(c *client) {
-	c.stale = true
+	c.stale, c.missed = true, true
+	if !c.owing {
+		c.owing, c.owedSince = true, time.Now()
+	}
+	d.scheduleRedraw(c)
+}
+
+// scheduleRedraw redraws c floodRedraw from now, unless that is already
+// due. Called under d.mu.
+func (d *Daemon) scheduleRedraw(c *client) {
 	if c.redrawing {
 		return
 	}
@@ -670,18 +699,46 @@ func (d *Daemon) markStale(c *client) {
 
 // redrawStale sends a stale client a fresh baseline, from which the live
 // stream resumes. Called under d.mu.
+//
+// The baseline first writes the scrollback lines the client's terminal
+// lacks, so that its scrollback holds every line the session kept, once
+// and in order. While the output goes on, those wait: a redraw of the
+// screen alone keeps the client stale, and the lines go with the first
+// redraw after a tick without output (or after catchUpMax, for output
+// that never stops). Written every tick, the scrollback would take the
+// lines that scrolled by in each tick, most of which the session then
+// drops: marker after marker, and many times the bytes. Until the lines
+// are written no output is forwarded either, since the terminal would
+// scroll its screen, lines newer than those, into its scrollback.
+//
+// A terminal that has not taken the previous redraw yet gets no other:
+// the redraws go at its pace, and the daemon holds one at most.
 func (d *Daemon) redrawStale(c *client) {
 	if !c.stale || c.closed || !c.live {
 		return
 	}
-	c.stale = false
 	if c.build != nil {
 		// Its baseline is being rendered; the output it misses is
 		// redrawn after it.
 		d.markStale(c)
 		return
 	}
-	if d.bigBaseline(c) {
+	if c.busy || len(c.pending) > 0 {
+		d.scheduleRedraw(c)
+		return
+	}
+	catchUp := !c.missed || time.Since(c.owedSince) >= catchUpMax
+	c.missed = false
+	if !catchUp {
+		d.queue(c, proto.Screen, d.redrawFor(c, false))
+		d.flush(c)
+		d.scheduleRedraw(c)
+		return
+	}
+	c.stale, c.owing = false, false
+	if !c.drawn && d.bigBaseline(c) {
+		// A first baseline with a long scrollback; later ones are
+		// redraws with the lines since (redrawFor).
 		d.deferBaseline(c) // behind what is queued
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 )
 
 // Type is a frame's first byte.
@@ -66,6 +67,25 @@ const ResetModes = "\x1b[?1049l\x1b[?9l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?10
 // terminal that knows it shows the redraw whole.
 func Redraw(dst, screen []byte) []byte {
 	dst = append(dst, "\x1b[?2026h"+ResetModes+"\x1b[H\x1b[2J"...)
+	dst = append(dst, screen...)
+	return append(dst, "\x1b[?2026l"...)
+}
+
+// RedrawInPlace is Redraw for a terminal that already shows the session
+// (a resync or a flood's redraw): rows rows are erased one by one
+// instead of with ED 2, which tmux and other terminals answer by pushing
+// the visible screen into their scrollback, so that every redraw would
+// leave a copy of the screen there. A SCREEN that starts with scrollback
+// lines (the lines that scrolled by since the last one) then writes them
+// from the top of the blank screen, as the first one does.
+func RedrawInPlace(dst, screen []byte, rows int) []byte {
+	dst = append(dst, "\x1b[?2026h"+ResetModes...)
+	for y := 1; y <= rows; y++ {
+		dst = append(dst, "\x1b["...)
+		dst = strconv.AppendInt(dst, int64(y), 10)
+		dst = append(dst, ";1H\x1b[2K"...)
+	}
+	dst = append(dst, "\x1b[H"...)
 	dst = append(dst, screen...)
 	return append(dst, "\x1b[?2026l"...)
 }

@@ -255,6 +255,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 	}
 	ng.retrim()
 	r.hist.epoch = s.hist.epoch + 1 // every line is new
+	s.histOff += int64(s.hist.seq) - int64(r.hist.seq)
 	s.main, s.hist = ng, r.hist
 	if curLine < top {
 		*cx, *cy = 0, 0

@@ -222,6 +222,9 @@ type Screen struct {
 	g         *grid // active grid
 	altActive bool
 	hist      history
+	// histOff makes line numbers (HistorySeq) outlive a reflow, which
+	// rebuilds hist: the newest line keeps its number.
+	histOff int64
 
 	x, y     int
 	wrapNext bool // pending wrap: the last column was just written

@@ -1,5 +1,7 @@
 package term
 
+import "strconv"
+
 // AppendHistory appends to b the newest n lines of the main screen's
 // scrollback (all of it when n < 0) as a terminal of rows rows should
 // receive them so that they enter its own scrollback, in order, with
@@ -23,7 +25,7 @@ func (s *Screen) AppendHistory(b []byte, n, rows, max int) []byte {
 	}
 	start := len(b)
 	from := s.hist.n - n
-	b = s.appendHistoryFrom(b, from, rows)
+	b = s.appendHistoryFrom(b, from, rows, 0)
 	if len(b)-start <= max {
 		return b
 	}
@@ -45,7 +47,81 @@ func (s *Screen) AppendHistory(b []byte, n, rows, max int) []byte {
 	if len(size) == n {
 		return b
 	}
-	return s.appendHistoryFrom(b, from+len(size), rows)
+	return s.appendHistoryFrom(b, from+len(size), rows, 0)
+}
+
+// HistorySeq is the number of the newest line of the main screen's
+// scrollback, counting every line that ever scrolled into it: a reader
+// that has been given the lines up to some number gets the rest from
+// AppendHistorySince. A resize keeps the numbers of the lines it keeps
+// (the newest one's); one that pulls lines back onto a taller screen
+// takes their numbers back.
+func (s *Screen) HistorySeq() int64 { return s.histOff + int64(s.hist.seq) }
+
+// AppendHistorySince is AppendHistory for the lines numbered after since
+// (see HistorySeq): those that scrolled into the scrollback since a
+// terminal was last given it. Lines among them that the scrollback no
+// longer keeps, or that would take the result past max bytes, are
+// replaced by one dim marker line that says how many are missing.
+// Nothing is appended when no line is new.
+func (s *Screen) AppendHistorySince(b []byte, since int64, rows, max int) []byte {
+	newest := s.HistorySeq()
+	if since >= newest || rows < 1 {
+		return b
+	}
+	lost := newest - int64(s.hist.n) - since
+	from := 0
+	if lost < 0 {
+		from, lost = int(-lost), 0
+	}
+	start := len(b)
+	b = s.appendHistoryFrom(b, from, rows, lost)
+	if len(b)-start <= max {
+		return b
+	}
+	b = b[:start]
+	budget := max - len(historyPrefix) - rows - len("\x1b[0m") - markerMax
+	var buf []Cell
+	keep := s.hist.n
+	for keep > from {
+		buf = s.hist.at(keep - 1).appendCells(buf[:0])
+		c := s.historyLineCost(buf)
+		if c > budget {
+			break
+		}
+		budget -= c
+		keep--
+	}
+	return s.appendHistoryFrom(b, keep, rows, lost+int64(keep-from))
+}
+
+// markerMax bounds the length of the marker line (appendMarker).
+const markerMax = 96
+
+// appendMarker writes the line that stands for n lines a terminal was
+// never given, dim, ending in CR LF.
+func (s *Screen) appendMarker(b []byte, n int64) []byte {
+	b = append(b, "\x1b[0;2m[pty: "...)
+	b = appendThousands(b, n)
+	if n == 1 {
+		b = append(b, " line not kept; the session keeps "...)
+	} else {
+		b = append(b, " lines not kept; the session keeps "...)
+	}
+	b = appendThousands(b, int64(s.hist.max))
+	return append(b, "]\x1b[0m\r\n"...)
+}
+
+// appendThousands writes n in decimal with commas between thousands.
+func appendThousands(b []byte, n int64) []byte {
+	d := strconv.AppendInt(nil, n, 10)
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 && d[i-1] != '-' {
+			b = append(b, ',')
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // historyPrefix puts the terminal in the state the history is written
@@ -53,8 +129,13 @@ func (s *Screen) AppendHistory(b []byte, n, rows, max int) []byte {
 // mode off, ASCII charsets.
 const historyPrefix = RedrawPrefix + "\x1b[?6l\x1b[4l\x1b(B\x1b)B\x0f"
 
-func (s *Screen) appendHistoryFrom(b []byte, from, rows int) []byte {
+// appendHistoryFrom writes the scrollback from line from on, after a
+// marker for lost lines when there are any.
+func (s *Screen) appendHistoryFrom(b []byte, from, rows int, lost int64) []byte {
 	b = append(b, historyPrefix...)
+	if lost > 0 {
+		b = s.appendMarker(b, lost)
+	}
 	var cur Cell
 	var buf []Cell
 	for i := from; i < s.hist.n; i++ {

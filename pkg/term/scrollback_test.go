@@ -72,3 +72,60 @@ func TestAppendHistory(t *testing.T) {
 		t.Errorf("cut to 80 bytes: %d bytes, %q", len(small), small)
 	}
 }
+
+// AppendHistorySince writes the lines after a number, and a marker for
+// those no longer kept or cut to fit; the numbers survive a reflow.
+func TestAppendHistorySince(t *testing.T) {
+	s := New(3, 60, Options{Scrollback: 5})
+	replay := func(b []byte) string {
+		r := New(3, 60, Options{Scrollback: 100})
+		r.Write(b)
+		return strings.TrimRight(r.PlainText(true), "\n")
+	}
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(s, "n%d\r\n", i)
+	}
+	mark := s.HistorySeq() // n1, n2 scrolled off
+	if mark != 2 {
+		t.Fatalf("HistorySeq %d, want 2", mark)
+	}
+	if got := s.AppendHistorySince(nil, mark, 3, 1<<20); len(got) != 0 {
+		t.Fatalf("nothing new: %q", got)
+	}
+	for i := 5; i <= 6; i++ {
+		fmt.Fprintf(s, "n%d\r\n", i)
+	}
+	if got := replay(s.AppendHistorySince(nil, mark, 3, 1<<20)); got != "n3\nn4" {
+		t.Fatalf("since %d: %q", mark, got)
+	}
+	for i := 7; i <= 20; i++ {
+		fmt.Fprintf(s, "n%d\r\n", i)
+	}
+	// Kept: n14..n18; n3..n13 are gone.
+	want := "[pty: 11 lines not kept; the session keeps 5]\nn14\nn15\nn16\nn17\nn18"
+	if got := replay(s.AppendHistorySince(nil, mark, 3, 1<<20)); got != want {
+		t.Fatalf("past the scrollback: %q, want %q", got, want)
+	}
+	full := s.AppendHistorySince(nil, mark, 3, 1<<20)
+	for _, max := range []int{len(full) - 1, len(full) + markerMax - 20, 100} {
+		cut := s.AppendHistorySince(nil, mark, 3, max)
+		got := strings.Split(replay(cut), "\n")
+		var lost int
+		fmt.Sscanf(got[0], "[pty: %d lines not kept", &lost)
+		ok := len(cut) <= max && lost >= 11 && len(got) == 1+16-lost
+		for i, l := range got[1:] {
+			ok = ok && l == fmt.Sprintf("n%d", 3+lost+i)
+		}
+		if !ok {
+			t.Fatalf("cut to %d bytes: %d bytes, %q", max, len(cut), got)
+		}
+	}
+	before := s.HistorySeq()
+	s.Resize(3, 70)
+	if s.HistorySeq() != before {
+		t.Fatalf("a reflow renumbered the lines: %d, was %d", s.HistorySeq(), before)
+	}
+	if got := appendThousands(nil, 1234567); string(got) != "1,234,567" {
+		t.Fatalf("thousands: %q", got)
+	}
+}
