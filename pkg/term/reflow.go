@@ -177,7 +177,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 	rows := len(s.main.lines)
 	r := &reflower{s: s, cols: cols, ng: newGrid(rows, cols),
 		hline: make([]histLine, rows), isH: make([]bool, rows)}
-	r.hist.max = s.hist.max
+	r.hist.max, r.hist.maxBytes = s.hist.max, s.hist.maxBytes
 
 	var buf, tmp []Cell
 	curLine, curX := -1, 0
