@@ -121,3 +121,46 @@ func BenchmarkWideScrollbackMemory(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "heap-bytes")
 }
+
+// A logical line far longer than maxJoin (output without a newline) is
+// re-wrapped in pieces, to the same rows as the text written at the new
+// width, and without joining it whole: the reflow allocates what it does
+// for the same text in short lines, and a bounded amount more.
+func TestReflowLongLine(t *testing.T) {
+	var long, short strings.Builder
+	for i := 0; long.Len() < 20*maxJoin; i++ {
+		item := fmt.Sprintf("%d 漢字 ", i)
+		long.WriteString(item)
+		short.WriteString(item)
+		if i%100 == 99 {
+			short.WriteString("\r\n")
+		}
+	}
+	reflow := func(text string, cols int) (*Screen, uint64) {
+		s := New(10, 50, Options{Scrollback: 1000000})
+		s.Write([]byte(text))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		s.Resize(10, cols)
+		runtime.ReadMemStats(&after)
+		return s, after.TotalAlloc - before.TotalAlloc
+	}
+	for _, cols := range []int{37, 80} {
+		text := long.String() + "\r\nend"
+		s, alloc := reflow(text, cols)
+		want := New(10, cols, Options{Scrollback: 1000000})
+		want.Write([]byte(text))
+		if got, w := s.PlainText(true), want.PlainText(true); got != w {
+			t.Fatalf("at %d columns the reflowed text differs from the text written there:\n%.200q\nwant\n%.200q", cols, got, w)
+		}
+		for i := range want.hist.n {
+			if g, w := s.hist.at(i).wrapped(), want.hist.at(i).wrapped(); g != w {
+				t.Fatalf("at %d columns row %d wrapped=%v, want %v", cols, i, g, w)
+			}
+		}
+		_, shortAlloc := reflow(short.String(), cols)
+		if alloc > shortAlloc+8<<20 {
+			t.Errorf("the reflow of one long line to %d columns allocated %d bytes, of the same text in short lines %d", cols, alloc, shortAlloc)
+		}
+	}
+}
