@@ -15,7 +15,7 @@ import (
 func main() {
 	client.IgnoreQuitKey()
 	c := cli.NewCommand("run",
-		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--permanent] [--detach-key KEY] -- CMD [ARGS...]",
+		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--scrollback N] [--permanent] [--detach-key KEY] -- CMD [ARGS...]",
 		"Start a command in a new session and attach to it.")
 	c.Long = `The command runs in a pseudo-terminal held by a small per-session daemon, so
 it keeps running after you detach (Ctrl+\, or --detach-key) or close the terminal. Attach again
@@ -41,6 +41,14 @@ byte in an argument or variable) is refused here: one line saying why, exit
 being written: text file busy) ends the session with exit status 126, the
 reason on its screen.
 
+The scrollback keeps the last N lines (--scrollback, else $PTY_SCROLLBACK,
+else 10000), counted as the screen showed them: a line wider than the
+terminal takes a line per row it wrapped into. Its memory is bounded too:
+past 64 MiB the oldest lines are dropped, however few are left (at 80
+columns of plain text that is over 600,000 lines; 1000-column lines of
+colour change on every character fill it sooner). The setting is kept in
+the record, so restart, run -a and gc's respawn keep it.
+
 Inside a session (PTY_SESSION set) without -d the command runs directly in
 the current terminal instead of nesting a session.`
 	var o run.Options
@@ -59,11 +67,13 @@ the current terminal instead of nesting a session.`
 	c.Values("cwd", cli.ValueDir)
 	fs.IntVar(&o.Rows, "rows", 0, "terminal rows, 1 to 1000 (default: this terminal's, else 24)")
 	fs.IntVar(&o.Cols, "cols", 0, "terminal columns, 1 to 1000 (default: this terminal's, else 80)")
+	fs.IntVar(&o.Scrollback, "scrollback", 0, "keep `N` lines of scrollback, 0 to 1000000, within 64 MiB of memory (default: $PTY_SCROLLBACK, else 10000)")
 	fs.BoolVar(&o.Permanent, "permanent", false, "tag strategy=permanent: pty gc restarts it when it ends")
 	fs.BoolVar(&o.CleanupOnCleanExit, "cleanup-on-clean-exit", false, "remove the record when the command exits 0, keep it otherwise")
 	fs.BoolVar(&o.Force, "force", false, "inside a session, create a nested session anyway")
 	o.DetachKey = c.DetachKeyFlag()
 	o.Argv = c.ParseUntilPositional(os.Args[1:])
 	o.IDSet, o.NameSet, o.RowsSet, o.ColsSet = c.Set("id"), c.Set("name"), c.Set("rows"), c.Set("cols")
+	o.ScrollbackSet = c.Set("scrollback")
 	cli.Exit(run.Run(context.Background(), o, cli.System(cli.Root())))
 }

@@ -28,6 +28,10 @@ pty.toml:
   display_name = "web"             # optional
   tags = { strategy = "permanent" }  # permanent: gc respawns it when it dies
   env = { PORT = "3000" }
+  scrollback = 50000               # optional; lines, 0 to 1000000 (default: $PTY_SCROLLBACK, else 10000)
+
+A running session keeps the scrollback it started with; a change to it in
+the file applies when the session starts again.
 
 Sessions belong to the file through the tags ptyfile=<path of pty.toml> and
 ptyfile.session=<name>; 'pty down' stops them. When gc respawns a permanent

@@ -189,7 +189,7 @@ func Env(t testing.TB, root string) []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "PTY_ROOT", "PTY_SESSION", "PTY_SESSION_DIR", "PATH", "PTY_SESSION_GENERATION", "TMUX":
+		case "PTY_ROOT", "PTY_SESSION", "PTY_SESSION_DIR", "PATH", "PTY_SESSION_GENERATION", "TMUX", "PTY_SCROLLBACK":
 			continue
 		}
 		env = append(env, kv)

@@ -859,7 +859,7 @@ func (d *Daemon) status() []byte {
 	s.Terminal = StatusTerminal{Cols: cols, Rows: rows, CursorX: x, CursorY: y,
 		// Used counts the viewport's rows too, as the original does, so it
 		// reaches the capacity (rows + scrollback) when history is full.
-		ScrollbackUsed: d.screen.ScrollbackLen() + rows, ScrollbackCapacity: rows + scrollback}
+		ScrollbackUsed: d.screen.ScrollbackLen() + rows, ScrollbackCapacity: rows + d.cfg.ScrollbackLines()}
 	md := d.screen.Modes()
 	s.Modes = StatusModes{SGRMouse: md.MouseSGR1006, CursorHidden: md.CursorHidden,
 		KittyKeyboard: md.KittyKeyboardFlags != 0, KittyKeyboardFlags: []int{},

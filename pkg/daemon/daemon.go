@@ -46,7 +46,6 @@ const (
 	floodKeep        = 64 << 10
 	floodRedraw      = 33 * time.Millisecond
 	catchUpMax       = time.Second // see redrawStale
-	scrollback       = 10000
 	exitLinger       = 500 * time.Millisecond
 	exitGrace        = 500 * time.Millisecond // see finish
 	exitRecordWait   = 10 * time.Minute       // see recordExit
@@ -403,8 +402,12 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 	d.sigchld = make(chan os.Signal, 1)
 	signal.Notify(d.sigchld, syscall.SIGCHLD)
 	becomeSubreaper()
+	lines := cfg.ScrollbackLines()
+	if lines == 0 {
+		lines = -1 // none, to the emulator
+	}
 	d.screen = term.New(d.rows, d.cols, term.Options{
-		Scrollback: scrollback,
+		Scrollback: lines,
 		Reply:      d.onReply,
 		OnEvent:    d.onEvent,
 	})

@@ -25,6 +25,7 @@ type Config struct {
 	Cwd            string                     `json:"cwd"`
 	Rows           int                        `json:"rows"`
 	Cols           int                        `json:"cols"`
+	Scrollback     *int                       `json:"scrollback,omitempty"` // lines; nil: DefaultScrollback
 	Tags           map[string]string          `json:"tags,omitempty"`
 	DisplayName    *string                    `json:"displayName,omitempty"`
 	ExtraEnv       map[string]string          `json:"extraEnv,omitempty"`
@@ -48,6 +49,26 @@ type Config struct {
 	// already returned (see spawn's startable), and a failure to start the
 	// command ends the session with it as the command's exit.
 	Waited bool `json:"waited,omitempty"`
+}
+
+// Scrollback lengths, in lines (rows as the screen showed them: a long
+// line that wrapped counts as many). Whatever the length, the daemon's
+// scrollback also stays within term.MaxScrollbackBytes of memory.
+const (
+	DefaultScrollback = 10000
+	MaxScrollback     = 1000000
+	// ScrollbackEnv is the variable that gives new sessions their
+	// scrollback when the command line or pty.toml does not.
+	ScrollbackEnv = "PTY_SCROLLBACK"
+)
+
+// ScrollbackLines is the scrollback the session keeps, in lines: the
+// default when none was given, at most MaxScrollback.
+func (c *Config) ScrollbackLines() int {
+	if c.Scrollback == nil {
+		return DefaultScrollback
+	}
+	return min(max(*c.Scrollback, 0), MaxScrollback)
 }
 
 // CheckCwd reports, in the user's terms, why dir cannot be a working

@@ -34,6 +34,8 @@ func Parse(b []byte) (Config, error) {
 			err = jsonlite.Into(d, &c.Rows, d.Int)
 		case "cols":
 			err = jsonlite.Into(d, &c.Cols, d.Int)
+		case "scrollback":
+			c.Scrollback, err = jsonlite.Ptr(d, d.Int)
 		case "tags":
 			c.Tags, err = d.StringMap(c.Tags)
 		case "displayName":

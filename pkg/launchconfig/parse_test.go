@@ -49,6 +49,10 @@ func TestParseReadsWhatJSONUnmarshalReads(t *testing.T) {
 			c.DisplayName = &n
 		}
 		if r.IntN(2) == 0 {
+			n := r.IntN(MaxScrollback + 1)
+			c.Scrollback = &n
+		}
+		if r.IntN(2) == 0 {
 			c.Extra = map[string]json.RawMessage{
 				"state":      json.RawMessage(`{"k": [1, "x<"], "n": null}`),
 				text():       json.RawMessage(`null`),

@@ -33,6 +33,7 @@ type Metadata struct {
 	DisplayName    *string                    `json:"displayName,omitempty"`
 	Rows           int                        `json:"rows,omitempty"`
 	Cols           int                        `json:"cols,omitempty"`
+	Scrollback     *int                       `json:"scrollback,omitempty"`
 	Ephemeral      bool                       `json:"ephemeral,omitempty"`
 	IsolateEnv     bool                       `json:"isolateEnv,omitempty"`
 	ExtraEnv       map[string]string          `json:"extraEnv,omitempty"`

@@ -19,7 +19,7 @@ import (
 // against the struct tags.
 var metadataFields = [...]string{
 	"command", "args", "displayCommand", "cwd", "createdAt", "exitCode", "signal", "exitedAt",
-	"lastLines", "tags", "displayName", "rows", "cols", "ephemeral", "isolateEnv", "extraEnv",
+	"lastLines", "tags", "displayName", "rows", "cols", "scrollback", "ephemeral", "isolateEnv", "extraEnv",
 	"unsetEnv", "env", "generation", "daemonPid", "lastAttachAt", "lastOutputAt", "recovery", "state",
 }
 
@@ -51,6 +51,9 @@ func (m *Metadata) appendJSON(b []byte) ([]byte, error) {
 	}
 	b = appendIntField(b, "rows", m.Rows, true)
 	b = appendIntField(b, "cols", m.Cols, true)
+	if m.Scrollback != nil {
+		b = appendIntField(b, "scrollback", *m.Scrollback, false)
+	}
 	if m.Ephemeral {
 		b = append(b, `,"ephemeral":true`...)
 	}
@@ -244,6 +247,8 @@ func (m *Metadata) decodeField(d *jsonlite.Decoder, name string) error {
 		err = jsonlite.Into(d, &m.Rows, d.Int)
 	case "cols":
 		err = jsonlite.Into(d, &m.Cols, d.Int)
+	case "scrollback":
+		m.Scrollback, err = jsonlite.Ptr(d, d.Int)
 	case "ephemeral":
 		err = jsonlite.Into(d, &m.Ephemeral, d.Bool)
 	case "isolateEnv":

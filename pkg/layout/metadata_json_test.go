@@ -175,7 +175,7 @@ func randMetadata(r *rand.Rand) *Metadata {
 	m := &Metadata{
 		Command: s(), Args: strs(), DisplayCommand: s(), Cwd: s(), CreatedAt: s(),
 		ExitCode: ip(), Signal: ip(), ExitedAt: s(), LastLines: strs(), Tags: smap(),
-		Rows: n(), Cols: n(), Ephemeral: r.IntN(2) == 0, IsolateEnv: r.IntN(2) == 0,
+		Rows: n(), Cols: n(), Scrollback: ip(), Ephemeral: r.IntN(2) == 0, IsolateEnv: r.IntN(2) == 0,
 		ExtraEnv: smap(), UnsetEnv: strs(), Env: smap(), Generation: s(), DaemonPid: n(),
 		LastAttachAt: s(), LastOutputAt: s(),
 	}

@@ -15,6 +15,7 @@
 //	display_name = "web"        # optional
 //	tags = { strategy = "permanent" }
 //	env = { PORT = "3000" }
+//	scrollback = 50000          # optional; lines, 0 to 1000000 (default: $PTY_SCROLLBACK, else 10000)
 //
 // A session belongs to its file through two tags: ptyfile=<absolute path of
 // the file> and ptyfile.session=<key>. A third, ptyfile.tags, lists the tag
@@ -37,6 +38,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 	"github.com/ptyorg/pty/internal/textdist"
+	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -72,6 +74,7 @@ type Spec struct {
 	Cwd         string            // absolute
 	Tags        map[string]string // as declared (never nil)
 	Env         map[string]string // extra environment (never nil)
+	Scrollback  *int              // lines of scrollback, nil when not declared
 	Line        int               // where the table starts, for messages
 }
 
@@ -86,6 +89,7 @@ type Launch struct {
 	Cwd            string
 	ExtraEnv       map[string]string
 	Tags           map[string]string // declared tags plus the ptyfile identity tags
+	Scrollback     *int              // nil when the file does not say
 }
 
 // Error is a problem in a pty.toml, located at a line when the line is known.
@@ -195,6 +199,7 @@ func (f *File) Launch(s Spec) Launch {
 		Cwd:            s.Cwd,
 		ExtraEnv:       copyMap(s.Env),
 		Tags:           f.Tags(s),
+		Scrollback:     s.Scrollback,
 	}
 }
 
@@ -539,6 +544,16 @@ func (p *parser) session(key string, v any, pos *keyPos) (Spec, error) {
 			if s.Env, err = p.stringMap(fv, fpos, name+".env", false); err != nil {
 				return s, err
 			}
+		case "scrollback":
+			n, ok := fv.(int64)
+			if !ok {
+				return s, p.errAt(fl, name, "scrollback must be a number of lines, not %s", tomlType(fv))
+			}
+			if n < 0 || n > launchconfig.MaxScrollback {
+				return s, p.errAt(fl, name, "scrollback %d is out of range: give a number of lines from 0 to %d", n, launchconfig.MaxScrollback)
+			}
+			v := int(n)
+			s.Scrollback = &v
 		default:
 			hint := ""
 			if g := closest(fk, sessionFields); g != "" {
@@ -576,7 +591,7 @@ func sessionName(key string) string {
 	return "sessions." + key
 }
 
-var sessionFields = []string{"command", "cwd", "display_name", "env", "id", "tags"}
+var sessionFields = []string{"command", "cwd", "display_name", "env", "id", "scrollback", "tags"}
 
 // defaultName is <prefix>-<key>; without a prefix, the directory's name
 // stands in for it, so sessions of two projects with a "web" session stay

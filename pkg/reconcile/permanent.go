@@ -70,6 +70,9 @@ func (p *pass) launchOptions(e *entry) (o spawn.Options, note string, declared b
 	l := f.Launch(s)
 	o.Command, o.Args, o.DisplayCommand, o.Cwd = l.Command, l.Args, l.DisplayCommand, l.Cwd
 	o.ExtraEnv = l.ExtraEnv
+	if l.Scrollback != nil {
+		o.Scrollback = l.Scrollback // else the record's
+	}
 	name := l.DisplayName
 	o.DisplayName = &name
 	// The file's tags replace the ones it declared before; tags added by

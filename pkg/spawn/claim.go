@@ -260,6 +260,7 @@ func InitialMetadata(c launchconfig.Config, pid int) *layout.Metadata {
 	m.Tags = c.Tags
 	m.DisplayName = c.DisplayName
 	m.Rows, m.Cols = c.Rows, c.Cols
+	m.Scrollback = c.Scrollback
 	m.Ephemeral = c.Ephemeral
 	m.IsolateEnv = c.IsolateEnv
 	m.ExtraEnv = c.ExtraEnv

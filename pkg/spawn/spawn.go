@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,7 +37,12 @@ type Options struct {
 	DisplayCommand string // "" = argv as typed, joined
 	Cwd            string // "" = current directory
 	Rows, Cols     int    // 0 = 24x80
-	Tags           map[string]string
+	// Scrollback is how many lines of scrollback the session keeps, 0 to
+	// launchconfig.MaxScrollback. nil means $PTY_SCROLLBACK of Env for a
+	// new session, else the default; a replacement (Replace) keeps nil
+	// as the default, since it starts what a record says.
+	Scrollback *int
+	Tags       map[string]string
 	// DisplayName nil derives a name from cwd and command; a pointer to ""
 	// means no display name.
 	DisplayName *string
@@ -172,6 +178,9 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 	// respawn): the session gets the largest size it may have rather than
 	// failing. pty run rejects an explicit --rows/--cols out of range.
 	c.Rows, c.Cols = proto.ClampSize(c.Rows, c.Cols)
+	if c.Scrollback, err = scrollback(o); err != nil {
+		return c, err
+	}
 	if len(o.Tags) > 0 {
 		c.Tags = map[string]string{}
 		for k, v := range o.Tags {
@@ -230,6 +239,35 @@ func checkNUL(o Options) error {
 		}
 	}
 	return nil
+}
+
+// scrollback checks o.Scrollback, or takes it from $PTY_SCROLLBACK for a
+// new session. A replacement's comes from a record, which someone may
+// have edited: it is brought within range rather than refused, as its
+// size is.
+func scrollback(o Options) (*int, error) {
+	const limit = launchconfig.MaxScrollback
+	n := o.Scrollback
+	if n == nil && !o.Replace {
+		v := envLookup(o.Env, launchconfig.ScrollbackEnv)
+		if v == "" {
+			return nil, nil
+		}
+		i, err := strconv.Atoi(v)
+		if err != nil || i < 0 || i > limit {
+			return nil, fmt.Errorf("%s=%s is not a scrollback length: give a number of lines from 0 to %d, or unset it for the default of %d", launchconfig.ScrollbackEnv, v, limit, launchconfig.DefaultScrollback)
+		}
+		n = &i
+	}
+	if n == nil {
+		return nil, nil
+	}
+	v := *n
+	if (v < 0 || v > limit) && !o.Replace {
+		return nil, fmt.Errorf("scrollback %d is out of range: give a number of lines from 0 to %d", v, limit)
+	}
+	v = min(max(v, 0), limit)
+	return &v, nil
 }
 
 func envLookup(env []string, k string) string {
@@ -641,6 +679,10 @@ func OptionsFromMetadata(id string, m *layout.Metadata) Options {
 		IsolateEnv:     m.IsolateEnv,
 		Ephemeral:      m.Ephemeral,
 		UnsetEnv:       append([]string(nil), m.UnsetEnv...),
+	}
+	if m.Scrollback != nil {
+		n := *m.Scrollback
+		o.Scrollback = &n
 	}
 	if len(m.Tags) > 0 {
 		o.Tags = map[string]string{}

@@ -309,8 +309,11 @@ func (h *histLine) appendCells(dst []Cell) []Cell {
 	return dst
 }
 
-// history is a ring of scrolled-off lines. It grows on demand up to max so
-// an idle session does not pay for its full scrollback.
+// history is a ring of scrolled-off lines. It grows on demand up to max
+// lines so an idle session does not pay for its full scrollback, and
+// within MaxScrollbackBytes of memory: past it the oldest lines go, however few are
+// left, so that a long scrollback of wide or colourful lines cannot take
+// gigabytes.
 //
 // The lines' bytes are packed into chunks, oldest first. A chunk whose
 // lines have all left the ring is reused for new lines, so a session
@@ -321,6 +324,13 @@ type history struct {
 	start int // oldest line
 	n     int
 	max   int
+
+	// bytes is the memory the history holds, counted as allocated: the
+	// ring, the chunks in use and the lines stored apart (see apart).
+	// The two spare chunks are not counted. maxBytes, when set, is a
+	// budget lower than MaxScrollbackBytes (for tests).
+	bytes    int
+	maxBytes int
 
 	seq uint64 // lines pushed so far, less those popped
 	// epoch changes whenever a line already in the ring is removed
@@ -344,7 +354,18 @@ type histChunk struct {
 	last uint64 // seq of the newest line stored in buf
 }
 
-// push adds a line, copying its bytes into the history.
+// MaxScrollbackBytes bounds the memory of a screen's scrollback, whatever
+// its length in lines (Options.Scrollback): past it the oldest lines are
+// dropped. A line of plain text costs its characters and 16 bytes, so
+// the bound is reached only by lines far wider or more colourful than a
+// terminal's usual ones, or by a scrollback far longer than the default.
+const MaxScrollbackBytes = 64 << 20
+
+// histLineSize is what a line costs in the ring.
+const histLineSize = int(unsafe.Sizeof(histLine{}))
+
+// push adds a line, copying its bytes into the history, then drops the
+// oldest lines past maxBytes.
 func (h *history) push(l histLine) {
 	if h.max <= 0 {
 		return
@@ -352,13 +373,7 @@ func (h *history) push(l histLine) {
 	if h.n == h.max {
 		// Drop the oldest line first so that its chunk can take the
 		// new one.
-		h.lines[h.start] = histLine{}
-		h.start++
-		if h.start == len(h.lines) {
-			h.start = 0
-		}
-		h.n--
-		h.release()
+		h.dropOldest()
 	}
 	if l.meta&histRaw == 0 {
 		if l.n > 0 {
@@ -367,22 +382,51 @@ func (h *history) push(l histLine) {
 			l.p = nil
 		}
 	}
+	h.bytes += apart(l)
 	h.seq++
 	if h.n < len(h.lines) {
 		h.lines[(h.start+h.n)%len(h.lines)] = l
 		h.n++
-		return
-	}
-	if h.start != 0 || len(h.lines) == cap(h.lines) {
-		nc := min(max(2*len(h.lines), 64), h.max)
-		nl := make([]histLine, len(h.lines), nc)
-		for i := range h.n {
-			nl[i] = h.lines[(h.start+i)%len(h.lines)]
+	} else {
+		if h.start != 0 || len(h.lines) == cap(h.lines) {
+			nc := min(max(2*len(h.lines), 64), h.max)
+			nl := make([]histLine, len(h.lines), nc)
+			for i := range h.n {
+				nl[i] = h.lines[(h.start+i)%len(h.lines)]
+			}
+			h.bytes += (nc - cap(h.lines)) * histLineSize
+			h.lines, h.start = nl, 0
 		}
-		h.lines, h.start = nl, 0
+		h.lines = append(h.lines, l)
+		h.n++
 	}
-	h.lines = append(h.lines, l)
-	h.n++
+	for h.n > 0 && (h.bytes > MaxScrollbackBytes || h.maxBytes > 0 && h.bytes > h.maxBytes) {
+		h.dropOldest()
+	}
+}
+
+// dropOldest removes the oldest line.
+func (h *history) dropOldest() {
+	h.bytes -= apart(h.lines[h.start])
+	h.lines[h.start] = histLine{}
+	h.start++
+	if h.start == len(h.lines) {
+		h.start = 0
+	}
+	h.n--
+	h.release()
+}
+
+// apart is the memory of a line stored in an allocation of its own (raw
+// cells, or bytes too long for a chunk: see store), 0 for one in a chunk.
+func apart(l histLine) int {
+	switch {
+	case l.meta&histRaw != 0:
+		return int(l.n) * int(unsafe.Sizeof(Cell{}))
+	case l.n > histChunkSize/4:
+		return int(l.n)
+	}
+	return 0
 }
 
 // store copies b, the bytes of line number h.seq, into the newest chunk.
@@ -397,6 +441,7 @@ func (h *history) store(b []byte) *byte {
 		if buf == nil {
 			buf = make([]byte, 0, histChunkSize)
 		}
+		h.bytes += cap(buf)
 		h.chunks = append(h.chunks, histChunk{buf: buf})
 		k++
 	}
@@ -412,6 +457,7 @@ func (h *history) store(b []byte) *byte {
 func (h *history) release() {
 	oldest := h.seq - uint64(h.n)
 	for len(h.chunks) > 1 && h.chunks[0].last < oldest {
+		h.bytes -= cap(h.chunks[0].buf)
 		h.spare = [2][]byte{h.chunks[0].buf, h.spare[0]}
 		h.chunks = append(h.chunks[:0], h.chunks[1:]...)
 	}
@@ -431,6 +477,7 @@ func (h *history) popNewest() histLine {
 	h.n--
 	h.seq--
 	h.epoch++
+	h.bytes -= apart(l)
 	return l
 }
 
@@ -439,6 +486,7 @@ func (h *history) clear() {
 	h.start, h.n = 0, 0
 	h.epoch++
 	h.chunks, h.spare = nil, [2][]byte{}
+	h.bytes = cap(h.lines) * histLineSize
 }
 
 // asciiRun copies the characters of the leading cells of c that are ASCII

@@ -127,37 +127,19 @@ const (
 // returns where the cell at offset off (or offEnd) landed: the output line
 // and the column.
 func (r *reflower) split(buf []Cell, off int) (line, x int) {
-	cols := r.cols
 	start := 0
 	line, x = -1, 0
 	for {
 		k := r.slot()
 		dst := r.ng.lines[k].cells
-		w, i := 0, start
-		for i < len(buf) {
-			unit := 1
-			if buf[i].Attr&AttrWide != 0 && i+1 < len(buf) && buf[i+1].Attr&AttrWideCont != 0 {
-				unit = 2
-			}
-			if w+unit > cols {
-				if w == 0 {
-					// A wide character on a 1-column screen:
-					// nothing can show it.
-					i += unit
-					continue
-				}
-				break
-			}
-			w += unit
-			i += unit
-		}
+		i, w := r.fit(buf, start)
 		// The cells that fit are the last w before i: skipping happens
 		// only before the first one fits.
 		copy(dst, buf[i-w:i])
 		more := i < len(buf)
 		r.ng.lines[k].wrapped = more
 		if off >= 0 && line < 0 && (off < i || !more) {
-			line, x = r.n-1, min(max(off-start, 0), cols-1)
+			line, x = r.n-1, min(max(off-start, 0), r.cols-1)
 		}
 		if !more {
 			if off == offEnd {
@@ -165,6 +147,51 @@ func (r *reflower) split(buf []Cell, off int) (line, x int) {
 			}
 			return line, x
 		}
+		start = i
+	}
+}
+
+// fit returns where the row of the new width that starts at buf[start]
+// ends, and how many columns its cells take.
+func (r *reflower) fit(buf []Cell, start int) (i, w int) {
+	for i = start; i < len(buf); {
+		unit := 1
+		if buf[i].Attr&AttrWide != 0 && i+1 < len(buf) && buf[i+1].Attr&AttrWideCont != 0 {
+			unit = 2
+		}
+		if w+unit > r.cols {
+			if w == 0 {
+				// A wide character on a 1-column screen: nothing
+				// can show it.
+				i += unit
+				continue
+			}
+			break
+		}
+		w += unit
+		i += unit
+	}
+	return i, w
+}
+
+// maxJoin is how many cells of a logical line reflowMain joins before it
+// writes out the rows they fill: a scrollback that is one long line (output
+// without a newline) would otherwise be joined whole, at 16 bytes a cell.
+const maxJoin = 1 << 16
+
+// splitHead writes the rows of the new width that buf fills and are
+// followed by more of it, each wrapped, and returns where the rest starts:
+// the part of a logical line that more rows will continue.
+func (r *reflower) splitHead(buf []Cell) int {
+	start := 0
+	for {
+		i, w := r.fit(buf, start)
+		if i >= len(buf) {
+			return start
+		}
+		k := r.slot()
+		copy(r.ng.lines[k].cells, buf[i-w:i])
+		r.ng.lines[k].wrapped = true
 		start = i
 	}
 }
@@ -177,7 +204,7 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 	rows := len(s.main.lines)
 	r := &reflower{s: s, cols: cols, ng: newGrid(rows, cols),
 		hline: make([]histLine, rows), isH: make([]bool, rows)}
-	r.hist.max = s.hist.max
+	r.hist.max, r.hist.maxBytes = s.hist.max, s.hist.maxBytes
 
 	var buf, tmp []Cell
 	curLine, curX := -1, 0
@@ -229,6 +256,9 @@ func (s *Screen) reflowMain(cols int, cx, cy *int) {
 		}
 		buf = append(buf, cells[:used]...)
 		if inLine = wrapped; inLine {
+			if len(buf) >= maxJoin && !cursorIn {
+				buf = buf[:copy(buf, buf[r.splitHead(buf):])]
+			}
 			continue
 		}
 		off := offNone

@@ -10,7 +10,10 @@ import (
 // Options configures a Screen.
 type Options struct {
 	// Scrollback is the number of lines of scrollback kept for the main
-	// screen; 0 means the default of 10000, negative means none.
+	// screen; 0 means the default of 10000, negative means none. A line
+	// is a row as the screen showed it: a long line that wrapped takes
+	// as many. Whatever the number, the oldest lines are dropped past
+	// MaxScrollbackBytes of memory.
 	Scrollback int
 	// Reply receives answers to terminal queries (DA, DSR, XTVERSION, OSC
 	// colour queries, ...). It is called synchronously from Write and must

@@ -43,6 +43,8 @@ type Options struct {
 	Cwd                string
 	Rows, Cols         int
 	RowsSet, ColsSet   bool
+	Scrollback         int // lines; without ScrollbackSet, $PTY_SCROLLBACK or the default
+	ScrollbackSet      bool
 	Permanent          bool
 	CleanupOnCleanExit bool
 	Force              bool
@@ -137,6 +139,13 @@ func launchOptions(o Options) (spawn.Options, error) {
 		Cwd:        o.Cwd,
 		IsolateEnv: o.IsolateEnv,
 		Ephemeral:  o.Ephemeral,
+	}
+	if o.ScrollbackSet {
+		if o.Scrollback < 0 || o.Scrollback > launchconfig.MaxScrollback {
+			return so, fmt.Errorf("--scrollback %d is out of range: give a number of lines from 0 to %d", o.Scrollback, launchconfig.MaxScrollback)
+		}
+		n := o.Scrollback
+		so.Scrollback = &n
 	}
 	if o.ID != "" || o.IDSet {
 		if err := layout.ValidateID(o.ID); err != nil {
@@ -273,6 +282,9 @@ func reuse(o spawn.Options, stored spawn.Options, f Options) spawn.Options {
 	}
 	if f.Name == "" && !f.NoName {
 		o.DisplayName = stored.DisplayName
+	}
+	if !f.ScrollbackSet {
+		o.Scrollback = stored.Scrollback
 	}
 	o.Extra = stored.Extra
 	o.Replace = true

@@ -172,6 +172,15 @@ func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, ow
 	}
 	l := f.Launch(s)
 	dn := l.DisplayName
+	if l.Scrollback == nil && replace {
+		// Not declared: what the dead record had (from
+		// $PTY_SCROLLBACK when it was first started), as restart keeps it.
+		for _, sess := range mine {
+			if sess.ID == id {
+				l.Scrollback = sess.Meta.Scrollback
+			}
+		}
+	}
 	_, err = spawn.Start(ctx, root, spawn.Options{
 		ID:             id,
 		Command:        l.Command,
@@ -181,6 +190,7 @@ func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, ow
 		Tags:           l.Tags,
 		DisplayName:    &dn,
 		ExtraEnv:       l.ExtraEnv,
+		Scrollback:     l.Scrollback,
 		Replace:        replace,
 	})
 	if err != nil {
