@@ -48,9 +48,11 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	// An ended session's daemon still answers for a moment (its grace
-	// period): then the attach shows the final screen and exit code.
-	if s.Status == layout.Running || s.Status == layout.Exited {
+	// Only a running session is attached to. An exited one whose daemon
+	// still answers for its grace period is exited all the same
+	// (layout.StatusOf): it is offered a restart, and Relaunch waits for
+	// that daemon to finish.
+	if s.Status == layout.Running {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
 			return Session(conn, s.ID, o.DetachKey.Key(), &o.History, io)
 		}
@@ -64,7 +66,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if o.NoRestart {
 		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Status)
 	}
-	if !o.Restart && !confirm(s, io) {
+	if o.Restart {
+		describe(s, io)
+	} else if !confirm(s, io) {
 		return nil
 	}
 	// The user's terminal may differ from the one the session was made in.
@@ -80,9 +84,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	return Session(conn, id, o.DetachKey.Key(), &o.History, io)
 }
 
-// confirm shows how the session ended and asks whether to restart it. No
-// answer (input closed) is a no: better do nothing than guess.
-func confirm(s layout.Session, io cli.IO) bool {
+// describe shows how the session ended: its final screen's last lines,
+// its exit and its command.
+func describe(s layout.Session, io cli.IO) {
 	for _, l := range s.Meta.LastLines {
 		fmt.Fprintln(io.Out, l)
 	}
@@ -92,6 +96,12 @@ func confirm(s layout.Session, io cli.IO) bool {
 		fmt.Fprintf(io.Out, "Session %q %s without an exit record\n", s.ID, s.Status)
 	}
 	fmt.Fprintf(io.Out, "Command was: %s\n", s.Meta.DisplayCommand)
+}
+
+// confirm shows how the session ended and asks whether to restart it. No
+// answer (input closed) is a no: better do nothing than guess.
+func confirm(s layout.Session, io cli.IO) bool {
+	describe(s, io)
 	fmt.Fprint(io.Out, "Restart? [Y/n] ")
 	line, err := bufio.NewReader(io.In).ReadString('\n')
 	if err != nil && strings.TrimSpace(line) == "" {
