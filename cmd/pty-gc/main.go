@@ -36,6 +36,10 @@ const long = `One pass, everything derived from the files on disk, in this order
      kept until --failed-ttl has passed since their exit.
   6. Layout tags :l<pid>-<rand> whose pid is dead are pruned.
 
+A session whose exit is recorded is exited even while its daemon still
+answers for its grace period: it is respawned or removed, not left for the
+next pass.
+
 A vanished session (its daemon was SIGKILLed or crashed) may have left
 processes running; before removing or respawning it, gc stops them (TERM,
 then KILL): the user's processes whose environment carries its
