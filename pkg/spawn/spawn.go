@@ -301,7 +301,7 @@ func DefaultDisplayName(cwd, command string, args []string) string {
 func Check(root, id string, replace bool) error {
 	m, err := layout.ReadMetadata(root, id)
 	if err == nil {
-		if alive, _ := layout.DaemonAlive(root, id); alive && !m.Exited() {
+		if alive, _ := layout.DaemonAlive(root, id); layout.StatusOf(m, alive) == layout.Running {
 			return RunningError(id)
 		}
 		if alive, _ := layout.DaemonAlive(root, id); alive {
