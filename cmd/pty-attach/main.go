@@ -30,10 +30,11 @@ HUP) resets the modes the program set on this terminal (alternate screen,
 mouse, line drawing, ...). Killed, it prints [terminated] and exits with
 128 plus the signal's number; the session keeps running.
 
-If the session has ended (its exit is recorded, even while its daemon still
-answers for a moment), its last output is shown and you are asked whether to
-restart it with the same command, directory and environment; with -r it is
-restarted without asking.
+If the session has ended, its last output is shown and you are asked
+whether to restart it with the same command, directory and environment (in
+the moment after its end while its daemon still answers, its final screen
+and exit code are shown instead). With -r it is restarted without asking,
+that moment included.
 A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and
 its counters), as "pty restart" does.`
 	var o attach.Options

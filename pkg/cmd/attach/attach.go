@@ -48,11 +48,12 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	// Only a running session is attached to. An exited one whose daemon
-	// still answers for its grace period is exited all the same
-	// (layout.StatusOf): it is offered a restart, and Relaunch waits for
-	// that daemon to finish.
-	if s.Status == layout.Running {
+	// An exited session whose daemon still answers for its grace period
+	// is exited all the same (layout.StatusOf): without -r the attach
+	// shows its final screen and exit code from that daemon, however the
+	// race between its end and the attach went; -r restarts it, Relaunch
+	// waiting for that daemon to finish.
+	if s.Status == layout.Running || s.Status == layout.Exited && !o.Restart {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
 			return Session(conn, s.ID, o.DetachKey.Key(), &o.History, io)
 		}
