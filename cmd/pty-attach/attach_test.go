@@ -174,11 +174,13 @@ func TestDeadSessionPromptAndRestart(t *testing.T) {
 		t.Errorf("prompt: %+v", r)
 	}
 	u := onTerminal(t, root, 24, 80, keep, "attach", "-r", "dead")
+	// Its final lines come first, then the restarted session's.
+	u.WaitOutput(t, "exited with code 2")
+	testutil.WaitFor(t, 10*time.Second, "dead to run again", func() bool {
+		m, err := layout.ReadMetadata(root, "dead")
+		return err == nil && !m.Exited()
+	})
 	u.WaitOutput(t, "started-once")
-	m, _ := layout.ReadMetadata(root, "dead")
-	if m.Exited() {
-		t.Errorf("restarted record still has an exit: %+v", m)
-	}
 	u.Write(t, "\r")
 	u.WaitOutput(t, "[dead exited with code 2]")
 	if code := u.Exit(t); code != 2 {
@@ -421,4 +423,42 @@ func TestAttachWithoutTerminal(t *testing.T) {
 	if after := testutil.DirNames(t, root); strings.Join(after, " ") != strings.Join(before, " ") {
 		t.Errorf("run without a terminal left files: before %v, after %v", before, after)
 	}
+}
+
+// TestAttachRInGraceRestarts: attach -r on a session that has just exited,
+// while its daemon still answers for its grace period (held there with
+// SIGSTOP), reads it as exited, as list does: it shows how it ended and
+// starts it again, clearing gc's flapping flag, instead of attaching to the
+// lingering daemon and leaving the session flapping.
+func TestAttachRInGraceRestarts(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "fl", "--tag", "strategy=permanent",
+		"--tag", layout.TagStatus+"="+layout.StatusFlapping, "--", "sh", "-c", "echo boom-$PTY_SESSION_GENERATION; read x; exit 3")
+	before, err := layout.ReadMetadata(root, "fl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "fl to print boom", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "fl").Stdout, "boom-")
+	})
+	if err := client.Send(root, "fl", []byte("\r")); err != nil {
+		t.Fatal(err)
+	}
+	release := testutil.HoldGrace(t, root, "fl")
+	u := onTerminal(t, root, 24, 80, nil, "attach", "-r", "fl")
+	u.WaitOutput(t, `Session "fl" exited with code 3`)
+	release()
+	u.WaitOutput(t, "boom-"+before.Generation)
+	var m *layout.Metadata
+	testutil.WaitFor(t, 15*time.Second, "fl to run again", func() bool {
+		m, err = layout.ReadMetadata(root, "fl")
+		return err == nil && !m.Exited() && m.Generation != before.Generation &&
+			strings.Contains(u.Output(), "boom-"+m.Generation)
+	})
+	if m.Tags[layout.TagStatus] != "" || m.Tags["strategy"] != "permanent" {
+		t.Errorf("restarted tags: %v", m.Tags)
+	}
+	u.Write(t, "\x1c")
+	u.WaitOutput(t, "[detached]")
+	u.Exit(t)
 }

@@ -31,7 +31,10 @@ mouse, line drawing, ...). Killed, it prints [terminated] and exits with
 128 plus the signal's number; the session keeps running.
 
 If the session has ended, its last output is shown and you are asked
-whether to restart it with the same command, directory and environment.
+whether to restart it with the same command, directory and environment (in
+the moment after its end while its daemon still answers, its final screen
+and exit code are shown instead). With -r it is restarted without asking,
+that moment included.
 A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and
 its counters), as "pty restart" does.
 

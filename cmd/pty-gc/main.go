@@ -31,8 +31,14 @@ const long = `One pass, everything derived from the files on disk, in this order
      strategy.fast-fail-window and strategy.fast-fail-limit beat the flags.
   5. Finished sessions that are not permanent are removed, except keep=true
      ones and strategy.cleanup-on-clean-exit=true ones that failed, which are
-     kept until --keep-max-age has passed since their exit.
+     kept until --keep-max-age has passed since their exit, and other
+     failures (a non-zero exit or a signal nobody asked for; not pty kill),
+     kept until --failed-ttl has passed since their exit.
   6. Layout tags :l<pid>-<rand> whose pid is dead are pruned.
+
+A session whose exit is recorded is exited even while its daemon still
+answers for its grace period: it is respawned or removed, not left for the
+next pass.
 
 A vanished session (its daemon was SIGKILLed or crashed) may have left
 processes running; before removing or respawning it, gc stops them (TERM,
@@ -62,7 +68,7 @@ func main() {
 			return
 		}
 	}
-	c := cli.NewCommand("gc", "pty gc [-n|--dry-run] [--json] [--fast-fail-window SECS] [--fast-fail-limit N] [--idle-days N] [--keep-max-age D]",
+	c := cli.NewCommand("gc", "pty gc [-n|--dry-run] [--json] [--fast-fail-window SECS] [--fast-fail-limit N] [--idle-days N] [--keep-max-age D] [--failed-ttl D]",
 		"reconcile the registry: respawn permanent sessions, reap dead ones")
 	c.Long = long
 	o := gc.Options{Pass: reconcile.DefaultOptions("")}
@@ -87,6 +93,10 @@ func main() {
 		o.Pass.KeepMaxAge, err = reconcile.ParseDuration(s)
 		return err
 	})
+	fs.Func("failed-ttl", "a failed session (non-zero exit, or a signal it did not ask for) goes `D` after its exit: 1d, 12h, 30s, 0 = at once (default 1d)", func(s string) (err error) {
+		o.Pass.FailedTTL, err = reconcile.ParseDuration(s)
+		return err
+	})
 	fs.StringVar(&o.Log, "log", "", "append output to `FILE` with timestamps, rotating it to FILE.1 past 1 MiB (the timer uses this)")
 	c.Values("log", cli.ValueFile)
 	fs.BoolVar(&o.PrintPlist, "print-launchd-plist", false, "print a launchd plist for this root and exit (same as: pty gc install --print --platform launchd)")
@@ -100,7 +110,7 @@ func main() {
 
 func service(sub string, args []string) {
 	usage := map[string]string{
-		"install":   "pty gc install [--interval 30s] [--system] [--print] [--platform systemd|launchd]",
+		"install":   "pty gc install [--interval 30s] [--failed-ttl D] [--system] [--print] [--platform systemd|launchd]",
 		"uninstall": "pty gc uninstall [--system]",
 		"status":    "pty gc status [--system]",
 	}[sub]
@@ -120,6 +130,7 @@ with --system a system unit or LaunchDaemon that still runs as you.`
 	fs.BoolVar(&o.System, "system", false, "a system-wide unit (needs root) instead of a per-user one")
 	if sub == "install" {
 		fs.StringVar(&o.Interval, "interval", "30s", "how often gc runs: 30s, 5m, or seconds")
+		fs.StringVar(&o.FailedTTL, "failed-ttl", "", "each pass keeps failed sessions for `D` after their exit (pty gc --failed-ttl; default gc's, 1d)")
 		fs.BoolVar(&o.Print, "print", false, "print the files that would be installed, and install nothing")
 		fs.StringVar(&o.Platform, "platform", "", "with --print: render for systemd or launchd (default: this OS's)")
 	}

@@ -30,9 +30,12 @@ With -a and a session --id that has ended, it is started again the way
 "pty restart" does it, with the record's settings where the command line
 does not give them (gc's crash-loop bookkeeping is cleared).
 
-When the session ends its record is removed, unless it is tagged keep (or
-strategy=permanent, or --cleanup-on-clean-exit and the exit code was not 0),
-or PTY_REAP_ON_EXIT is false/0/no/off.
+When the command exits 0 the session's record is removed, unless it is tagged
+keep (or strategy=permanent), or PTY_REAP_ON_EXIT is false/0/no/off. A failure
+(a non-zero exit, or a signal it did not ask for) is kept, so "pty list",
+"pty peek" and "pty events" show why it died, until "pty rm" or "pty gc"
+(after --failed-ttl, default a day) removes it; -e, keep=false and
+PTY_REAP_ON_EXIT set to anything else remove it at once. A session stopped by "pty kill" keeps its record until the next gc.
 
 A command that cannot start (not found, not executable, a script whose
 interpreter is missing, a working directory that cannot be entered, a NUL

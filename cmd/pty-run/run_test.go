@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -240,6 +242,12 @@ func TestReapPolicy(t *testing.T) {
 		{"cleanfail", nil, []string{"--cleanup-on-clean-exit"}, 2, true},
 		{"permanent", nil, []string{"--permanent"}, 0, true},
 		{"permtag", nil, []string{"--tag", "strategy=permanent"}, 1, true},
+		// A failure is kept unless reaping was asked for.
+		{"defaultfail", nil, nil, 3, true},
+		{"envtruefail", []string{"PTY_REAP_ON_EXIT=true"}, nil, 3, false},
+		{"envfalsefail", []string{"PTY_REAP_ON_EXIT=false"}, nil, 3, true},
+		{"keepfalsefail", nil, []string{"--tag", "keep=false"}, 3, false},
+		{"ephfail", nil, []string{"-e"}, 3, false},
 	}
 	var pids []int
 	for _, c := range cases {
@@ -518,5 +526,71 @@ func TestChildGetsOnlyItsTerminal(t *testing.T) {
 	// ls lists its own directory descriptor too: 0 1 2 and one more.
 	if got := strings.Fields(strings.SplitN(out, "end", 2)[0]); len(got) != 4 {
 		t.Errorf("the program's descriptors are %v, want 0 1 2 and ls's own", got)
+	}
+}
+
+// TestFailedCommandLeavesATrace: a command that fails (a non-zero exit, or
+// a signal nobody asked for) keeps its record by default, so list, peek
+// and events say why it died; a clean exit is reaped at once, and a stop
+// on request (pty kill) is marked as such.
+func TestFailedCommandLeavesATrace(t *testing.T) {
+	root := testutil.Root(t)
+	r := testutil.MustRun(t, root, "run", "-d", "--", "false")
+	id, ok := strings.CutPrefix(strings.TrimSpace(r.Stdout), "Session \"")
+	id, ok2 := strings.CutSuffix(id, "\" created.")
+	if !ok || !ok2 {
+		t.Fatalf("run -d output %q", r.Stdout)
+	}
+	testutil.MustRun(t, root, "run", "-d", "--id", "boom", "--", "sh", "-c", "echo boom; exit 3")
+	testutil.MustRun(t, root, "run", "-d", "--id", "crash", "--", "sh", "-c", "echo bye; kill -9 $$")
+	testutil.MustRun(t, root, "run", "-d", "--id", "clean", "--", "sh", "-c", "echo fine")
+	testutil.MustRun(t, root, "run", "-d", "--id", "stopped", "--", "sh", "-c", "echo up; sleep 300")
+	waitScreen(t, root, "stopped", "up")
+	testutil.MustRun(t, root, "kill", "stopped")
+	for _, id := range []string{id, "boom", "crash", "clean"} {
+		testutil.WaitFor(t, 10*time.Second, id+" to end and its daemon to exit", func() bool {
+			s, err := layout.Load(root, id)
+			return errors.Is(err, layout.ErrNotFound) || err == nil && s.Status == layout.Exited && !layout.PidAlive(s.Meta.DaemonPid)
+		})
+	}
+
+	var list []struct {
+		Name     string `json:"name"`
+		Status   string `json:"status"`
+		ExitCode *int   `json:"exitCode"`
+	}
+	if err := json.Unmarshal([]byte(testutil.MustRun(t, root, "list", "--json").Stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range list {
+		code := "none"
+		if s.ExitCode != nil {
+			code = strconv.Itoa(*s.ExitCode)
+		}
+		got[s.Name] = s.Status + " " + code
+	}
+	want := map[string]string{id: "exited 1", "boom": "exited 3", "crash": "exited 137", "stopped": "exited 143"}
+	if !maps.Equal(got, want) {
+		t.Errorf("list = %v, want %v (the clean exit reaped, the failures kept)", got, want)
+	}
+	if out := testutil.MustRun(t, root, "peek", "boom").Stdout; !strings.Contains(out, "boom") {
+		t.Errorf("peek boom = %q", out)
+	}
+	if r := testutil.Run(t, root, "peek", id); r.Code != 0 {
+		t.Errorf("peek of the failed false: %+v", r)
+	}
+	for sid, code := range map[string]float64{id: 1, "boom": 3} {
+		out := testutil.MustRun(t, root, "events", "--recent", "--json", sid).Stdout
+		var last map[string]any
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last["type"] != layout.EventSessionExit || last["exitCode"] != code {
+			t.Errorf("events of %s end with %v (%v), want session_exit %v", sid, last, err, code)
+		}
+	}
+	for sid, killed := range map[string]bool{"crash": false, "stopped": true, "boom": false} {
+		if m, err := layout.ReadMetadata(root, sid); err != nil || m.Killed != killed || m.Failed() == killed {
+			t.Errorf("%s: killed %v failed %v (%v), want killed %v", sid, m.Killed, m.Failed(), err, killed)
+		}
 	}
 }

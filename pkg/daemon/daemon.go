@@ -1011,6 +1011,7 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.recordExit(func() error {
 		return d.update(func(m *layout.Metadata) bool {
 			m.ExitCode = &code
+			m.Killed = killed
 			m.Signal = nil
 			if sig != 0 {
 				m.Signal = &sig
@@ -1179,9 +1180,13 @@ func falsy(v string) bool {
 // ShouldReap is the reap policy applied when a session ends, with tags as
 // re-read from disk. killed is an external stop (pty kill): the record is
 // kept then, so the session can be inspected and restarted, unless it is
-// ephemeral.
+// ephemeral. A failure (code not 0: an exit status, or 128+N for a
+// signal) that nothing above decides for is kept too, so whoever started
+// it can see why it died; only an explicit PTY_REAP_ON_EXIT or keep=false
+// asks for it to go.
 func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, code int) bool {
-	if v, ok := tags["keep"]; ok && !falsy(v) {
+	keep, keepSet := tags["keep"]
+	if keepSet && !falsy(keep) {
 		return false
 	}
 	if ephemeral {
@@ -1196,7 +1201,13 @@ func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, 
 	if tags["strategy"] == "permanent" {
 		return false
 	}
-	return !falsy(reapEnv) || reapEnv == ""
+	if falsy(reapEnv) {
+		return false
+	}
+	if reapEnv != "" || keepSet {
+		return true
+	}
+	return code == 0
 }
 
 // stopTree stops the child's whole process tree as closing a terminal

@@ -42,6 +42,14 @@ func TestShouldReap(t *testing.T) {
 		{nil, false, true, "", 0, false},
 		{nil, true, true, "", 0, true},
 		{map[string]string{"keep": "true"}, true, true, "", 0, false},
+		// A failure is kept unless reaping was asked for.
+		{nil, false, false, "", 1, false},
+		{nil, false, false, "", 128 + 11, false},
+		{nil, false, false, "true", 1, true},
+		{nil, false, false, "false", 1, false},
+		{map[string]string{"keep": "false"}, false, false, "", 3, true},
+		{nil, true, false, "", 1, true},
+		{nil, false, true, "", 143, false},
 	}
 	for i, c := range cases {
 		if got := daemon.ShouldReap(c.tags, c.ephemeral, c.killed, c.env, c.code); got != c.want {

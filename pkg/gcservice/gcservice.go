@@ -47,6 +47,9 @@ type Config struct {
 	System   bool          // a system unit / LaunchDaemon instead of a per-user one
 	User     string        // for System: the account gc runs as ("" = the current user)
 	Home     string        // for where per-user files go; "" = the current user's home
+	// FailedTTL is passed on to each pass as --failed-ttl (a duration in
+	// gc's grammar, like 2d); "" leaves gc's default.
+	FailedTTL string
 }
 
 // File is one generated file.
@@ -66,7 +69,7 @@ func (c Config) Validate() error {
 	if c.Interval < time.Second || c.Interval%time.Second != 0 {
 		return fmt.Errorf("interval %v is not valid: give whole seconds, at least 1s (like 30s or 5m)", c.Interval)
 	}
-	for _, s := range []string{c.Root, c.Exec, c.Path, c.User} {
+	for _, s := range []string{c.Root, c.Exec, c.Path, c.User, c.FailedTTL} {
 		// The service library renders our files as templates; they must
 		// not contain its delimiters. Control characters would break
 		// the unit file's line structure.
@@ -102,7 +105,13 @@ func Label(root string) string {
 
 func (c Config) logPath() string { return filepath.Join(c.Root, LogName) }
 
-func (c Config) args() []string { return []string{c.Exec, "--log", c.logPath()} }
+func (c Config) args() []string {
+	a := []string{c.Exec, "--log", c.logPath()}
+	if c.FailedTTL != "" {
+		a = append(a, "--failed-ttl", c.FailedTTL)
+	}
+	return a
+}
 
 func (c Config) user() (string, error) {
 	if c.User != "" {

@@ -249,14 +249,9 @@ func (l *lister) one(id string, files dirFile) (Session, bool) {
 		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Status: Running}, true
 	}
 	alive, pid := daemonAliveIn(l.root, id, m.Generation, files)
-	s := Session{ID: id, Meta: m, Pid: pid}
-	switch {
-	case m.Exited():
-		s.Status = Exited
-	case alive:
-		s.Status = Running
-	default:
-		s.Status, s.Pid = Vanished, 0
+	s := Session{ID: id, Meta: m, Pid: pid, Status: StatusOf(m, alive)}
+	if s.Status == Vanished {
+		s.Pid = 0
 	}
 	return s, true
 }

@@ -27,6 +27,7 @@ type Metadata struct {
 	CreatedAt      string                     `json:"createdAt"`
 	ExitCode       *int                       `json:"exitCode,omitempty"`
 	Signal         *int                       `json:"signal,omitempty"`
+	Killed         bool                       `json:"killed,omitempty"`
 	ExitedAt       string                     `json:"exitedAt,omitempty"`
 	LastLines      []string                   `json:"lastLines,omitempty"`
 	Tags           map[string]string          `json:"tags,omitempty"`
@@ -74,6 +75,12 @@ func (m *Metadata) Name(id string) string {
 
 // Exited reports whether an exit was recorded.
 func (m *Metadata) Exited() bool { return m.ExitedAt != "" || m.ExitCode != nil }
+
+// Failed reports an exit the session did not ask for: its command exited
+// non-zero or died of a signal, and it was not stopped on request (Killed:
+// pty kill, or a signal to its daemon). Such a record is kept for
+// inspection by default.
+func (m *Metadata) Failed() bool { return m.ExitCode != nil && *m.ExitCode != 0 && !m.Killed }
 
 // Tag returns a tag's value.
 func (m *Metadata) Tag(k string) (string, bool) {

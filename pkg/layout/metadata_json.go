@@ -18,7 +18,7 @@ import (
 // metadataFields is MetadataFields in struct order; a test checks it
 // against the struct tags.
 var metadataFields = [...]string{
-	"command", "args", "displayCommand", "cwd", "createdAt", "exitCode", "signal", "exitedAt",
+	"command", "args", "displayCommand", "cwd", "createdAt", "exitCode", "signal", "killed", "exitedAt",
 	"lastLines", "tags", "displayName", "rows", "cols", "scrollback", "ephemeral", "isolateEnv", "extraEnv",
 	"unsetEnv", "env", "generation", "daemonPid", "lastAttachAt", "lastOutputAt", "recovery", "state",
 }
@@ -39,6 +39,9 @@ func (m *Metadata) appendJSON(b []byte) ([]byte, error) {
 	}
 	if m.Signal != nil {
 		b = appendIntField(b, "signal", *m.Signal, false)
+	}
+	if m.Killed {
+		b = append(b, `,"killed":true`...)
 	}
 	b = appendStringField(b, "exitedAt", m.ExitedAt, true)
 	if len(m.LastLines) > 0 {
@@ -235,6 +238,8 @@ func (m *Metadata) decodeField(d *jsonlite.Decoder, name string) error {
 		m.ExitCode, err = jsonlite.Ptr(d, d.Int)
 	case "signal":
 		m.Signal, err = jsonlite.Ptr(d, d.Int)
+	case "killed":
+		err = jsonlite.Into(d, &m.Killed, d.Bool)
 	case "exitedAt":
 		err = jsonlite.Into(d, &m.ExitedAt, d.String)
 	case "lastLines":

@@ -145,17 +145,33 @@ func socketAccepts(path string) bool {
 	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: name}) == nil
 }
 
-// DeriveStatus computes a session's status from its metadata and daemon.
-func DeriveStatus(root, id string, m *Metadata) (Status, int) {
-	alive, pid := DaemonAliveGen(root, id, m.Generation)
+// StatusOf is the one decision of a session's status from its record and
+// whether its daemon lives; every command asks it (list, gc, attach,
+// kill, ...), so none can see a session differently. A recorded exit wins:
+// a daemon still alive after its command exited is only lingering for its
+// grace period (docs/protocol.md, Session end), serving the final screen,
+// and the session is exited for every purpose: gc respawns or sweeps it,
+// attach -r restarts it.
+func StatusOf(m *Metadata, daemonAlive bool) Status {
 	switch {
 	case m.Exited():
-		return Exited, pid
-	case alive:
-		return Running, pid
+		return Exited
+	case daemonAlive:
+		return Running
 	default:
-		return Vanished, 0
+		return Vanished
 	}
+}
+
+// DeriveStatus computes a session's status from its metadata and daemon,
+// with the daemon's pid (0 when vanished).
+func DeriveStatus(root, id string, m *Metadata) (Status, int) {
+	alive, pid := DaemonAliveGen(root, id, m.Generation)
+	st := StatusOf(m, alive)
+	if st == Vanished {
+		pid = 0
+	}
+	return st, pid
 }
 
 // Load reads one session. ErrNotFound when it has no metadata; a damaged

@@ -192,7 +192,7 @@ func recordStopped(root, id, gen string) {
 		if m.Exited() || m.Generation != gen {
 			return nil, layout.ErrNoChange
 		}
-		m.ExitCode, m.Signal, m.ExitedAt = &code, &sig, layout.Now()
+		m.ExitCode, m.Signal, m.ExitedAt, m.Killed = &code, &sig, layout.Now(), true
 		return []layout.Event{layout.NewEvent(id, layout.EventSessionExit, "exitCode", code, "signal", sig)}, nil
 	})
 	if err != nil || !m.Ephemeral {

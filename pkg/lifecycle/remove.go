@@ -52,7 +52,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 		case !sameRecord(s.Meta, m):
 			return replacedError(s.ID)
 		}
-		if alive, _ := layout.DaemonAlive(root, s.ID); alive && err == nil && !m.Exited() {
+		if alive, _ := layout.DaemonAlive(root, s.ID); err == nil && layout.StatusOf(m, alive) == layout.Running {
 			return replacedError(s.ID)
 		}
 		if err := layout.RemoveFiles(root, s.ID); err != nil {

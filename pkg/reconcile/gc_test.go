@@ -676,3 +676,85 @@ func TestRespawnIsARelaunch(t *testing.T) {
 		t.Errorf("gc bookkeeping after the respawn: %v", s.Meta.Tags)
 	}
 }
+
+// TestFailedKeptForFailedTTL: a failed session (kept by its daemon by
+// default) survives passes until --failed-ttl has passed since its exit;
+// a session stopped by pty kill is no failure and goes at once, as does a
+// clean exit kept by PTY_REAP_ON_EXIT=false.
+func TestFailedKeptForFailedTTL(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	start(t, root, nil, "--id", "fail", "--", "sh", "-c", "echo boom; exit 2")
+	start(t, root, keepEnv, "--id", "clean", "--", "true")
+	start(t, root, nil, "--id", "stopped", "--", "sleep", "300")
+	testutil.MustRun(t, root, "kill", "stopped")
+	for _, id := range []string{"fail", "clean", "stopped"} {
+		waitStatus(t, root, id, layout.Exited)
+	}
+	out := gcPass(t, root)
+	mustHave(t, out,
+		"Kept (exit code 2): fail — kept for inspection; removed after 1d",
+		"Removed: clean",
+		"Removed: stopped",
+		"Cleaned up: 2 sessions removed.",
+	)
+	out = gcPass(t, root, "--failed-ttl", "1h")
+	mustHave(t, out, "Kept (exit code 2): fail — kept for inspection; removed after 1h", "Nothing to clean up.")
+	s, ok := load(t, root, "fail")
+	if !ok {
+		t.Fatal("fail was removed before its ttl")
+	}
+	exited := layout.ParseTime(s.Meta.ExitedAt)
+	testutil.WaitFor(t, 10*time.Second, "fail's exit to be over 1s old", func() bool { return time.Since(exited) > 1500*time.Millisecond })
+	out = gcPass(t, root, "--failed-ttl", "1s")
+	mustHave(t, out, "Removed (failure kept 1s): fail", "Cleaned up: 1 session removed.")
+	if _, ok := load(t, root, "fail"); ok {
+		t.Error("fail still exists after its ttl")
+	}
+	if r := testutil.Run(t, root, "gc", "--failed-ttl", "soon"); r.Code != 1 || !strings.Contains(r.Stderr, "failed-ttl") {
+		t.Errorf("bad --failed-ttl: %+v", r)
+	}
+}
+
+// TestPermanentInGraceIsRespawned: a permanent session that has just
+// exited, while its daemon still answers for its grace period (held there
+// with SIGSTOP for as long as the test needs), is exited for gc as it is
+// for list: gc respawns it, its Relaunch waiting for the old daemon.
+func TestPermanentInGraceIsRespawned(t *testing.T) {
+	t.Parallel()
+	root := testutil.Root(t)
+	start(t, root, nil, "--id", "grace", "--permanent", "--", "sh", "-c", "sleep 1; exit 3")
+	before, _ := load(t, root, "grace")
+	release := testutil.HoldGrace(t, root, "grace")
+	if s, _ := load(t, root, "grace"); s.Status != layout.Exited {
+		t.Fatalf("held in its grace period, grace is %s, want exited", s.Status)
+	}
+	cmd := testutil.Command(t, root, "", "gc")
+	done := make(chan testutil.Result, 1)
+	go func() { done <- testutil.RunCmd(t, cmd) }()
+	// gc holds its claim on the session while it respawns it, waiting
+	// for the held daemon: that is the moment to let the daemon go.
+	var r testutil.Result
+	finished := false
+	testutil.WaitFor(t, 20*time.Second, "gc to claim grace or finish", func() bool {
+		select {
+		case r = <-done:
+			finished = true
+			return true
+		default:
+		}
+		_, err := os.Stat(filepath.Join(root, "grace.gc-claim"))
+		return err == nil
+	})
+	release()
+	if !finished {
+		r = <-done
+	}
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Respawned: grace\n") {
+		t.Fatalf("gc during the grace period: %+v", r)
+	}
+	s := waitStatus(t, root, "grace", layout.Running)
+	if s.Meta.Generation == before.Meta.Generation {
+		t.Errorf("grace runs its old generation %s", s.Meta.Generation)
+	}
+}

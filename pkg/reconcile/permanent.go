@@ -165,10 +165,13 @@ func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]stri
 		return err
 	}
 	err = layout.Locked(p.o.Root, e.id, lockWait, func() error {
-		if _, ok := unchanged(p.o.Root, e); !ok {
+		m, ok := unchanged(p.o.Root, e)
+		if !ok {
 			return errStale
 		}
-		if alive, _ := layout.DaemonAlive(p.o.Root, e.id); alive {
+		// A daemon lingering after its recorded exit is no reason to
+		// wait for the next pass: Relaunch waits for it to finish.
+		if alive, _ := layout.DaemonAlive(p.o.Root, e.id); layout.StatusOf(m, alive) == layout.Running {
 			return errStale
 		}
 		return nil
@@ -176,7 +179,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]stri
 	if err != nil {
 		return err
 	}
-	s := layout.Session{ID: e.id, Meta: e.full(), Status: e.statusWord()}
+	s := layout.Session{ID: e.id, Meta: e.full(), Status: e.status()}
 	_, err = lifecycle.Relaunch(p.ctx, p.o.Root, s, lifecycle.RelaunchOptions{
 		Launch:      func(spawn.Options) spawn.Options { return o },
 		Bookkeeping: bookkeeping,
@@ -213,7 +216,7 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		if !bytes.Equal(fingerprint(m), e.fingerprint()) {
 			return nil, errStale
 		}
-		if alive, _ := layout.DaemonAlive(p.o.Root, id); alive {
+		if alive, _ := layout.DaemonAlive(p.o.Root, id); layout.StatusOf(m, alive) == layout.Running {
 			return nil, errStale
 		}
 		prev := maps.Clone(m.Tags)

@@ -47,6 +47,9 @@ const (
 	DefaultFastFailWindow = 60 * time.Second
 	DefaultFastFailLimit  = 3
 	DefaultKeepMaxAge     = 7 * 24 * time.Hour
+	// DefaultFailedTTL keeps a failed session's record (its exit code,
+	// last lines and events) well past the next timer tick.
+	DefaultFailedTTL = 24 * time.Hour
 	// DefaultDebrisGrace protects files a starting daemon or an in-flight
 	// write has just created: nothing younger is ever debris.
 	DefaultDebrisGrace = 30 * time.Second
@@ -74,6 +77,10 @@ type Options struct {
 	// KeepMaxAge is how long finished sessions kept for inspection (keep
 	// tag, or cleanup-on-clean-exit with a failure) stay after their exit.
 	KeepMaxAge time.Duration
+	// FailedTTL is how long a finished session whose command failed
+	// (layout.Metadata.Failed) stays after its exit when nothing else
+	// keeps it. Zero removes it at once.
+	FailedTTL time.Duration
 
 	// DebrisGrace and StopTimeout: zero means the defaults.
 	DebrisGrace time.Duration
@@ -91,6 +98,7 @@ func DefaultOptions(root string) Options {
 		FastFailWindow: DefaultFastFailWindow,
 		FastFailLimit:  DefaultFastFailLimit,
 		KeepMaxAge:     DefaultKeepMaxAge,
+		FailedTTL:      DefaultFailedTTL,
 	}
 }
 

@@ -29,13 +29,20 @@ type entry struct {
 	pid   int  // the daemon's pid, from the pid file (0 if none)
 }
 
-// gone reports a finished session: its daemon is dead. A session with an
-// exit recorded but a daemon still alive is shutting down (it applies its
-// own reap policy in a moment), so gc leaves it to the next pass.
-func (e *entry) gone() bool { return !e.alive }
+// status is the session's status as every command sees it
+// (layout.StatusOf): an exit on record is exited, even while the daemon
+// lingers for its grace period.
+func (e *entry) status() layout.Status { return layout.StatusOf(e.meta, e.alive) }
+
+// gone reports a finished session: exited or vanished.
+func (e *entry) gone() bool { return e.status().Gone() }
 
 // running reports a live session with no exit recorded.
-func (e *entry) running() bool { return e.alive && !e.meta.Exited() }
+func (e *entry) running() bool { return e.status() == layout.Running }
+
+// lingering reports an exited session whose daemon is still in its grace
+// period: what gc does to its files waits for that daemon to finish.
+func (e *entry) lingering() bool { return e.alive && e.status() == layout.Exited }
 
 // full is the metadata as the pass read it, unknown fields included.
 func (e *entry) full() *layout.Metadata {

@@ -127,7 +127,9 @@ func (p *pass) abandoned() {
 // sweep removes finished sessions that are not permanent, except those
 // kept for inspection: a keep tag, or cleanup-on-clean-exit with a failed
 // (or unrecorded) exit. Those go once KeepMaxAge has passed since their
-// exit (or, with no exit recorded, since their creation).
+// exit (or, with no exit recorded, since their creation). Any other
+// failure (an exit the session did not ask for) goes once FailedTTL has
+// passed since its exit, so its trace outlives the next pass.
 func (p *pass) sweep() {
 	now := time.Now()
 	for _, id := range p.snap.ids {
@@ -167,8 +169,17 @@ func (p *pass) sweep() {
 				continue
 			}
 			reason, label = "keep-expired", fmt.Sprintf(" (keep expired after %s)", FormatDuration(p.o.KeepMaxAge))
+		case e.meta.Failed():
+			exited := layout.ParseTime(e.meta.ExitedAt)
+			if !exited.IsZero() && now.Sub(exited) < p.o.FailedTTL {
+				why := fmt.Sprintf("exit code %d", *e.meta.ExitCode)
+				p.emit(Action{Kind: KindKept, ID: id, Reason: "failed",
+					Message: fmt.Sprintf("Kept (%s): %s — kept for inspection; removed after %s", why, id, FormatDuration(p.o.FailedTTL))})
+				continue
+			}
+			reason, label = "failed-expired", fmt.Sprintf(" (failure kept %s)", FormatDuration(p.o.FailedTTL))
 		default:
-			reason = string(e.statusWord())
+			reason = string(e.status())
 		}
 		p.remove(e, reason, label)
 	}
@@ -198,13 +209,6 @@ func (p *pass) skipped(id, what string, err error) {
 	default:
 		p.emit(Action{Kind: KindFailed, ID: id, Reason: what, Error: err.Error(), Message: fmt.Sprintf("Failed to %s %s: %v", what, id, err)})
 	}
-}
-
-func (e *entry) statusWord() layout.Status {
-	if e.meta.Exited() {
-		return layout.Exited
-	}
-	return layout.Vanished
 }
 
 // layoutTagRE matches the tags a layout tool puts on the sessions it shows,

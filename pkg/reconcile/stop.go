@@ -34,8 +34,20 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 	if err := p.stopLeftovers(e); err != nil {
 		return err
 	}
+	if e.lingering() {
+		// Its daemon needs the locks for its last step (its own reap
+		// policy), so it is waited for before they are taken.
+		if !waitDead(p.o.Root, e.id, e.meta.Generation, e.pid, p.o.StopTimeout) {
+			return fmt.Errorf("the daemon (pid %d) of the exited session is still shutting down after %v", e.pid, p.o.StopTimeout)
+		}
+	}
 	return layout.Locked(p.o.Root, e.id, lockWait, func() error {
 		if _, ok := unchanged(p.o.Root, e); !ok {
+			if e.lingering() {
+				if _, err := readMeta(p.o.Root, e.id); errors.Is(err, os.ErrNotExist) {
+					return nil // its daemon applied its own reap policy
+				}
+			}
 			return errStale
 		}
 		if alive, _ := layout.DaemonAlive(p.o.Root, e.id); alive {

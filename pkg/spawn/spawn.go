@@ -385,7 +385,7 @@ func Check(root, id string, replace bool) error {
 	}
 	m, err := layout.ReadMetadata(root, id)
 	if err == nil {
-		if alive, _ := layout.DaemonAlive(root, id); alive && !m.Exited() {
+		if alive, _ := layout.DaemonAlive(root, id); layout.StatusOf(m, alive) == layout.Running {
 			return RunningError(id)
 		}
 		if alive, _ := layout.DaemonAlive(root, id); alive {

@@ -51,9 +51,12 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	// An ended session's daemon still answers for a moment (its grace
-	// period): then the attach shows the final screen and exit code.
-	if s.Status == layout.Running || s.Status == layout.Exited {
+	// An exited session whose daemon still answers for its grace period
+	// is exited all the same (layout.StatusOf): without -r the attach
+	// shows its final screen and exit code from that daemon, however the
+	// race between its end and the attach went; -r restarts it, Relaunch
+	// waiting for that daemon to finish.
+	if s.Status == layout.Running || s.Status == layout.Exited && !o.Restart {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
 			key := o.DetachKey.Key() // a bad key is said first
 			if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
@@ -72,7 +75,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if o.NoRestart {
 		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Status)
 	}
-	if !o.Restart && !confirm(s, io) {
+	if o.Restart {
+		describe(s, io)
+	} else if !confirm(s, io) {
 		return nil
 	}
 	key := o.DetachKey.Key()
@@ -111,9 +116,9 @@ func NeedTerminal(in *os.File, cmd, id string) error {
 	return fmt.Errorf("%s needs a terminal, but standard input is not one: %s", cmd, hint)
 }
 
-// confirm shows how the session ended and asks whether to restart it. No
-// answer (input closed) is a no: better do nothing than guess.
-func confirm(s layout.Session, io cli.IO) bool {
+// describe shows how the session ended: its final screen's last lines,
+// its exit and its command.
+func describe(s layout.Session, io cli.IO) {
 	for _, l := range s.Meta.LastLines {
 		fmt.Fprintln(io.Out, l)
 	}
@@ -123,6 +128,12 @@ func confirm(s layout.Session, io cli.IO) bool {
 		fmt.Fprintf(io.Out, "Session %q %s without an exit record\n", s.ID, s.Status)
 	}
 	fmt.Fprintf(io.Out, "Command was: %s\n", s.Meta.DisplayCommand)
+}
+
+// confirm shows how the session ended and asks whether to restart it. No
+// answer (input closed) is a no: better do nothing than guess.
+func confirm(s layout.Session, io cli.IO) bool {
+	describe(s, io)
 	fmt.Fprint(io.Out, "Restart? [Y/n] ")
 	line, err := bufio.NewReader(io.In).ReadString('\n')
 	if err != nil && strings.TrimSpace(line) == "" {

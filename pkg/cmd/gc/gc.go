@@ -47,7 +47,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	}
 	root := io.Root
 	if o.PrintPlist {
-		cfg, err := serviceConfig(root, o.Interval, false)
+		cfg, err := serviceConfig(root, o.Interval, false, "")
 		if err != nil {
 			return err
 		}
@@ -145,8 +145,15 @@ func OpenLog(path string) (*os.File, error) {
 // serviceConfig is the timer's configuration for root. Whether a service
 // file can hold it is gcservice.Config.Validate's to say, the one place
 // that knows; Render and Install call it.
-func serviceConfig(root, interval string, system bool) (gcservice.Config, error) {
+func serviceConfig(root, interval string, system bool, failedTTL string) (gcservice.Config, error) {
 	cfg := gcservice.Config{Root: root, Path: os.Getenv("PATH"), System: system}
+	if failedTTL != "" {
+		d, err := reconcile.ParseDuration(failedTTL)
+		if err != nil {
+			return cfg, fmt.Errorf("--failed-ttl: %w", err)
+		}
+		cfg.FailedTTL = reconcile.FormatDuration(d)
+	}
 	d, err := parseInterval(interval)
 	if err != nil {
 		return cfg, err
@@ -183,6 +190,9 @@ type ServiceOptions struct {
 	System   bool
 	Print    bool
 	Platform string
+	// FailedTTL (install) is the --failed-ttl each timed pass gets; ""
+	// leaves gc's default.
+	FailedTTL string
 }
 
 // Service installs, removes or reports the timer that runs pty gc for
@@ -195,7 +205,7 @@ func Service(o ServiceOptions, io cli.IO) error {
 		return errors.New("--platform works only with --print: install always uses this machine's service manager")
 	}
 	root := io.Root
-	cfg, err := serviceConfig(root, o.Interval, o.System)
+	cfg, err := serviceConfig(root, o.Interval, o.System, o.FailedTTL)
 	if err != nil {
 		return err
 	}

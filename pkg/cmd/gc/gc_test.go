@@ -89,3 +89,31 @@ func TestBadArguments(t *testing.T) {
 		t.Errorf("--platform without --print: %v", err)
 	}
 }
+
+// TestInstallFailedTTL: the timer's passes get the --failed-ttl it was
+// installed with; a bad one is refused before anything is written.
+func TestInstallFailedTTL(t *testing.T) {
+	io, out, _ := testIO(t)
+	o := ServiceOptions{Sub: "install", Interval: "30s", Print: true, Platform: "systemd", FailedTTL: "48h"}
+	if err := Service(o, io); err != nil || !strings.Contains(out.String(), `"--log" "`+filepath.Join(io.Root, "gc.log")+`" "--failed-ttl" "2d"`) {
+		t.Errorf("systemd with --failed-ttl 48h: %v\n%s", err, out)
+	}
+	out.Reset()
+	o.Platform = "launchd"
+	if err := Service(o, io); err != nil || !strings.Contains(out.String(), "<string>--failed-ttl</string>\n\t\t<string>2d</string>") {
+		t.Errorf("launchd with --failed-ttl 48h: %v\n%s", err, out)
+	}
+	out.Reset()
+	o.Platform = "systemd"
+	o.FailedTTL = ""
+	if err := Service(o, io); err != nil || strings.Contains(out.String(), "failed-ttl") {
+		t.Errorf("without --failed-ttl: %v\n%s", err, out)
+	}
+	o.Print, o.Platform, o.FailedTTL = false, "", "a while"
+	if err := Service(o, io); err == nil || !strings.Contains(err.Error(), "--failed-ttl") {
+		t.Errorf("--failed-ttl 'a while': %v", err)
+	}
+	if ents, _ := os.ReadDir(io.Root); len(ents) != 0 {
+		t.Errorf("a refused install left files: %v", ents)
+	}
+}
