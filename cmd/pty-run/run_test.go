@@ -570,7 +570,7 @@ func TestFailedCommandLeavesATrace(t *testing.T) {
 		}
 		got[s.Name] = s.Status + " " + code
 	}
-	want := map[string]string{id: "exited 1", "boom": "exited 3", "crash": "exited 137", "stopped": "exited 143"}
+	want := map[string]string{id: "exited 1", "boom": "exited 3", "crash": "exited 137", "stopped": "exited 129"}
 	if !maps.Equal(got, want) {
 		t.Errorf("list = %v, want %v (the clean exit reaped, the failures kept)", got, want)
 	}

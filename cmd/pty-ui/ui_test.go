@@ -139,7 +139,7 @@ func TestPickerAttachDetachRestartQuit(t *testing.T) {
 	tm.text("beta")
 	tm.waitFor("beta listed as exited", "○ "+beta)
 	tm.keys("Enter")
-	tm.waitFor("the restart prompt", "beta exited with code", "Command was: sleep 300", "Restart? [Y/n]")
+	tm.waitFor("the restart prompt", "beta was killed by SIGHUP", "Command was: sleep 300", "Restart? [Y/n]")
 	tm.keys("y")
 	testutil.WaitFor(t, 15*time.Second, "beta to run again", func() bool {
 		s, err := layout.Load(root, beta)
