@@ -1,10 +1,12 @@
 package records
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -27,6 +29,12 @@ func start(t *testing.T, root, id string, extra ...string) {
 	t.Helper()
 	args := append([]string{"run", "-d", "--id", id, "--tag", "keep=true"}, extra...)
 	testutil.MustRun(t, root, append(args, "--", "sleep", "1000")...)
+	// run -d returns before the daemon has taken the session over; its
+	// launch claim goes then, which frees room a full-disk test counts.
+	testutil.WaitFor(t, 10*time.Second, id+"'s daemon to take over its launch claim", func() bool {
+		_, err := os.Lstat(layout.PathsFor(root, id).Launch())
+		return errors.Is(err, os.ErrNotExist)
+	})
 }
 
 // oneLineError checks a refusal: exit status 1 and one line on stderr
