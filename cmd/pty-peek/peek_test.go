@@ -186,6 +186,9 @@ func TestPeekUnreachableDaemon(t *testing.T) {
 func TestPeekStoppedDaemon(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "stopped", "--", "sleep", "60")
+	// run -d returns before the daemon serves: stopped before then, it
+	// is not the daemon under test that answers (or not).
+	testutil.MustRun(t, root, "peek", "stopped")
 	s, err := layout.Load(root, "stopped")
 	if err != nil || s.Pid <= 0 {
 		t.Fatalf("no daemon pid: %+v %v", s, err)
