@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -141,6 +143,19 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	}
 }
 
+// upPerm runs pty up of a one-session pty.toml, a permanent "perm", and
+// returns its directory and the session.
+func upPerm(t *testing.T, root string) (string, layout.Session) {
+	t.Helper()
+	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
+	mustIn(t, root, dir, "up")
+	s, ok := byKey(t, root, "perm")
+	if !ok {
+		t.Fatal("perm not started")
+	}
+	return dir, s
+}
+
 func killDaemon(t *testing.T, root, id string) {
 	t.Helper()
 	s, err := layout.Load(root, id)
@@ -225,12 +240,7 @@ func TestHelp(t *testing.T) {
 
 func TestDownDeadAndUnknown(t *testing.T) {
 	root := testutil.Root(t)
-	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
-	mustIn(t, root, dir, "up")
-	s, ok := byKey(t, root, "perm")
-	if !ok {
-		t.Fatal("perm not started")
-	}
+	dir, s := upPerm(t, root)
 	killDaemon(t, root, s.ID)
 
 	r := in(t, root, dir, "down", "nosuch")
@@ -302,5 +312,92 @@ func TestConcurrentUpStartsEachSessionOnce(t *testing.T) {
 				t.Fatalf("round %d: identity lock %s left behind", round, name)
 			}
 		}
+	}
+}
+
+// TestUpAndGcRespawnAtOnce: a permanent pty.toml session whose daemon died,
+// then pty up and pty gc at once, many times. gc's respawn takes the
+// session's identity lock as up does, so up never races a second start of
+// it: up reports it running (exit 0) and one session runs, every round.
+func TestUpAndGcRespawnAtOnce(t *testing.T) {
+	root := testutil.Root(t)
+	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
+	mustIn(t, root, dir, "up")
+	for round := range 20 {
+		s, ok := byKey(t, root, "perm")
+		if !ok {
+			t.Fatalf("round %d: perm not in the registry", round)
+		}
+		killDaemon(t, root, s.ID)
+		var up, gc testutil.Result
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); up = in(t, root, dir, "up") }()
+		go func() { defer wg.Done(); gc = in(t, root, dir, "gc") }()
+		wg.Wait()
+		if up.Code != 0 || gc.Code != 0 {
+			t.Fatalf("round %d: up %+v\ngc %+v", round, up, gc)
+		}
+		all, err := layout.List(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		running := 0
+		for _, s := range all {
+			if s.Status == layout.Running {
+				running++
+			}
+		}
+		if len(all) != 1 || running != 1 {
+			t.Fatalf("round %d: %d records, %d running; want one running\nup %+v\ngc %+v", round, len(all), running, up, gc)
+		}
+	}
+}
+
+// TestStaleIdentityLock: an up that died holding a session's identity lock
+// (a pid file naming a dead process) stops neither gc's respawn nor down,
+// and gc removes it as debris once nobody uses it.
+func TestStaleIdentityLock(t *testing.T) {
+	root := testutil.Root(t)
+	dir, s := upPerm(t, root)
+	abs, err := filepath.Abs(filepath.Join(dir, "pty.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := manage.IdentityLock(root, abs, "perm")
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := func() {
+		if err := os.WriteFile(lock, []byte(strconv.Itoa(dead.Process.Pid)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(lock, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale()
+	killDaemon(t, root, s.ID)
+	r := mustIn(t, root, dir, "gc")
+	if !strings.Contains(r.Stdout, "Respawned: "+s.ID) {
+		t.Fatalf("gc with a stale identity lock did not respawn:\n%s", r.Stdout)
+	}
+	stale()
+	r = mustIn(t, root, dir, "gc")
+	if !strings.Contains(r.Stdout, "Removed debris: "+filepath.Base(lock)) {
+		t.Fatalf("gc left a stale identity lock:\n%s", r.Stdout)
+	}
+	if _, err := os.Lstat(lock); !os.IsNotExist(err) {
+		t.Fatalf("stale identity lock still there: %v", err)
+	}
+	stale()
+	r = mustIn(t, root, dir, "down")
+	if !strings.Contains(r.Stdout, "(stopped)") {
+		t.Fatalf("down with a stale identity lock:\n%s", r.Stdout)
+	}
+	if ids, _ := layout.IDs(root); len(ids) != 0 {
+		t.Fatalf("left: %v", ids)
 	}
 }

@@ -153,7 +153,20 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 // daemon. The start itself is lifecycle.Relaunch, as for every other way
 // of starting a session again; it replaces only the generation this pass
 // saw.
+//
+// A session from a pty.toml is respawned under its identity lock too, the
+// one `pty up` and `pty down` hold while they look at what runs of it and
+// act: an up that is starting it is never raced by a second start here,
+// and a down that is stopping it never sees it come back. A busy lock is a
+// skip (the next pass retries); a stale one is taken over.
 func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]string) error {
+	if path, key, ok := ptyfile.Origin(e.meta.Tags); ok {
+		ident, err := layout.AcquireLock(ptyfile.IdentityLock(p.o.Root, path, key), 0)
+		if err != nil {
+			return err
+		}
+		defer ident.Release()
+	}
 	claim, err := layout.AcquireLock(claimPath(p.o.Root, e.id), 0)
 	if err != nil {
 		return err
