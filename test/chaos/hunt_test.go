@@ -689,3 +689,259 @@ func TestHuntLifecycle(t *testing.T) {
 	}
 	t.Logf("hunt: lifecycle races: %d cases", cases)
 }
+
+// within runs pty args and fails the test if it takes longer than d: no
+// file in the root may make a command hang.
+func within(t *testing.T, d time.Duration, root string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := testutil.Command(t, root, "", args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return testutil.Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("pty %v hung (%v); stdout %q stderr %q", args, d, out.String(), errb.String())
+		return testutil.Result{}
+	}
+}
+
+// TestHuntFiles: damaged, foreign, linked and special files in the root.
+// Every command that reads the root lists what it can and explains the
+// rest, in bounded time and memory; no command follows a link out of the
+// root or writes through one, and none signals a process that is not the
+// session's.
+func TestHuntFiles(t *testing.T) {
+	root := testutil.Root(t)
+	outside := t.TempDir()
+	testutil.MustRun(t, root, "run", "-d", "--id", "good", "--", "sleep", "300")
+	testutil.WaitFor(t, 10*time.Second, "good to answer", func() bool {
+		_, err := client.Status(root, "good", time.Second)
+		return err == nil
+	})
+	goodJSON, err := os.ReadFile(filepath.Join(root, "good.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(outside, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	link := func(target, name string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unchanged := func(p, want string) {
+		t.Helper()
+		b, err := os.ReadFile(p)
+		if err != nil || string(b) != want {
+			t.Fatalf("%s changed through a link: %q %v", p, b, err)
+		}
+	}
+	// A process that is no session's: nothing may signal it.
+	bystander := exec.Command("sleep", "300")
+	if err := bystander.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bystander.Process.Kill(); bystander.Wait() })
+	bpid := bystander.Process.Pid
+	withPid := func(pid int) []byte {
+		var m map[string]any
+		json.Unmarshal(goodJSON, &m)
+		m["daemonPid"] = pid
+		m["generation"] = "00000000000000000000000000000000"
+		b, _ := json.Marshal(m)
+		return b
+	}
+	cmds := func(id string) [][]string {
+		return [][]string{{"list"}, {"list", "--json"}, {"peek", id}, {"events", "--recent", id}, {"stats", id}, {"tag", id, "hunt=1"}, {"gc", "--dry-run"}}
+	}
+	scen := []struct {
+		name  string
+		id    string
+		setup func(id string)
+		check func(t *testing.T, id string)
+	}{
+		{"metadata linked to a file outside", "s1", func(id string) {
+			link(secret("s1.json", string(goodJSON)), id+".json")
+		}, func(t *testing.T, id string) { unchanged(filepath.Join(outside, "s1.json"), string(goodJSON)) }},
+		{"event log linked to a file outside", "s2", func(id string) {
+			write(id+".json", goodJSON)
+			link(secret("s2.log", "SECRET\n"), id+".events.jsonl")
+		}, func(t *testing.T, id string) {
+			unchanged(filepath.Join(outside, "s2.log"), "SECRET\n")
+			if r := testutil.Run(t, root, "events", "--recent", id); strings.Contains(r.Stdout, "SECRET") {
+				t.Fatal("events read through a link")
+			}
+		}},
+		{"pid file linked to a file outside", "s3", func(id string) {
+			write(id+".json", withPid(bpid))
+			link(secret("s3.pid", strconv.Itoa(bpid)), id+".pid")
+		}, nil},
+		{"lock linked to a file outside", "s4", func(id string) {
+			write(id+".json", goodJSON)
+			link(secret("s4.lock", "1"), id+".lock")
+		}, func(t *testing.T, id string) { unchanged(filepath.Join(outside, "s4.lock"), "1") }},
+		{"socket linked to another session's", "s5", func(id string) {
+			write(id+".json", withPid(bpid))
+			link(filepath.Join(root, "good.sock"), id+".sock")
+		}, func(t *testing.T, id string) {
+			if r := testutil.Run(t, root, "send", id, "x"); r.Code == 0 {
+				t.Fatal("send went through a linked socket")
+			}
+		}},
+		{"metadata cut in half", "s6", func(id string) { write(id+".json", goodJSON[:len(goodJSON)/2]) }, nil},
+		{"empty metadata", "s7", func(id string) { write(id+".json", nil) }, nil},
+		{"metadata of the wrong types", "s8", func(id string) {
+			write(id+".json", []byte(`{"command":7,"args":"x","tags":[1,2],"rows":-5,"cols":1e99,"daemonPid":"1","exitCode":"no"}`))
+		}, nil},
+		{"20 MB of metadata", "s9", func(id string) {
+			write(id+".json", append(append([]byte(`{"command":"sh","displayName":"`), bytes.Repeat([]byte("a"), 20<<20)...), `"}`...))
+		}, nil},
+		{"metadata nested a million deep", "s10", func(id string) {
+			write(id+".json", append(bytes.Repeat([]byte("["), 1000000), bytes.Repeat([]byte("]"), 1000000)...))
+		}, nil},
+		{"metadata that is a directory", "s11", func(id string) { os.Mkdir(filepath.Join(root, id+".json"), 0o700) }, nil},
+		{"metadata with control characters in its names", "s12", func(id string) {
+			write(id+".json", []byte(`{"command":"sh","displayCommand":"\u001b]0;pwned\u0007sh","displayName":"\u001b[2J\u202eevil","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","exitCode":0,"exitedAt":"2026-01-01T00:00:01.000Z","tags":{"k\u001b[31m":"v\u0007"}}`))
+		}, func(t *testing.T, id string) {
+			for _, args := range [][]string{{"list"}, {"events", "--recent", id}} {
+				if r := testutil.Run(t, root, args...); strings.ContainsAny(r.Stdout, "\x1b\x07") || strings.Contains(r.Stdout, "\u202e") {
+					t.Fatalf("pty %v printed a control character: %q", args, r.Stdout)
+				}
+			}
+		}},
+		{"100,000 tags", "s13", func(id string) {
+			var m map[string]any
+			json.Unmarshal(goodJSON, &m)
+			tags := map[string]string{}
+			for i := range 100000 {
+				tags["t"+strconv.Itoa(i)] = "v"
+			}
+			m["tags"] = tags
+			m["exitCode"] = 0
+			m["exitedAt"] = "2026-01-01T00:00:01.000Z"
+			b, _ := json.Marshal(m)
+			write(id+".json", b)
+		}, nil},
+		{"a regular file for a socket", "s14", func(id string) {
+			write(id+".json", withPid(bpid))
+			write(id+".sock", []byte("not a socket"))
+		}, nil},
+		{"a FIFO for a socket", "s15", func(id string) {
+			write(id+".json", withPid(bpid))
+			syscall.Mkfifo(filepath.Join(root, id+".sock"), 0o600)
+		}, nil},
+		{"a FIFO for an event log", "s16", func(id string) {
+			write(id+".json", goodJSON)
+			syscall.Mkfifo(filepath.Join(root, id+".events.jsonl"), 0o600)
+		}, nil},
+		{"a FIFO for metadata", "s17", func(id string) { syscall.Mkfifo(filepath.Join(root, id+".json"), 0o600) }, nil},
+		{"an event log of garbage lines", "s18", func(id string) {
+			write(id+".json", goodJSON)
+			write(id+".events.jsonl", []byte("garbage\n{\"type\":\n\x00\x00\n{\"session\":\"s18\",\"type\":\"tags_change\",\"ts\":\"2026-01-01T00:00:00.000Z\"}\n[1,2]\n"))
+		}, func(t *testing.T, id string) {
+			if r := testutil.Run(t, root, "events", "--recent", id); !strings.Contains(r.Stdout, "tags_change") {
+				t.Fatalf("the good line among garbage is not shown: %+v", r)
+			}
+		}},
+		{"an event log of one 20 MB line", "s19", func(id string) {
+			write(id+".json", goodJSON)
+			write(id+".events.jsonl", bytes.Repeat([]byte("z"), 20<<20))
+		}, nil},
+		{"an event log cut mid-line", "s20", func(id string) {
+			write(id+".json", goodJSON)
+			write(id+".events.jsonl", []byte("{\"session\":\"s20\",\"type\":\"session_start\",\"ts\":\"2026-01-01T00:00:00.000Z\"}\n{\"session\":\"s20\",\"ty"))
+		}, nil},
+		{"metadata naming a bystander as its daemon", "s21", func(id string) {
+			write(id+".json", withPid(bpid))
+			write(id+".pid", []byte(strconv.Itoa(bpid)))
+		}, func(t *testing.T, id string) {
+			sane(t, "kill", testutil.Run(t, root, "kill", id))
+			sane(t, "gc", testutil.Run(t, root, "gc"))
+		}},
+		{"a pid file of garbage", "s22", func(id string) {
+			write(id+".json", withPid(bpid))
+			write(id+".pid", []byte("-1\n99999999999999999999\x00"))
+		}, nil},
+		{"foreign files beside the sessions", "s23", func(id string) {
+			for _, n := range []string{"README", ".hidden", "x.json.bak", "a b.json", "-rf.json", "é.json", "s23.json~", "s23.JSON"} {
+				write(n, []byte("foreign"))
+			}
+			os.Mkdir(filepath.Join(root, "subdir"), 0o700)
+		}, func(t *testing.T, id string) {
+			testutil.Run(t, root, "gc")
+			for _, n := range []string{"README", ".hidden", "x.json.bak", "a b.json", "-rf.json", "é.json", "s23.json~", "s23.JSON", "subdir"} {
+				if _, err := os.Lstat(filepath.Join(root, n)); err != nil {
+					t.Fatalf("gc removed the foreign %s: %v", n, err)
+				}
+			}
+		}},
+		{"metadata whose id field names another session", "s24", func(id string) {
+			var m map[string]any
+			json.Unmarshal(goodJSON, &m)
+			m["id"] = "good"
+			m["name"] = "good"
+			m["exitCode"] = 1
+			m["exitedAt"] = "2026-01-01T00:00:01.000Z"
+			b, _ := json.Marshal(m)
+			write(id+".json", b)
+		}, func(t *testing.T, id string) {
+			sane(t, "rm", testutil.Run(t, root, "rm", id))
+			if st := settled(t, root, "good"); st != "running" {
+				t.Fatalf("rm of %s touched good: %s", id, st)
+			}
+		}},
+	}
+	cases := 0
+	for _, s := range scen {
+		t.Run(s.name, func(t *testing.T) {
+			s.setup(s.id)
+			for _, args := range cmds(s.id) {
+				sane(t, fmt.Sprint(args), within(t, 10*time.Second, root, args...))
+			}
+			if s.check != nil {
+				s.check(t, s.id)
+			}
+			if bystander.ProcessState != nil || syscall.Kill(bpid, 0) != nil {
+				t.Fatal("the bystander was signalled")
+			}
+			if st := settled(t, root, "good"); st != "running" {
+				t.Fatalf("good is %s", st)
+			}
+			// Clear the case away for the next, by hand: whether rm takes
+			// each kind of damage is not what this case checks.
+			ents, _ := os.ReadDir(root)
+			for _, e := range ents {
+				if strings.HasPrefix(e.Name(), s.id+".") {
+					os.RemoveAll(filepath.Join(root, e.Name()))
+				}
+			}
+		})
+		cases++
+	}
+	t.Logf("hunt: filesystem: %d cases", cases)
+}
