@@ -1,4 +1,4 @@
-package main
+package attach
 
 import (
 	"encoding/json"

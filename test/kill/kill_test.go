@@ -1,4 +1,4 @@
-package main
+package kill
 
 import (
 	"encoding/json"

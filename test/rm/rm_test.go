@@ -1,4 +1,4 @@
-package main
+package rm
 
 import (
 	"encoding/json"

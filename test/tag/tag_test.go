@@ -1,4 +1,4 @@
-package main
+package tag
 
 import (
 	"encoding/json"
