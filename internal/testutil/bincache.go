@@ -28,7 +28,7 @@ import (
 //
 // The cache directory holds:
 //
-//	lock       flock'ed while a process looks up, builds or reaps builds
+//	lock       flock'ed while a process builds or reaps builds
 //	<key>/     a finished build; every process using it holds a shared
 //	           flock on the directory until it exits
 //	tmp-*/     a build under way, renamed to <key> when finished, so a
@@ -57,6 +57,15 @@ func cachedBinDir(mod string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	key, err := sourceKey(mod)
+	if err != nil {
+		return "", err
+	}
+	// A finished build is used without the lock, which a build of
+	// another source (another checkout's, say) may hold for minutes.
+	if dir := filepath.Join(base, key); useBuild(dir) {
+		return dir, nil
+	}
 	unlock, err := lockPath(filepath.Join(base, "lock"))
 	if err != nil {
 		return "", err
@@ -69,8 +78,8 @@ func cachedBinDir(mod string) (string, error) {
 		}
 		dir := filepath.Join(base, key)
 		reapBinCacheLocked(base, key)
-		if _, err := os.Stat(dir); err == nil {
-			return dir, useBuildLocked(dir)
+		if useBuild(dir) {
+			return dir, nil
 		}
 		tmp, err := os.MkdirTemp(base, "tmp-")
 		if err != nil {
@@ -103,7 +112,10 @@ func cachedBinDir(mod string) (string, error) {
 			os.RemoveAll(tmp)
 			return "", err
 		}
-		return dir, useBuildLocked(dir)
+		if !useBuild(dir) {
+			return "", fmt.Errorf("cannot use the build just made in %s", dir)
+		}
+		return dir, nil
 	}
 }
 
@@ -147,26 +159,30 @@ func lockPath(path string) (unlock func(), err error) {
 	return func() { syscall.Close(fd) }, nil
 }
 
-// useBuildLocked marks build directory dir as used by this process until
-// it exits: a shared flock on it that the process never releases (the
-// descriptor is closed on exec, so daemons the tests start do not keep
-// it), and a fresh modification time for the reaper's age. It prints the
-// errors of commands the build left out.
-func useBuildLocked(dir string) error {
+// useBuild reports whether build directory dir exists, and marks it used
+// by this process until it exits: a shared flock on it that the process
+// never releases (the descriptor is closed on exec, so daemons the tests
+// start do not keep it), and a fresh modification time for the reaper's
+// age. A directory the reaper removed between the open and the flock is
+// no longer the one at dir, and is not used. It prints the errors of
+// commands the build left out.
+func useBuild(dir string) bool {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return &os.PathError{Op: "open", Path: dir, Err: err}
+		return false
 	}
-	if err := syscall.Flock(fd, syscall.LOCK_SH); err != nil {
+	var held, now syscall.Stat_t
+	if syscall.Flock(fd, syscall.LOCK_SH) != nil || syscall.Fstat(fd, &held) != nil ||
+		syscall.Stat(dir, &now) != nil || held.Dev != now.Dev || held.Ino != now.Ino {
 		syscall.Close(fd)
-		return &os.PathError{Op: "flock", Path: dir, Err: err}
+		return false
 	}
-	now := time.Now()
-	os.Chtimes(dir, now, now)
+	t := time.Now()
+	os.Chtimes(dir, t, t)
 	if msg, err := os.ReadFile(filepath.Join(dir, buildErrorsFile)); err == nil {
 		os.Stderr.WriteString("testutil: some commands do not build, continuing without them:\n" + string(msg))
 	}
-	return nil
+	return true
 }
 
 // reapBinCacheLocked removes the builds under way that a killed process

@@ -330,3 +330,32 @@ exec `+realGo+` "$@"
 		t.Errorf("the source before the edit got a build printing %q", got)
 	}
 }
+
+// TestBinCacheFinishedBuildNeedsNoLock: while another process holds the
+// lock (building another checkout's source, for minutes), a finished
+// build is still found at once.
+func TestBinCacheFinishedBuildNeedsNoLock(t *testing.T) {
+	mod := fakeModule(t)
+	dir := mustBinDir(t, mod)
+	unlock, err := lockPath(filepath.Join(filepath.Dir(dir), "lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	got := make(chan string, 1)
+	go func() {
+		d, err := cachedBinDir(mod)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- d
+	}()
+	select {
+	case d := <-got:
+		if d != dir {
+			t.Fatalf("found %s, want %s", d, dir)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("finding a finished build waited for the lock another process holds")
+	}
+}
