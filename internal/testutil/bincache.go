@@ -17,11 +17,11 @@ import (
 	"time"
 )
 
-// The commands are built once per source, not once per test process: a
-// "go test ./..." run starts some thirty test processes that use them, and
-// each building every command (about 100 MB) took much of the suite's
-// time. The build lives in a directory shared by every test process of
-// the user, named by a hash of everything that goes into the binaries
+// The commands are built once per source for all test processes: a
+// "go test ./..." run starts dozens of test processes that use them, and
+// building every command (about 100 MB) is a large part of what each of
+// them would cost alone. The build lives in a directory shared by every
+// test process of the user, named by a hash of everything that goes into the binaries
 // (sourceKey), so the processes of one run and later runs share it while
 // the source stays the same, and an edit made while tests run gives the
 // test processes started after it a build of their own.
