@@ -123,7 +123,9 @@ func (r *Registry) StateDelete(id, key string) (changed bool, m *Metadata, err e
 func (r *Registry) Events(id string) ([]Event, error) { return ReadEvents(r.root, id) }
 
 // AppendEvents appends events to session id's log under its lock.
-func (r *Registry) AppendEvents(id string, evs ...Event) error { return AppendEvents(r.root, id, evs...) }
+func (r *Registry) AppendEvents(id string, evs ...Event) error {
+	return AppendEvents(r.root, id, evs...)
+}
 
 // EmitUser appends a user.* event (a plugin's own event) to session id's
 // log.
