@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/ptyorg/pty/pkg/procs"
 )
 
 // Status is derived from the files and the processes, never stored, by
@@ -153,7 +155,30 @@ func DaemonAliveGen(root, id, gen string) (bool, int) {
 	if _, err := os.Lstat(p.Sock()); err != nil {
 		return false, 0
 	}
-	return socketAccepts(p.Sock()), 0
+	return socketDaemonAlive(root, id, gen, p.Sock()), 0
+}
+
+// socketDaemonAlive is the socket's word on whether session id's daemon
+// lives, for a session that left no pid file: something must accept a
+// connection there and, where the kernel names who listens (SO_PEERCRED),
+// that must be this session's daemon, since a socket's name may be bound
+// by any program once its daemon is gone. The original pty's daemon
+// carries its session in its environment only; as the socket's listener
+// now, its pid cannot be a reused one, so no start time is asked of it.
+func socketDaemonAlive(root, id, gen, path string) bool {
+	if !peerCredKnown {
+		return socketAccepts(path)
+	}
+	pid := socketPeerPid(path)
+	switch IdentifyDaemon(pid, root, id, gen) {
+	case IsDaemon, Unverifiable:
+		return true
+	}
+	if pid <= 0 {
+		return false
+	}
+	args, err := procs.Cmdline(pid)
+	return err == nil && isUpstreamDaemon(pid, args, root, id)
 }
 
 // socketAccepts reports whether something listens on the unix socket at

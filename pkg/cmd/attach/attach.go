@@ -72,6 +72,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return fmt.Errorf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID)
 		}
 	}
+	if err := s.DamagedErr(); err != nil {
+		return err // neither served nor restartable
+	}
 	if o.NoRestart {
 		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Shown())
 	}

@@ -252,6 +252,9 @@ func unserved(root string, s layout.Session, err error) (layout.Session, error) 
 
 // printDead prints what an ended session left behind.
 func printDead(io cli.IO, s layout.Session) error {
+	if err := s.DamagedErr(); err != nil {
+		return err // nothing it left can be read
+	}
 	if len(s.Meta.LastLines) == 0 {
 		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Shown())
 		return nil

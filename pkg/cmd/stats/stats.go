@@ -78,6 +78,9 @@ func Run(o Options, io cli.IO) error {
 	failed := false
 	for i, s := range ss {
 		if s.Shown() != layout.Running {
+			if err := s.DamagedErr(); err != nil && o.Ref != "" {
+				return err
+			}
 			d := dead(s)
 			if o.JSON {
 				out = append(out, d)
