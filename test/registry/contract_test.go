@@ -273,7 +273,7 @@ func statsStatus(t *testing.T, root string, st *state) string {
 // The cells of one row: what each command must say. An outcome is
 // "exit N" and, after a colon, a piece of its output.
 type want struct {
-	list, gc, stats                      string
+	list, gc, stats                       string
 	peek, send, attach, kill, rm, restart string
 }
 
