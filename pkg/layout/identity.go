@@ -34,11 +34,6 @@ import (
 // it. That covers daemons of earlier versions of this pty ("pty-daemon
 // <id>") and of the original TypeScript pty (see upstream.go).
 
-// DaemonArgs is the argv a session daemon runs with.
-func DaemonArgs(root, id, generation string) []string {
-	return []string{DaemonName, id, generation, root}
-}
-
 // Verdict is what a pid is to a session.
 type Verdict uint8
 

@@ -130,7 +130,7 @@ func daemonAliveIn(root, id, gen string, f dirFile) (bool, int) {
 	if err != nil || pid <= 0 {
 		return DaemonAliveGen(root, id, gen)
 	}
-	return DaemonPidAlive(pid, root, id, gen), pid
+	return daemonPidAlive(pid, root, id, gen), pid
 }
 
 // ListFast is List from a single read of the root directory, for callers

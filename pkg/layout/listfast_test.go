@@ -31,7 +31,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 		if exited {
 			m.ExitCode, m.ExitedAt = &code, Now()
 		}
-		if err := WriteMetadata(root, id, m); err != nil {
+		if err := writeRecord(root, id, m); err != nil {
 			t.Fatal(err)
 		}
 		if pid > 0 {
@@ -52,7 +52,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 	// counts only as this record's daemon, else the pid file decides.
 	writeRec := func(id, gen string, recPid, filePid int) {
 		m := &Metadata{Command: "/bin/sh", CreatedAt: Now(), Generation: gen, DaemonPid: recPid}
-		if err := WriteMetadata(root, id, m); err != nil {
+		if err := writeRecord(root, id, m); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(filePid)), 0o600)

@@ -14,7 +14,7 @@ func newSession(t *testing.T, m *Metadata) (root, id string) {
 	if m == nil {
 		m = &Metadata{Command: "/bin/sh", CreatedAt: Now()}
 	}
-	if err := WriteMetadata(root, id, m); err != nil {
+	if err := writeRecord(root, id, m); err != nil {
 		t.Fatal(err)
 	}
 	return root, id

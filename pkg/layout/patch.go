@@ -132,7 +132,7 @@ func PatchMetadata(root, id string, p MetadataPatch) (changed bool, m *Metadata,
 			}
 		}
 		if len(nt) > 0 {
-			if err := CheckTagTotals(id, tags); err != nil && growsTags(m.Tags, tags) {
+			if err := checkTagTotals(id, tags); err != nil && growsTags(m.Tags, tags) {
 				return nil, err
 			}
 			prev["tags"], next["tags"] = pt, nt

@@ -96,7 +96,7 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 			// listens first (spawn's claim), so a connection queued
 			// before the daemon listens again names the launcher, which
 			// may have exited and its pid gone to another process.
-			if p := socketPeerPid(PathsFor(root, id).Sock()); DaemonPidAlive(p, root, id, "") {
+			if p := socketPeerPid(PathsFor(root, id).Sock()); daemonPidAlive(p, root, id, "") {
 				s.Pid = p
 			}
 		}
@@ -121,15 +121,15 @@ func ReadPid(root, id string) int {
 }
 
 // DaemonName is a session daemon's process name (/proc/<pid>/comm) and
-// the first word of its arguments (see DaemonArgs).
+// the first word of its arguments (see identity.go).
 const DaemonName = "pty-daemon"
 
-// DaemonPidAlive reports whether pid is the live daemon of session id in
+// daemonPidAlive reports whether pid is the live daemon of session id in
 // root, of generation gen when gen is not "" (see identity.go): a pid file
 // outlives its daemon after a crash or a reboot, and its pid may since
 // belong to anything, another session's daemon included. Without /proc
 // the process cannot be identified and kill(pid, 0) decides.
-func DaemonPidAlive(pid int, root, id, gen string) bool {
+func daemonPidAlive(pid int, root, id, gen string) bool {
 	switch IdentifyDaemon(pid, root, id, gen) {
 	case IsDaemon, Unverifiable:
 		return true
@@ -150,7 +150,7 @@ func DaemonAlive(root, id string) (bool, int) {
 func DaemonAliveGen(root, id, gen string) (bool, int) {
 	p := PathsFor(root, id)
 	if pid := ReadPid(root, id); pid > 0 {
-		return DaemonPidAlive(pid, root, id, gen), pid
+		return daemonPidAlive(pid, root, id, gen), pid
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
 		return false, 0

@@ -141,9 +141,9 @@ func ValidateTagOps(set map[string]string, rm []string) error {
 	return nil
 }
 
-// CheckTagTotals refuses a session's complete tag map when it holds more
+// checkTagTotals refuses a session's complete tag map when it holds more
 // than MaxTags tags or MaxTagsBytes of keys and values.
-func CheckTagTotals(id string, tags map[string]string) error {
+func checkTagTotals(id string, tags map[string]string) error {
 	if len(tags) > MaxTags {
 		return fmt.Errorf("session %s would have %d tags: at most %d are allowed; remove some with --rm", id, len(tags), MaxTags)
 	}
@@ -163,7 +163,7 @@ func ValidateTags(id string, tags map[string]string) error {
 	if err := ValidateTagOps(tags, nil); err != nil {
 		return err
 	}
-	return CheckTagTotals(id, tags)
+	return checkTagTotals(id, tags)
 }
 
 // ApplyTags returns tags with set applied and then rm removed (so a key both
@@ -206,7 +206,7 @@ func SetTagsIf(root, id string, cond func(tags map[string]string) bool, set map[
 		if maps.Equal(next, m.Tags) {
 			return nil, ErrNoChange
 		}
-		if err := CheckTagTotals(id, next); err != nil && growsTags(m.Tags, next) {
+		if err := checkTagTotals(id, next); err != nil && growsTags(m.Tags, next) {
 			return nil, err
 		}
 		prev := m.Tags

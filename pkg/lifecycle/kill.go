@@ -188,7 +188,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 // it is.
 func recordStopped(root, id, gen string) {
 	code, sig := 128+int(syscall.SIGTERM), int(syscall.SIGTERM)
-	m, err := layout.UpdatePlain(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	m, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Exited() || m.Generation != gen {
 			return nil, layout.ErrNoChange
 		}
