@@ -135,11 +135,11 @@ func identify(pid int, args []string, root, id, gen string) Verdict {
 	return NotDaemon
 }
 
-// IsSessionDaemon reports whether pid is, provably, the daemon of session
+// isSessionDaemon reports whether pid is, provably, the daemon of session
 // id in root (of generation gen, when gen is not ""). Anything about to
 // signal a pid from a pid file or a record asks this first. Without /proc
 // it asks ps for the arguments.
-func IsSessionDaemon(pid int, root, id, gen string) bool {
+func isSessionDaemon(pid int, root, id, gen string) bool {
 	switch IdentifyDaemon(pid, root, id, gen) {
 	case IsDaemon:
 		return true

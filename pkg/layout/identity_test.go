@@ -69,13 +69,13 @@ func TestDaemonIdentity(t *testing.T) {
 		if s, err := Load(root, id); err != nil || s.Status != c.want {
 			t.Errorf("%s: Load status %v (%v), want %v", c.what, s.Status, err, c.want)
 		}
-		all, err := ListFast(root)
+		all, err := listFast(root)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range all {
 			if s.ID == id && s.Status != c.want {
-				t.Errorf("%s: ListFast status %v, want %v", c.what, s.Status, c.want)
+				t.Errorf("%s: listFast status %v, want %v", c.what, s.Status, c.want)
 			}
 		}
 		os.Remove(pidFile) // testutil's cleanup must not SIGKILL our stand-ins' groups

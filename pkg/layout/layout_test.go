@@ -137,17 +137,17 @@ func TestResolve(t *testing.T) {
 	for id, n := range map[string]*string{"aaa": name("web"), "bbb": name("db"), "ccc": name("db"), "web": nil} {
 		writeRecord(root, id, &Metadata{Command: "/bin/true", DisplayName: n, CreatedAt: Now()})
 	}
-	if s, err := Resolve(root, "web"); err != nil || s.ID != "web" {
+	if s, err := resolve(root, "web"); err != nil || s.ID != "web" {
 		t.Errorf("exact id must win over a display name: %v %v", s.ID, err)
 	}
-	if s, err := Resolve(root, "aaa"); err != nil || s.ID != "aaa" {
+	if s, err := resolve(root, "aaa"); err != nil || s.ID != "aaa" {
 		t.Errorf("id: %v %v", s.ID, err)
 	}
-	_, err := Resolve(root, "db")
+	_, err := resolve(root, "db")
 	if err == nil || !strings.Contains(err.Error(), "ambiguous") || !strings.Contains(err.Error(), "bbb, ccc") {
 		t.Errorf("ambiguous: %v", err)
 	}
-	_, err = Resolve(root, "nope")
+	_, err = resolve(root, "nope")
 	if err == nil || err.Error() != `Session "nope" not found.` || !errors.Is(err, ErrNotFound) {
 		t.Errorf("not found: %v", err)
 	}
@@ -167,7 +167,7 @@ func TestStatusDerived(t *testing.T) {
 	dead := deadPid(t)
 	os.WriteFile(PathsFor(root, "van").Pid(), []byte(itoa(dead)), 0o600)
 	before := snapshot(t, root)
-	ss, err := List(root)
+	ss, err := listSlow(root)
 	if err != nil {
 		t.Fatal(err)
 	}

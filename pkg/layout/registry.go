@@ -271,9 +271,9 @@ func IDs(root string) ([]string, error) {
 	return ids, nil
 }
 
-// List reads every session. A damaged record is listed with Damaged set;
+// listSlow reads every session. A damaged record is listed with Damaged set;
 // one removed while we read is skipped.
-func List(root string) ([]Session, error) {
+func listSlow(root string) ([]Session, error) {
 	ids, err := IDs(root)
 	if err != nil {
 		return nil, err
@@ -305,9 +305,9 @@ func (e *RefError) Error() string {
 // Is lets errors.Is(err, ErrNotFound) match a reference that found nothing.
 func (e *RefError) Is(target error) bool { return target == ErrNotFound && len(e.Candidates) == 0 }
 
-// Resolve finds the session a user means: an exact id wins; otherwise a
+// resolve finds the session a user means: an exact id wins; otherwise a
 // display name that exactly one session has.
-func Resolve(root, ref string) (Session, error) {
+func resolve(root, ref string) (Session, error) {
 	if ValidateID(ref) == nil {
 		if s, err := Load(root, ref); err == nil {
 			return s, nil
@@ -336,10 +336,10 @@ func Resolve(root, ref string) (Session, error) {
 	}
 }
 
-// RemoveFiles deletes a session's files (socket, pid, metadata, events,
+// removeFiles deletes a session's files (socket, pid, metadata, events,
 // launch claim).
 // Missing files are fine; lock files are left to their holders.
-func RemoveFiles(root, id string) error {
+func removeFiles(root, id string) error {
 	var errs []error
 	for _, f := range PathsFor(root, id).All() {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -179,19 +179,19 @@ func ApplyTags(tags, set map[string]string, rm []string) map[string]string {
 	return out
 }
 
-// SetTags sets and removes tags of one session in one locked change (sets
+// setTags sets and removes tags of one session in one locked change (sets
 // first, then removals) and appends one tags_change event with the full
 // previous and new maps. Nothing is written and no event appended when the
 // tags would not change. Input is validated before any lock is taken.
-func SetTags(root, id string, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
-	return SetTagsIf(root, id, nil, set, rm)
+func setTags(root, id string, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
+	return setTagsIf(root, id, nil, set, rm)
 }
 
-// SetTagsIf is SetTags that first checks cond against the session's tags as
+// setTagsIf is SetTags that first checks cond against the session's tags as
 // read under the lock, and returns ErrConditionFailed (writing nothing) when
 // it is false: a bulk change selected by tag must not hit a session whose
 // tags changed since it was selected.
-func SetTagsIf(root, id string, cond func(tags map[string]string) bool, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
+func setTagsIf(root, id string, cond func(tags map[string]string) bool, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
 	if err := ValidateID(id); err != nil {
 		return false, nil, err
 	}

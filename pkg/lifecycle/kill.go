@@ -253,9 +253,9 @@ func otherDaemon(p procs.Proc) bool {
 }
 
 // VerifyDaemon reports whether pid is, provably, the daemon of session id
-// in root (of generation gen, when not ""): layout.IsSessionDaemon.
+// in root (of generation gen, when not ""): layout.Registry.VerifyDaemon.
 func VerifyDaemon(pid int, root, id, gen string) bool {
-	return layout.IsSessionDaemon(pid, root, id, gen)
+	return layout.At(root).VerifyDaemon(pid, id, gen)
 }
 
 func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {

@@ -154,7 +154,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 			return replaced
 		default:
 			// A start that never finished: take it over.
-			if err := layout.RemoveFiles(root, id); err != nil {
+			if err := layout.At(root).Remove(id); err != nil {
 				return fmt.Errorf("session %s: remove a start that never finished: %w", id, err)
 			}
 			return nil
@@ -171,7 +171,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		if g := cfg.ReplaceGen; g != "" && m.Generation != g {
 			return replaced
 		}
-		if err := layout.RemoveFiles(root, id); err != nil {
+		if err := layout.At(root).Remove(id); err != nil {
 			return fmt.Errorf("replace %s: %w", id, err)
 		}
 	case errors.Is(err, layout.ErrNotFound):
@@ -188,7 +188,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		if !cfg.Replace {
 			return InUseError(id)
 		}
-		layout.RemoveFiles(root, id)
+		layout.At(root).Remove(id)
 	}
 	return nil
 }

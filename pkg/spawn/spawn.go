@@ -632,7 +632,7 @@ func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW,
 // ran, unless someone else's session has the id by now.
 func abandon(cfg launchconfig.Config, pid int) {
 	layout.Locked(cfg.Root, cfg.ID, 5*time.Second, func() error {
-		if layout.IsSessionDaemon(pid, cfg.Root, cfg.ID, cfg.Generation) {
+		if layout.At(cfg.Root).VerifyDaemon(pid, cfg.ID, cfg.Generation) {
 			return nil // alive after all: it serves the session
 		}
 		m, err := layout.ReadMetadata(cfg.Root, cfg.ID)

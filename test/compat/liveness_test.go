@@ -70,7 +70,7 @@ func TestUpstreamDaemonIdentity(t *testing.T) {
 			past := time.Now().Add(-time.Hour)
 			os.Chtimes(pidFile, past, past)
 		}
-		if got := layout.IsSessionDaemon(pid, root, id, ""); got != c.want {
+		if got := layout.At(root).VerifyDaemon(pid, id, ""); got != c.want {
 			t.Errorf("%s (pid %d): IsSessionDaemon = %v, want %v", c.what, pid, got, c.want)
 		}
 		// And through the registry: a record whose pid file names it.

@@ -47,7 +47,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
 		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, o.DetachKey.Key().With())
 	}
-	s, err := layout.Resolve(io.Root, o.Args[0])
+	s, err := layout.At(io.Root).Resolve(o.Args[0])
 	if err != nil {
 		return err
 	}

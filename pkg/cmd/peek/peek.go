@@ -114,7 +114,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	switch {
 	case len(o.Waits) > 0:
-		s, err := layout.Resolve(io.Root, o.Ref)
+		s, err := layout.At(io.Root).Resolve(o.Ref)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func screen(io cli.IO, o Options, flags byte) error {
 		}
 		tried, lastErr = o.Ref, err
 	}
-	s, err := layout.Resolve(io.Root, o.Ref)
+	s, err := layout.At(io.Root).Resolve(o.Ref)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func notAnswering(io cli.IO, id string, err error) error {
 }
 
 func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
-	s, err := layout.Resolve(io.Root, ref)
+	s, err := layout.At(io.Root).Resolve(ref)
 	if err != nil {
 		return err
 	}

@@ -56,13 +56,13 @@ func Run(o Options, io cli.IO) error {
 	root := io.Root
 	var ss []layout.Session
 	if o.Ref != "" {
-		s, err := layout.Resolve(root, o.Ref)
+		s, err := layout.At(root).Resolve(o.Ref)
 		if err != nil {
 			return err
 		}
 		ss = []layout.Session{s}
 	} else {
-		all, err := layout.ListFast(root)
+		all, err := layout.At(root).List()
 		if err != nil {
 			return err
 		}
