@@ -133,7 +133,7 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	if r.Stdout != "○ demo-db (stopped)\n○ demo-web (stopped)\nStopped 2 sessions.\n" && r.Stdout != "○ demo-web (stopped)\n○ demo-db (stopped)\nStopped 2 sessions.\n" {
 		t.Fatalf("down output:\n%s", r.Stdout)
 	}
-	if ids, _ := layout.IDs(root); len(ids) != 0 {
+	if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 		t.Fatalf("records left after down: %v", ids)
 	}
 	if layout.PidAlive(web.Pid) {
@@ -207,7 +207,7 @@ func TestUpRefusesBadFileLeavingNothing(t *testing.T) {
 				t.Errorf("down with\n%s\nexit %d stderr %q, want one line starting %q", c.body, r.Code, r.Stderr, c.want)
 			}
 		}
-		if ids, _ := layout.IDs(root); len(ids) != 0 {
+		if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 			t.Fatalf("bad pty.toml left sessions: %v", ids)
 		}
 	}
@@ -244,7 +244,7 @@ func TestDownDeadAndUnknown(t *testing.T) {
 	if !strings.Contains(r.Stdout, "(was not running; removed)") || !strings.HasSuffix(r.Stdout, "Stopped 0 sessions.\n") {
 		t.Fatalf("down of a dead session:\n%s", r.Stdout)
 	}
-	if ids, _ := layout.IDs(root); len(ids) != 0 {
+	if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 		t.Fatalf("left: %v", ids)
 	}
 }

@@ -303,7 +303,7 @@ func (System) Sessions(root string) []Candidate {
 	if root == "" {
 		return nil
 	}
-	ids, err := layout.IDs(root)
+	ids, err := layout.At(root).IDs()
 	if err != nil {
 		return nil
 	}

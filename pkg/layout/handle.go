@@ -58,7 +58,11 @@ func (r *Registry) Root() string { return r.root }
 func (r *Registry) Paths(id string) Paths { return PathsFor(r.root, id) }
 
 // IDs lists the ids that have a record, sorted.
-func (r *Registry) IDs() ([]string, error) { return IDs(r.root) }
+func (r *Registry) IDs() ([]string, error) { return idsWith(r.root, SuffixMeta) }
+
+// LogIDs lists the ids that have an event log, sorted: a session's log
+// may outlive its record for a moment (pty events --all follows them).
+func (r *Registry) LogIDs() ([]string, error) { return idsWith(r.root, SuffixEvents) }
 
 // List reads every session, sorted by id, each with its status. A damaged
 // record is listed (status Damaged); a session removed while the registry

@@ -251,9 +251,9 @@ func Load(root, id string) (Session, error) {
 	return Session{ID: id, Meta: m, Status: StatusOf(m, alive), Live: alive, Pid: pid}, nil
 }
 
-// IDs lists the ids that have a metadata file, sorted. A missing root is an
-// empty registry.
-func IDs(root string) ([]string, error) {
+// idsWith lists the ids that have a file of suffix (see IDFromName),
+// sorted. A missing root is an empty registry.
+func idsWith(root, suffix string) ([]string, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -263,7 +263,7 @@ func IDs(root string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if id := SessionIDFromMetaName(e.Name()); id != "" {
+		if id := IDFromName(e.Name(), suffix); id != "" {
 			ids = append(ids, id)
 		}
 	}
@@ -274,7 +274,7 @@ func IDs(root string) ([]string, error) {
 // listSlow reads every session. A damaged record is listed with Damaged set;
 // one removed while we read is skipped.
 func listSlow(root string) ([]Session, error) {
-	ids, err := IDs(root)
+	ids, err := idsWith(root, SuffixMeta)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +315,7 @@ func resolve(root, ref string) (Session, error) {
 			return Session{}, err
 		}
 	}
-	ids, err := IDs(root)
+	ids, err := idsWith(root, SuffixMeta)
 	if err != nil {
 		return Session{}, err
 	}

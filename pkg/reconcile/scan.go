@@ -82,7 +82,7 @@ func scan(root string) (*snapshot, error) {
 	s := &snapshot{sessions: map[string]*entry{}, invalid: map[string]bool{}, files: ents}
 	var ids []string
 	for _, de := range ents {
-		if id := layout.SessionIDFromMetaName(de.Name()); id != "" {
+		if id := layout.IDFromName(de.Name(), layout.SuffixMeta); id != "" {
 			ids = append(ids, id)
 		}
 	}
