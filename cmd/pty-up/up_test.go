@@ -124,7 +124,7 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	if r.Stdout != "● demo-db (started)\nStarted 1 session.\n" {
 		t.Fatalf("up db after its death:\n%s", r.Stdout)
 	}
-	if s, _ := layout.Load(root, "demo-db"); s.Status != layout.Running {
+	if s, _ := layout.At(root).Load("demo-db"); s.Status != layout.Running {
 		t.Fatalf("demo-db not running again: %v", s.Status)
 	}
 
@@ -143,13 +143,13 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 
 func killDaemon(t *testing.T, root, id string) {
 	t.Helper()
-	s, err := layout.Load(root, id)
+	s, err := layout.At(root).Load(id)
 	if err != nil || s.Pid == 0 {
 		t.Fatalf("load %s: %v (pid %d)", id, err, s.Pid)
 	}
 	syscall.Kill(s.Pid, syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, id+" to die", func() bool {
-		s, err := layout.Load(root, id)
+		s, err := layout.At(root).Load(id)
 		return err == nil && s.Status.Gone()
 	})
 }

@@ -115,7 +115,7 @@ func TestMetadataKeepsUnknownFields(t *testing.T) {
 	root := t.TempDir()
 	in := `{"command":"/bin/sh","args":["-c","x"],"displayCommand":"sh -c x","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","futureField":{"a":[1,2]},"zeta":"z"}`
 	os.WriteFile(PathsFor(root, "s").Meta(), []byte(in), 0o600)
-	if _, err := Update(root, "s", func(m *Metadata) ([]Event, error) {
+	if _, err := updateRecord(root, "s", func(m *Metadata) ([]Event, error) {
 		m.Tags = map[string]string{"k": "v"}
 		return nil, nil
 	}); err != nil {

@@ -119,7 +119,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	}
 	gen := "g-many"
 	pid := testutil.FakeDaemon(t, root, "s1", gen)
-	m, err := ReadMetadata(root, "s1")
+	m, err := readMetadata(root, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}

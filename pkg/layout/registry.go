@@ -107,8 +107,8 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 // Name is the display name, or the id.
 func (s Session) Name() string { return s.Meta.Name(s.ID) }
 
-// ReadPid returns the pid in <id>.pid, or 0.
-func ReadPid(root, id string) int {
+// readPid returns the pid in <id>.pid, or 0.
+func readPid(root, id string) int {
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
 		return 0
@@ -149,7 +149,7 @@ func DaemonAlive(root, id string) (bool, int) {
 // daemon of another generation (a replacement starting) is not its daemon.
 func DaemonAliveGen(root, id, gen string) (bool, int) {
 	p := PathsFor(root, id)
-	if pid := ReadPid(root, id); pid > 0 {
+	if pid := readPid(root, id); pid > 0 {
 		return daemonPidAlive(pid, root, id, gen), pid
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
@@ -229,10 +229,10 @@ func StatusOf(m *Metadata, daemonAlive bool) Status {
 	}
 }
 
-// Load reads one session. ErrNotFound when it has no metadata; a damaged
+// load reads one session. ErrNotFound when it has no metadata; a damaged
 // record gives a session with Damaged set (see Session).
-func Load(root, id string) (Session, error) {
-	m, err := ReadMetadata(root, id)
+func load(root, id string) (Session, error) {
+	m, err := readMetadata(root, id)
 	var de *DamagedError
 	if errors.As(err, &de) {
 		if de.denied {
@@ -280,7 +280,7 @@ func listSlow(root string) ([]Session, error) {
 	}
 	out := make([]Session, 0, len(ids))
 	for _, id := range ids {
-		s, err := Load(root, id)
+		s, err := load(root, id)
 		if err != nil {
 			continue
 		}
@@ -309,7 +309,7 @@ func (e *RefError) Is(target error) bool { return target == ErrNotFound && len(e
 // display name that exactly one session has.
 func resolve(root, ref string) (Session, error) {
 	if ValidateID(ref) == nil {
-		if s, err := Load(root, ref); err == nil {
+		if s, err := load(root, ref); err == nil {
 			return s, nil
 		} else if !errors.Is(err, ErrNotFound) {
 			return Session{}, err
@@ -321,7 +321,7 @@ func resolve(root, ref string) (Session, error) {
 	}
 	var match []string
 	for _, id := range ids {
-		m, err := ReadMetadata(root, id)
+		m, err := readMetadata(root, id)
 		if err == nil && m.DisplayName != nil && *m.DisplayName == ref {
 			match = append(match, id)
 		}
@@ -330,7 +330,7 @@ func resolve(root, ref string) (Session, error) {
 	case 0:
 		return Session{}, &RefError{Ref: ref}
 	case 1:
-		return Load(root, match[0])
+		return load(root, match[0])
 	default:
 		return Session{}, &RefError{Ref: ref, Candidates: match}
 	}

@@ -84,7 +84,7 @@ func (p *pass) debris() {
 			continue
 		}
 		var removed []string
-		err := layout.Locked(root, id, 0, func() error {
+		err := layout.At(root).Locked(id, 0, func() error {
 			// Re-check now that nobody can be creating the session.
 			if _, err := readMeta(root, id); err == nil || ownerAlive(root, id) {
 				return errStale

@@ -164,7 +164,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]stri
 	if err := p.stopLeftovers(e); err != nil {
 		return err
 	}
-	err = layout.Locked(p.o.Root, e.id, lockWait, func() error {
+	err = layout.At(p.o.Root).Locked(e.id, lockWait, func() error {
 		m, ok := unchanged(p.o.Root, e)
 		if !ok {
 			return errStale
@@ -197,7 +197,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]stri
 		return err
 	}
 	// The new daemon starts a fresh event log; the respawn goes in it.
-	if err := layout.AppendEvents(p.o.Root, e.id, layout.NewEvent(e.id, layout.EventSessionRespawn)); err != nil {
+	if err := layout.At(p.o.Root).AppendEvents(e.id, layout.NewEvent(e.id, layout.EventSessionRespawn)); err != nil {
 		return fmt.Errorf("respawned, but logging session_respawn failed: %w", err)
 	}
 	return nil
@@ -212,7 +212,7 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		p.emit(Action{Kind: KindFlapping, ID: id, Message: fmt.Sprintf("Would flag as flapping: %s (%s)", id, detail)})
 		return
 	}
-	_, err := layout.Update(p.o.Root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.At(p.o.Root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if !bytes.Equal(fingerprint(m), e.fingerprint()) {
 			return nil, errStale
 		}

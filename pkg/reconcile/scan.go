@@ -148,7 +148,7 @@ func scan(root string) (*snapshot, error) {
 // unknown fields are skipped rather than collected in a second pass.
 type plainMeta layout.Metadata
 
-// readMeta is layout.ReadMetadata keeping the two failure kinds apart:
+// readMeta is Registry.Metadata keeping the two failure kinds apart:
 // os.ErrNotExist (nothing there, perhaps removed meanwhile) versus a file
 // that does not parse (debris, or a hand edit gone wrong).
 func readMeta(root, id string) (*layout.Metadata, error) {

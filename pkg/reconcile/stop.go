@@ -41,7 +41,7 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 			return fmt.Errorf("the daemon (pid %d) of the exited session is still shutting down after %v", e.pid, p.o.StopTimeout)
 		}
 	}
-	return layout.Locked(p.o.Root, e.id, lockWait, func() error {
+	return layout.At(p.o.Root).Locked(e.id, lockWait, func() error {
 		if _, ok := unchanged(p.o.Root, e); !ok {
 			if e.lingering() {
 				if _, err := readMeta(p.o.Root, e.id); errors.Is(err, os.ErrNotExist) {
@@ -79,7 +79,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		}
 	}
 	var target layout.Session
-	err := layout.Locked(root, e.id, lockWait, func() error {
+	err := layout.At(root).Locked(e.id, lockWait, func() error {
 		cur, ok := unchanged(root, e)
 		if !ok {
 			return errStale
@@ -129,7 +129,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 	if !waitDead(root, e.id, target.Meta.Generation, target.Pid, p.o.StopTimeout) {
 		return "shutdown-timeout, after signalling", fmt.Errorf("daemon pid %d is still running after %v", target.Pid, p.o.StopTimeout)
 	}
-	err = layout.Locked(root, e.id, lockWait, func() error {
+	err = layout.At(root).Locked(e.id, lockWait, func() error {
 		m, err := readMeta(root, e.id)
 		if errors.Is(err, os.ErrNotExist) {
 			// It reaped itself (ephemeral). Anything left is debris's
