@@ -163,3 +163,11 @@ func (r *Registry) Remove(id string) error { return removeFiles(r.root, id) }
 // At binds a Registry to root without Open's check, for a root already
 // checked (ResolveRoot's, or one pty's commands were given).
 func At(root string) *Registry { return &Registry{root: root} }
+
+// DaemonAlive reports whether session id's daemon lives, and its pid (0
+// when it answers on its socket but left no pid file): the one liveness
+// check every status comes from. A daemon counts only once it proves to
+// be the session's (see VerifyDaemon) and, when gen is not "", of that
+// generation: a live daemon of another generation (a replacement
+// starting) is not that record's. gen "" asks whether the id is taken.
+func (r *Registry) DaemonAlive(id, gen string) (bool, int) { return daemonAliveGen(r.root, id, gen) }

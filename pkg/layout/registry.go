@@ -137,17 +137,17 @@ func daemonPidAlive(pid int, root, id, gen string) bool {
 	return false
 }
 
-// DaemonAlive reports whether a session's daemon is alive and its pid. The
+// daemonAlive reports whether a session's daemon is alive and its pid. The
 // pid file answers without a socket round trip; only when there is no pid
 // file do we try the socket, as the original pty did. Any generation
 // counts: callers asking whether the id is taken.
-func DaemonAlive(root, id string) (bool, int) {
-	return DaemonAliveGen(root, id, "")
+func daemonAlive(root, id string) (bool, int) {
+	return daemonAliveGen(root, id, "")
 }
 
-// DaemonAliveGen is DaemonAlive for the record of generation gen: a live
+// daemonAliveGen is DaemonAlive for the record of generation gen: a live
 // daemon of another generation (a replacement starting) is not its daemon.
-func DaemonAliveGen(root, id, gen string) (bool, int) {
+func daemonAliveGen(root, id, gen string) (bool, int) {
 	p := PathsFor(root, id)
 	if pid := readPid(root, id); pid > 0 {
 		return daemonPidAlive(pid, root, id, gen), pid
@@ -238,13 +238,13 @@ func load(root, id string) (Session, error) {
 		if de.denied {
 			return Session{}, permissionError(root, id)
 		}
-		alive, pid := DaemonAlive(root, id)
+		alive, pid := daemonAlive(root, id)
 		return damagedSession(root, id, de.Reason, alive, pid), nil
 	}
 	if err != nil {
 		return Session{}, err
 	}
-	alive, pid := DaemonAliveGen(root, id, m.Generation)
+	alive, pid := daemonAliveGen(root, id, m.Generation)
 	if !alive {
 		pid = 0
 	}

@@ -43,7 +43,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 			// Already removed (an ephemeral daemon's own cleanup, or a
 			// concurrent rm); sweep whatever is left unless a live
 			// daemon owns it.
-			if alive, _ := layout.DaemonAlive(root, s.ID); alive {
+			if alive, _ := layout.At(root).DaemonAlive(s.ID, ""); alive {
 				return replacedError(s.ID)
 			}
 		case err != nil:
@@ -52,7 +52,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 		case !sameRecord(s.Meta, m):
 			return replacedError(s.ID)
 		}
-		if alive, _ := layout.DaemonAlive(root, s.ID); err == nil && layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(root).DaemonAlive(s.ID, ""); err == nil && layout.StatusOf(m, alive) == layout.Running {
 			return replacedError(s.ID)
 		}
 		if err := layout.At(root).Remove(s.ID); err != nil {

@@ -169,7 +169,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 // ownerAlive reports a live daemon for id: its pid file names a live
 // process, or (with no pid file) its socket answers.
 func ownerAlive(root, id string) bool {
-	alive, _ := layout.DaemonAlive(root, id)
+	alive, _ := layout.At(root).DaemonAlive(id, "")
 	return alive
 }
 

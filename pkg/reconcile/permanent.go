@@ -171,7 +171,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]stri
 		}
 		// A daemon lingering after its recorded exit is no reason to
 		// wait for the next pass: Relaunch waits for it to finish.
-		if alive, _ := layout.DaemonAlive(p.o.Root, e.id); layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(p.o.Root).DaemonAlive(e.id, ""); layout.StatusOf(m, alive) == layout.Running {
 			return errStale
 		}
 		return nil
@@ -216,7 +216,7 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		if !bytes.Equal(fingerprint(m), e.fingerprint()) {
 			return nil, errStale
 		}
-		if alive, _ := layout.DaemonAlive(p.o.Root, id); layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(p.o.Root).DaemonAlive(id, ""); layout.StatusOf(m, alive) == layout.Running {
 			return nil, errStale
 		}
 		prev := maps.Clone(m.Tags)

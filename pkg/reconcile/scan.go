@@ -114,8 +114,8 @@ func scan(root string) (*snapshot, error) {
 					results[i].invalid = true
 					continue
 				}
-				alive, pid := layout.DaemonAliveGen(root, id, pm.Generation)
-				if other, _ := layout.DaemonAlive(root, id); !alive && other {
+				alive, pid := layout.At(root).DaemonAlive(id, pm.Generation)
+				if other, _ := layout.At(root).DaemonAlive(id, ""); !alive && other {
 					// Another generation's daemon holds the id (the
 					// record is being replaced): not this pass's to
 					// touch, as pty rm refuses it.

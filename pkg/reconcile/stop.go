@@ -50,7 +50,7 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 			}
 			return errStale
 		}
-		if alive, _ := layout.DaemonAlive(p.o.Root, e.id); alive {
+		if alive, _ := layout.At(p.o.Root).DaemonAlive(e.id, ""); alive {
 			return errStale
 		}
 		if len(evs) > 0 {
@@ -89,7 +89,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 				return err
 			}
 		}
-		alive, dpid := layout.DaemonAliveGen(root, e.id, cur.Generation)
+		alive, dpid := layout.At(root).DaemonAlive(e.id, cur.Generation)
 		if !alive {
 			if e.alive {
 				// It died since the scan: it may have left processes,
@@ -139,7 +139,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		if err == nil && !sameGeneration(m, e) {
 			return errStale
 		}
-		if alive, _ := layout.DaemonAlive(root, e.id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(e.id, ""); alive {
 			return errStale // a new daemon took the id meanwhile
 		}
 		return layout.At(root).Remove(e.id)

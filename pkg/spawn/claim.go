@@ -58,7 +58,7 @@ var errClaimPending = errors.New("session is being started")
 // or its daemon is, and reports whether that happened before deadline.
 func waitClaimResolved(root, id string, deadline time.Time) bool {
 	for {
-		if alive, _ := layout.DaemonAlive(root, id); !alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); !alive {
 			return true
 		}
 		if _, ok := registry.ReadLaunchClaim(root, id); !ok {
@@ -141,7 +141,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 	// The daemon first, then the claim: a daemon found dead with its
 	// claim still there died before it took the session, so it never
 	// started the command (it removes the claim before it does).
-	alive, _ := layout.DaemonAlive(root, id)
+	alive, _ := layout.At(root).DaemonAlive(id, "")
 	m, err := layout.At(root).Metadata(id)
 	if gen, ok := registry.ReadLaunchClaim(root, id); ok {
 		switch {

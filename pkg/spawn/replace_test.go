@@ -27,7 +27,7 @@ func TestReplaceGeneration(t *testing.T) {
 	testutil.WaitFor(t, 10*time.Second, "x to exit and its daemon to end", func() bool {
 		s, err := layout.At(root).Load("x")
 		old = s.Meta
-		alive, _ := layout.DaemonAlive(root, "x")
+		alive, _ := layout.At(root).DaemonAlive("x", "")
 		return err == nil && s.Status == layout.Exited && !alive
 	})
 	again := spawn.Options{ID: "x", Command: "sleep", Args: []string{"100"}, Replace: true}

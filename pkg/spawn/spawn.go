@@ -386,10 +386,10 @@ func Check(root, id string, replace bool) error {
 	}
 	m, err := layout.At(root).Metadata(id)
 	if err == nil {
-		if alive, _ := layout.DaemonAlive(root, id); layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); layout.StatusOf(m, alive) == layout.Running {
 			return RunningError(id)
 		}
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 			// An exited session whose daemon still answers for its grace
 			// period (docs/protocol.md, Session end): replacing it now
 			// would race its cleanup, so wait for that to end (within
@@ -409,7 +409,7 @@ func Check(root, id string, replace bool) error {
 	}
 	if !errors.Is(err, layout.ErrNotFound) {
 		// A damaged record: its daemon may still be running.
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 			return RunningError(id)
 		}
 		if !replace {
@@ -420,7 +420,7 @@ func Check(root, id string, replace bool) error {
 		}
 		return nil
 	}
-	if alive, _ := layout.DaemonAlive(root, id); alive {
+	if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 		return RunningError(id)
 	}
 	return nil
@@ -432,7 +432,7 @@ const lingerWait = 6 * time.Second
 func waitGone(root, id string, max time.Duration) bool {
 	deadline := time.Now().Add(max)
 	for {
-		if alive, _ := layout.DaemonAlive(root, id); !alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); !alive {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -477,7 +477,7 @@ func stopLeftovers(root, id, gen string) error {
 	if err != nil || m.Exited() || (gen != "" && m.Generation != gen) {
 		return nil
 	}
-	if alive, _ := layout.DaemonAliveGen(root, id, m.Generation); alive {
+	if alive, _ := layout.At(root).DaemonAlive(id, m.Generation); alive {
 		return nil
 	}
 	res, err := leftovers.Stop(root, id, m)

@@ -123,6 +123,6 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 }
 
 func daemonRunning(root, id string) bool {
-	alive, _ := layout.DaemonAlive(root, id)
+	alive, _ := layout.At(root).DaemonAlive(id, "")
 	return alive
 }
