@@ -161,3 +161,22 @@ func listFastAsList(t *testing.T, root string, n int) []Session {
 	}
 	return fast
 }
+
+// listSlow reads every session one load at a time, the reference the one
+// path (listFast) is compared with. A damaged record is listed with
+// Damaged set; one removed while we read is skipped.
+func listSlow(root string) ([]Session, error) {
+	ids, err := idsWith(root, SuffixMeta)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Session, 0, len(ids))
+	for _, id := range ids {
+		s, err := load(root, id)
+		if err != nil {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -271,24 +271,6 @@ func idsWith(root, suffix string) ([]string, error) {
 	return ids, nil
 }
 
-// listSlow reads every session. A damaged record is listed with Damaged set;
-// one removed while we read is skipped.
-func listSlow(root string) ([]Session, error) {
-	ids, err := idsWith(root, SuffixMeta)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Session, 0, len(ids))
-	for _, id := range ids {
-		s, err := load(root, id)
-		if err != nil {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
 // RefError is a reference that resolved to no session or to several.
 type RefError struct {
 	Ref        string
