@@ -145,6 +145,12 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 
 	// An id that is running, and one whose dead record is kept.
 	testutil.MustRun(t, root, "run", "-d", "--id", "busy", "--", "sleep", "30")
+	// run -d returns before the daemon takes over (and removes) its
+	// launch claim.
+	testutil.WaitFor(t, 10*time.Second, "busy's daemon to take over its launch claim", func() bool {
+		_, err := os.Lstat(layout.PathsFor(root, "busy").Launch())
+		return errors.Is(err, os.ErrNotExist)
+	})
 	before := testutil.DirNames(t, root)
 	r := testutil.Run(t, root, "run", "-d", "--id", "busy", "--", "true")
 	if r.Code != 1 || r.Stderr != "Session \"busy\" is already running. Use \"pty attach busy\" to connect.\n" {
