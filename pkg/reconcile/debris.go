@@ -184,7 +184,7 @@ func allOlder(files []os.DirEntry, cutoff time.Time) bool {
 }
 
 // tmpOwner returns the writer's pid from "<target>.tmp.<pid>.<rand>", the
-// name layout.TempName and the original pty both use.
+// name layout writes (tempName) and the original pty both use.
 func tmpOwner(name string) int {
 	i := strings.LastIndex(name, ".tmp.")
 	if i < 0 {
