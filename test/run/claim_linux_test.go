@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -87,7 +88,7 @@ watch:
 				if daemonToo {
 					// By its pid file: starved, it may not have
 					// become pty-daemon yet.
-					if pid := layout.ReadPid(root, id); pid > 0 {
+					if pid := layout.At(root).Pid(id); pid > 0 {
 						syscall.Kill(pid, syscall.SIGKILL)
 					}
 				}
@@ -153,7 +154,7 @@ func TestRunKilledWhileClaimingLeavesTheIDFree(t *testing.T) {
 				t.Fatalf("run --id %s after its launcher was killed as %s appeared (killed: %v): %+v", id, suffix, killed, r)
 			}
 			testutil.WaitFor(t, 20*time.Second, "one daemon to serve "+id, func() bool {
-				s, err := layout.Load(root, id)
+				s, err := layout.At(root).Load(id)
 				return err == nil && s.Status == layout.Running && len(sessionDaemons(t, root, id)) == 1
 			})
 			testutil.MustRun(t, root, "kill", id)
@@ -175,7 +176,7 @@ func TestStaleClaimTakenOverAndCleaned(t *testing.T) {
 		for try := 0; ; try++ {
 			killAtFileAnd(t, root, id, layout.SuffixMeta, true)
 			testutil.WaitFor(t, 10*time.Second, "the daemons of "+id+" to die", func() bool { return len(sessionDaemons(t, root, id)) == 0 })
-			if _, ok := layout.ReadLaunchClaim(root, id); ok {
+			if _, ok := registry.ReadLaunchClaim(root, id); ok {
 				break
 			}
 			if try == 5 {
@@ -185,18 +186,18 @@ func TestStaleClaimTakenOverAndCleaned(t *testing.T) {
 			testutil.Run(t, root, "kill", id)
 			testutil.Run(t, root, "rm", id)
 		}
-		if s, err := layout.Load(root, id); err != nil || s.Status != layout.Vanished {
+		if s, err := layout.At(root).Load(id); err != nil || s.Status != layout.Vanished {
 			t.Fatalf("%s: %+v %v, want a vanished record", id, s, err)
 		}
 	}
 	testutil.MustRun(t, root, "run", "-d", "--id", "run1", "--", "sleep", "300")
-	if s, err := layout.Load(root, "run1"); err != nil || s.Status != layout.Running {
+	if s, err := layout.At(root).Load("run1"); err != nil || s.Status != layout.Running {
 		t.Fatalf("run1 after taking over: %+v %v", s, err)
 	}
 	// run -d returns before the daemon has its config; it drops the
 	// claim once it has.
 	testutil.WaitFor(t, 10*time.Second, "run1's daemon to drop its launch claim", func() bool {
-		_, ok := layout.ReadLaunchClaim(root, "run1")
+		_, ok := registry.ReadLaunchClaim(root, "run1")
 		return !ok
 	})
 	r := testutil.MustRun(t, root, "gc")

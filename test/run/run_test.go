@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
@@ -50,7 +51,7 @@ func waitDaemonGone(t *testing.T, pid int) {
 
 func daemonPid(t *testing.T, root, id string) int {
 	t.Helper()
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatalf("metadata of %s: %v", id, err)
 	}
@@ -67,7 +68,7 @@ func TestRunDetachedThenPeek(t *testing.T) {
 		t.Fatalf("stdout = %q", r.Stdout)
 	}
 	waitScreen(t, root, "hello", "hello from pty")
-	m, err := layout.ReadMetadata(root, "hello")
+	m, err := layout.At(root).Metadata("hello")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +82,13 @@ func TestRunDetachedThenPeek(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode: %v %v", fi.Mode(), err)
 	}
-	evs, _ := layout.ReadEvents(root, "hello")
+	evs, _ := layout.At(root).Events("hello")
 	if len(evs) == 0 || evs[0].Type != layout.EventSessionStart {
 		t.Errorf("events = %+v, want session_start first", evs)
 	}
 	// Its arguments are its identity: session, generation and root.
 	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(m.DaemonPid) + "/cmdline")
-	if want := strings.Join(layout.DaemonArgs(root, "hello", m.Generation), "\x00") + "\x00"; string(comm) != want {
+	if want := strings.Join(registry.DaemonArgs(root, "hello", m.Generation), "\x00") + "\x00"; string(comm) != want {
 		t.Errorf("daemon cmdline = %q, want %q", comm, want)
 	}
 }
@@ -144,6 +145,12 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 
 	// An id that is running, and one whose dead record is kept.
 	testutil.MustRun(t, root, "run", "-d", "--id", "busy", "--", "sleep", "30")
+	// run -d returns before the daemon takes over (and removes) its
+	// launch claim.
+	testutil.WaitFor(t, 10*time.Second, "busy's daemon to take over its launch claim", func() bool {
+		_, err := os.Lstat(layout.PathsFor(root, "busy").Launch())
+		return errors.Is(err, os.ErrNotExist)
+	})
 	before := testutil.DirNames(t, root)
 	r := testutil.Run(t, root, "run", "-d", "--id", "busy", "--", "true")
 	if r.Code != 1 || r.Stderr != "Session \"busy\" is already running. Use \"pty attach busy\" to connect.\n" {
@@ -176,7 +183,7 @@ func TestEnvPolicy(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Fatalf("screen %q does not contain %q", out, want)
 	}
-	m, _ := layout.ReadMetadata(root, "envs")
+	m, _ := layout.At(root).Metadata("envs")
 	if m.ExtraEnv["FOO"] != "bar" || len(m.UnsetEnv) != 2 {
 		t.Errorf("env policy not persisted: %+v %+v", m.ExtraEnv, m.UnsetEnv)
 	}
@@ -190,18 +197,18 @@ func TestExitCodeLastLinesAndSignal(t *testing.T) {
 	for _, id := range []string{"seven", "killed"} {
 		waitDaemonGone(t, daemonPid(t, root, id))
 	}
-	m, _ := layout.ReadMetadata(root, "seven")
+	m, _ := layout.At(root).Metadata("seven")
 	if m.ExitCode == nil || *m.ExitCode != 7 || m.Signal != nil || m.ExitedAt == "" {
 		t.Errorf("seven: %+v", m)
 	}
 	if strings.Join(m.LastLines, "|") != "one|two" {
 		t.Errorf("lastLines = %q", m.LastLines)
 	}
-	m, _ = layout.ReadMetadata(root, "killed")
+	m, _ = layout.At(root).Metadata("killed")
 	if m.ExitCode == nil || *m.ExitCode != 137 || m.Signal == nil || *m.Signal != 9 {
 		t.Errorf("killed: exit %v signal %v", m.ExitCode, m.Signal)
 	}
-	evs, _ := layout.ReadEvents(root, "killed")
+	evs, _ := layout.At(root).Events("killed")
 	last := evs[len(evs)-1]
 	if last.Type != layout.EventSessionExit || last.Fields["exitCode"] != float64(137) || last.Fields["signal"] != float64(9) {
 		t.Errorf("last event = %+v", last)
@@ -260,7 +267,7 @@ func TestReapPolicy(t *testing.T) {
 	}
 	// keep set while running, the way pty tag does it.
 	runEnv(t, root, nil, "run", "-d", "--id", "latekeep", "--", "sh", "-c", "read x")
-	if _, err := layout.Update(root, "latekeep", func(m *layout.Metadata) ([]layout.Event, error) {
+	if _, err := layout.At(root).Update("latekeep", func(m *layout.Metadata) ([]layout.Event, error) {
 		m.Tags = map[string]string{"keep": "true"}
 		return nil, nil
 	}); err != nil {
@@ -283,7 +290,7 @@ func TestReapPolicy(t *testing.T) {
 		waitDaemonGone(t, p)
 	}
 	for _, c := range cases {
-		m, err := layout.ReadMetadata(root, c.id)
+		m, err := layout.At(root).Metadata(c.id)
 		if c.kept != (err == nil) {
 			t.Errorf("%s: kept = %v, want %v", c.id, err == nil, c.kept)
 			continue
@@ -323,7 +330,7 @@ func TestKillStopsTreeIncludingSetsidGrandchild(t *testing.T) {
 	if layout.PidAlive(gc) {
 		t.Errorf("setsid grandchild %d survived the daemon's SIGTERM", gc)
 	}
-	m, err := layout.ReadMetadata(root, "tree")
+	m, err := layout.At(root).Metadata("tree")
 	if err != nil {
 		t.Fatalf("a killed session keeps its record: %v", err)
 	}
@@ -422,7 +429,7 @@ func TestRunAReusesDeadRecord(t *testing.T) {
 		t.Fatalf("run -a: %+v", r)
 	}
 	waitScreen(t, root, "again", "cwd="+dir+" foo=1")
-	m, _ := layout.ReadMetadata(root, "again")
+	m, _ := layout.At(root).Metadata("again")
 	if m.Tags["team"] != "x" || m.DisplayName == nil || *m.DisplayName != "label" || m.Exited() {
 		t.Errorf("metadata after run -a: %+v", m)
 	}
@@ -487,7 +494,7 @@ func TestRunRejectsBadSizes(t *testing.T) {
 		}
 	}
 	testutil.MustRun(t, root, "run", "-d", "--id", "max", "--rows", "1000", "--cols", "1000", "--", "sleep", "30")
-	if m, err := layout.ReadMetadata(root, "max"); err != nil || m.Rows != 1000 || m.Cols != 1000 {
+	if m, err := layout.At(root).Metadata("max"); err != nil || m.Rows != 1000 || m.Cols != 1000 {
 		t.Errorf("1000x1000: %+v %v", m, err)
 	}
 }
@@ -549,7 +556,7 @@ func TestFailedCommandLeavesATrace(t *testing.T) {
 	testutil.MustRun(t, root, "kill", "stopped")
 	for _, id := range []string{id, "boom", "crash", "clean"} {
 		testutil.WaitFor(t, 10*time.Second, id+" to end and its daemon to exit", func() bool {
-			s, err := layout.Load(root, id)
+			s, err := layout.At(root).Load(id)
 			return errors.Is(err, layout.ErrNotFound) || err == nil && s.Status == layout.Exited && !layout.PidAlive(s.Meta.DaemonPid)
 		})
 	}
@@ -589,7 +596,7 @@ func TestFailedCommandLeavesATrace(t *testing.T) {
 		}
 	}
 	for sid, killed := range map[string]bool{"crash": false, "stopped": true, "boom": false} {
-		if m, err := layout.ReadMetadata(root, sid); err != nil || m.Killed != killed || m.Failed() == killed {
+		if m, err := layout.At(root).Metadata(sid); err != nil || m.Killed != killed || m.Failed() == killed {
 			t.Errorf("%s: killed %v failed %v (%v), want killed %v", sid, m.Killed, m.Failed(), err, killed)
 		}
 	}
