@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// recount brings c's share of the memory budget up to date after its
+// recountLocked brings c's share of the memory budget up to date after its
 // buffers changed, and sheds load once the daemon holds more than
-// MaxHeld. Called under d.mu.
-func (d *Daemon) recount(c *client) {
+// MaxHeld.
+func (d *Daemon) recountLocked(c *client) {
 	if c.closed {
 		return
 	}
@@ -16,17 +16,17 @@ func (d *Daemon) recount(c *client) {
 	d.held += n - c.held
 	c.held = n
 	if d.held > MaxHeld {
-		d.shed()
+		d.shedLocked()
 	}
 }
 
-// shed brings the output the daemon holds for its clients back under
+// shedLocked brings the output the daemon holds for its clients back under
 // the budget, worst holder first: a live client whose queue is most of
 // what it holds loses the queue and gets a fresh baseline when it next
 // can take one (as one over MaxQueue does); any other, whose memory is in
 // a write the peer does not take (or in replies it does not read), is
-// disconnected. Called under d.mu.
-func (d *Daemon) shed() {
+// disconnected.
+func (d *Daemon) shedLocked() {
 	if d.shedding {
 		return // dropping a writer renegotiates, which queues
 	}
@@ -48,11 +48,11 @@ func (d *Daemon) shed() {
 		if len(worst.pending) == 0 && queued > 0 {
 			// Only buffers kept for the next burst.
 			worst.pending, worst.spare = nil, nil
-			d.recount(worst)
+			d.recountLocked(worst)
 		} else if worst.live && queued >= worst.held/2 {
 			worst.pending, worst.spare = nil, nil
 			worst.overflow = true
-			d.recount(worst)
+			d.recountLocked(worst)
 			select {
 			case worst.wake <- struct{}{}:
 			default:
@@ -64,15 +64,14 @@ func (d *Daemon) shed() {
 	}
 	d.freed += freed
 	if d.freed >= releaseAfter {
-		d.release()
+		d.releaseLocked()
 	}
 }
 
-// release hands memory freed by shedding or by clients leaving (d.freed
+// releaseLocked hands memory freed by shedding or by clients leaving (d.freed
 // bytes of it so far) back to the system soon, at most once a second: the
 // runtime would keep it for a while otherwise, and a daemon lives long.
-// Called under d.mu.
-func (d *Daemon) release() {
+func (d *Daemon) releaseLocked() {
 	if d.releasing {
 		return
 	}

@@ -126,10 +126,10 @@ func (d *Daemon) pump() {
 	})
 }
 
-// onReply sends the emulator's answer to a terminal query to the child,
-// but only when no real terminal is attached to answer it itself. Called
-// under d.mu from the pump; it must not block.
-func (d *Daemon) onReply(b []byte) {
+// onReplyLocked sends the emulator's answer to a terminal query to the child,
+// but only when no real terminal is attached to answer it itself. The
+// emulator calls it from the pump; it must not block.
+func (d *Daemon) onReplyLocked(b []byte) {
 	if d.writers > 0 {
 		return
 	}

@@ -35,6 +35,9 @@ const (
 	refuseLinger = time.Second
 )
 
+// client is one connection. conn, raw, wake and drained are set by serve
+// and constant after (dropLocked closes the channels); every other field
+// is guarded by Daemon.mu.
 type client struct {
 	conn     *net.UnixConn
 	raw      syscall.RawConn
@@ -143,7 +146,7 @@ func (d *Daemon) serve(conn *net.UnixConn) {
 		return
 	}
 	// After the session's end, a new connection's EXIT follows its
-	// baseline (sync), as the original sends it: sent now, it would
+	// baseline (syncLocked), as the original sends it: sent now, it would
 	// reach a client before the screen it asks for.
 	d.clients[c] = struct{}{}
 	d.mu.Unlock()
@@ -182,21 +185,21 @@ func (d *Daemon) refuse(c *client, why string) {
 // directory's or the socket's mode is loosened by mistake.
 func PeerAllowed(peer, self int) bool { return peer == self }
 
-// enqueue queues a frame for c and sends what it can at once (see
-// flush). Called under d.mu; never blocks.
-func (d *Daemon) enqueue(c *client, t proto.Type, payload []byte) {
-	d.queue(c, t, payload)
-	d.flush(c)
+// enqueueLocked queues a frame for c and sends what it can at once (see
+// flushLocked). It never blocks.
+func (d *Daemon) enqueueLocked(c *client, t proto.Type, payload []byte) {
+	d.queueLocked(c, t, payload)
+	d.flushLocked(c)
 }
 
-// queue appends a frame to c's queue. Called under d.mu; never blocks.
+// queueLocked appends a frame to c's queue. It never blocks.
 // A queue that would pass MaxQueue is dropped and the client marked for a
 // fresh baseline, which its writer takes when it is ready for more.
-func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
+func (d *Daemon) queueLocked(c *client, t proto.Type, payload []byte) {
 	if c.closed {
 		return
 	}
-	defer d.recount(c)
+	defer d.recountLocked(c)
 	if c.tty != nil {
 		switch t {
 		case proto.Data:
@@ -229,7 +232,7 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 		if t == proto.Exit || t == proto.Status || !c.live {
 			// EXIT and replies are never dropped; they are tiny, and
 			// readLoop stops taking requests while replies wait.
-			c.pending = c.appendOut(c.pending, t, payload)
+			c.pending = c.appendOutLocked(c.pending, t, payload)
 		} else {
 			c.pending = nil
 			c.overflow = true
@@ -237,25 +240,25 @@ func (d *Daemon) queue(c *client, t proto.Type, payload []byte) {
 			c.mark = min(c.mark, c.pendStart)
 		}
 	} else {
-		c.pending = c.appendOut(c.pending, t, payload)
+		c.pending = c.appendOutLocked(c.pending, t, payload)
 	}
 }
 
-// appendOut appends output for c: a frame, or for a terminal the bytes.
-func (c *client) appendOut(b []byte, t proto.Type, payload []byte) []byte {
+// appendOutLocked appends output for c: a frame, or for a terminal the bytes.
+func (c *client) appendOutLocked(b []byte, t proto.Type, payload []byte) []byte {
 	if c.tty != nil {
 		return append(b, payload...)
 	}
 	return proto.AppendFrame(b, t, payload)
 }
 
-// flush hands c's queue to its writer goroutine, except that when the
+// flushLocked hands c's queue to its writer goroutine, except that when the
 // writer holds nothing and the queue is small, it first makes one
 // non-blocking attempt to write the queue itself: a keystroke's echo or a
 // peek's screen then skips the writer's wake-up. The frames queued since
 // the last flush go out in one write, so a client that reads a baseline
-// also has the EXIT queued with it. Called under d.mu.
-func (d *Daemon) flush(c *client) {
+// also has the EXIT queued with it.
+func (d *Daemon) flushLocked(c *client) {
 	if c.closed || (len(c.pending) == 0 && len(c.ctl) == 0 && !c.overflow && !c.due) {
 		return
 	}
@@ -280,7 +283,8 @@ func (d *Daemon) flush(c *client) {
 }
 
 // writeNow makes one non-blocking attempt to write b to out and returns
-// what is left of it, moved to the front. Called under d.mu.
+// what is left of it, moved to the front. It never waits, so a caller
+// may hold d.mu.
 func writeNow(out syscall.RawConn, b []byte) []byte {
 	if len(b) == 0 || out == nil {
 		return b
@@ -309,12 +313,12 @@ func (d *Daemon) writeLoop(c *client) {
 		if c.overflow {
 			c.overflow = false
 			c.pending = c.pending[:0]
-			if d.bigBaseline(c) {
-				d.deferBaseline(c)
+			if d.bigBaselineLocked(c) {
+				d.deferBaselineLocked(c)
 			} else {
 				// Kept whole, as a baseline after a request is.
 				c.live = false
-				d.baseline(c)
+				d.baselineLocked(c)
 				c.live = true
 			}
 		}
@@ -328,7 +332,7 @@ func (d *Daemon) writeLoop(c *client) {
 		c.busy = len(buf) > 0 || len(ctl) > 0 || len(big) > 0
 		c.inflight = cap(buf) + cap(ctl) + len(big) + cap(after)
 		c.inflightLen = len(buf) + len(ctl) + len(big) + len(after)
-		d.recount(c)
+		d.recountLocked(c)
 		var out io.Writer = c.conn
 		if c.tty != nil {
 			out = c.tty
@@ -361,7 +365,7 @@ func (d *Daemon) writeLoop(c *client) {
 		if len(c.pending) == 0 && cap(c.pending) > 256<<10 {
 			c.pending = nil
 		}
-		d.recount(c)
+		d.recountLocked(c)
 		if !c.closed {
 			select {
 			case c.drained <- struct{}{}:
@@ -383,7 +387,7 @@ func (d *Daemon) drop(c *client) {
 	d.mu.Unlock()
 }
 
-// dropLocked is drop, called under d.mu. What the client held no longer
+// dropLocked is drop with d.mu held. What the client held no longer
 // counts against the budget: closing the connection ends its writer's
 // and its reader's waits, and with them the last references.
 func (d *Daemon) dropLocked(c *client) {
@@ -391,14 +395,14 @@ func (d *Daemon) dropLocked(c *client) {
 		c.closed = true
 		// The terminal first: a client that sees the connection close
 		// may then write to it (client.waitHanded).
-		c.closeTTY()
+		c.closeTTYLocked()
 		c.conn.Close()
 	}
 	if _, ok := d.clients[c]; ok {
 		delete(d.clients, c)
 		if c.role == roleWritable {
 			d.writers--
-			d.renegotiate()
+			d.renegotiateLocked()
 		}
 		c.pending, c.spare, c.ctl, c.big, c.after = nil, nil, nil, nil, nil
 		close(c.wake)
@@ -408,15 +412,15 @@ func (d *Daemon) dropLocked(c *client) {
 	d.freed += c.held
 	c.held = 0
 	if d.freed >= releaseAfter {
-		d.release()
+		d.releaseLocked()
 	}
 }
 
-// awaitReplies holds back c's next request while the replies to earlier
+// awaitRepliesLocked holds back c's next request while the replies to earlier
 // ones wait to be read: a peer that asks without reading makes the daemon
 // stop reading it, and its requests wait in the socket, not in memory.
-// Called under d.mu; returns false once c is gone.
-func (d *Daemon) awaitReplies(c *client) bool {
+// It lets go of d.mu while it waits; it returns false once c is gone.
+func (d *Daemon) awaitRepliesLocked(c *client) bool {
 	for !c.closed {
 		backlog := len(c.ctl) + c.inflightLen
 		if !c.live {
@@ -491,7 +495,7 @@ func (d *Daemon) readLoop(c *client) {
 			}
 			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
 			c.history = c.histWant
-			d.sync(c)
+			d.syncLocked(c)
 			d.mu.Unlock()
 			select {
 			case d.attached <- struct{}{}:
@@ -506,7 +510,7 @@ func (d *Daemon) readLoop(c *client) {
 			}
 			d.mu.Lock()
 			c.spoke = true
-			if coalesced(c, flags) {
+			if coalescedLocked(c, flags) {
 				d.mu.Unlock()
 				continue
 			}
@@ -514,7 +518,7 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers--
 			}
 			c.role, c.flags = roleReadonly, flags
-			d.sync(c)
+			d.syncLocked(c)
 			d.mu.Unlock()
 		case proto.History:
 			if n, ok := proto.ParseHistory(f.Payload); ok {
@@ -530,7 +534,7 @@ func (d *Daemon) readLoop(c *client) {
 			d.mu.Lock()
 			if c.role == roleWritable {
 				c.rows, c.cols = rows, cols
-				d.renegotiate()
+				d.renegotiateLocked()
 			} else if c.role == roleReadonly {
 				// A follower's terminal, which its redraws fill; it
 				// constrains nothing.
@@ -542,14 +546,14 @@ func (d *Daemon) readLoop(c *client) {
 		case proto.Status:
 			d.mu.Lock()
 			c.spoke = true
-			ok := d.awaitReplies(c)
+			ok := d.awaitRepliesLocked(c)
 			d.mu.Unlock()
 			if !ok {
 				return
 			}
 			b := d.status()
 			d.mu.Lock()
-			d.enqueue(c, proto.Status, b)
+			d.enqueueLocked(c, proto.Status, b)
 			d.mu.Unlock()
 		default:
 			// Unknown types are ignored, for newer clients.
@@ -569,20 +573,20 @@ func parseSize(p []byte) (rows, cols int, ok bool) {
 	return rows, cols, true
 }
 
-// sync (re)starts c's stream after ATTACH or PEEK: renegotiate the size,
+// syncLocked (re)starts c's stream after ATTACH or PEEK: renegotiate the size,
 // drop whatever was queued for its previous role, then GEOMETRY and the
 // baseline, and from now on live output. All of it under d.mu, so no pump
 // chunk falls between the baseline and the live stream or lands in both.
-func (d *Daemon) sync(c *client) {
-	d.renegotiate()
+func (d *Daemon) syncLocked(c *client) {
+	d.renegotiateLocked()
 	c.pending = c.pending[:0]
 	c.overflow = false
 	c.drawn = false // a new request: its baseline is drawn afresh
-	if d.bigBaseline(c) {
+	if d.bigBaselineLocked(c) {
 		c.peekFlags = c.flags
-		d.deferBaseline(c)
+		d.deferBaselineLocked(c)
 		if d.exited {
-			d.queue(c, proto.Exit, proto.ExitCode(d.exitCode)) // behind the baseline
+			d.queueLocked(c, proto.Exit, proto.ExitCode(d.exitCode)) // behind the baseline
 		}
 		return
 	}
@@ -590,24 +594,23 @@ func (d *Daemon) sync(c *client) {
 	c.due = false
 	c.live = false // a baseline past MaxQueue is kept whole
 	c.drawn = false
-	d.baseline(c)
+	d.baselineLocked(c)
 	c.history = 0
 	c.live = true
 	c.stale, c.missed, c.owing = false, false, false
 	c.drawn = true
 	c.mark = d.screen.HistorySeq()
 	if d.exited {
-		d.queue(c, proto.Exit, proto.ExitCode(d.exitCode))
+		d.queueLocked(c, proto.Exit, proto.ExitCode(d.exitCode))
 	}
-	d.flush(c)
+	d.flushLocked(c)
 }
 
-// renegotiate applies the geometry rule: rows and cols are each the
-// minimum over writable clients; with none, the size stays. Called under
-// d.mu.
-func (d *Daemon) renegotiate() {
+// renegotiateLocked applies the geometry rule: rows and cols are each the
+// minimum over writable clients; with none, the size stays.
+func (d *Daemon) renegotiateLocked() {
 	if d.writers == 0 {
-		d.fitProcs(false)
+		d.fitProcsLocked(false)
 	}
 	rows, cols := 0, 0
 	for c := range d.clients {
@@ -633,7 +636,7 @@ func (d *Daemon) renegotiate() {
 	d.shared = nil
 	for o := range d.clients {
 		if o.live {
-			d.enqueue(o, proto.Geometry, proto.Size(rows, cols))
+			d.enqueueLocked(o, proto.Geometry, proto.Size(rows, cols))
 		}
 	}
 }
@@ -647,7 +650,7 @@ func (d *Daemon) trimClients() {
 	for c := range d.clients {
 		if !c.busy && len(c.pending) == 0 && len(c.ctl) == 0 {
 			c.pending, c.spare, c.ctl = nil, nil, nil
-			d.recount(c)
+			d.recountLocked(c)
 		}
 	}
 }

@@ -7,7 +7,14 @@
 // every client's output queue. The pty read loop takes it once per chunk to
 // feed the emulator and append the chunk to each queue; nothing under it
 // ever blocks on I/O, so a slow client, a child that does not read its
-// input, or a slow disk never stalls the output path.
+// input, or a slow disk never stalls the output path. Daemon's comment
+// has the lock order and what each lock guards.
+//
+// The files, by concern: daemon.go the process's life (start, serve,
+// end); child.go the pty and the child; screen.go and baseline.go the
+// emulated screen and what clients are sent of it; clients.go, tty.go,
+// budget.go and framereader.go the connections and what they may hold;
+// record.go the session's record and events; status.go STATUS.
 package daemon
 
 import (
@@ -39,11 +46,11 @@ import (
 const (
 	MaxQueue         = 4 << 20
 	readBuf          = 16 << 10              // a pty read rarely returns more than 4 KiB
-	floodWindow      = 50 * time.Millisecond // see flooding
+	floodWindow      = 50 * time.Millisecond // see floodingLocked
 	floodThreshold   = 256 << 10
 	floodKeep        = 64 << 10
 	floodRedraw      = 33 * time.Millisecond
-	catchUpMax       = time.Second // see redrawStale
+	catchUpMax       = time.Second // see redrawStaleLocked
 	exitLinger       = 500 * time.Millisecond
 	exitGrace        = 500 * time.Millisecond // see finish
 	exitRecordWait   = 10 * time.Minute       // see recordExit
@@ -68,7 +75,27 @@ const (
 )
 
 // Daemon is one running session.
+//
+// Locking. mu is the lock of the daemon's state: the fields after it and
+// every client's (see client). A method named ...Locked is called with mu
+// held and returns with it held (buildLocked and awaitRepliesLocked let
+// go of it while they wait). Under mu nothing waits: no I/O that can
+// block, no blocking channel operation, no file lock (see the package
+// comment). The other fields are set before Serve starts a goroutine and
+// constant after, atomic, channels, or owned by one goroutine, as noted.
+//
+// Lock order (a lock is only taken while holding those above it):
+//
+//	gate  one large baseline rendering at a time (buildLocked)
+//	mu    the screen and the clients
+//
+// inputMu serialises writes to the pty and is never held with mu (input
+// is taken from the socket and the keyboard with mu released). The
+// registry's file locks (layout.UpdatePlain, layout.Locked) are taken
+// without mu, by metaLoop, eventLoop and the shutdown; a session's two
+// are taken in layout's order (events, then metadata).
 type Daemon struct {
+	// The session, from its launch config.
 	cfg     launchconfig.Config
 	root    string
 	id      string
@@ -77,33 +104,59 @@ type Daemon struct {
 	started time.Time
 	reapEnv string
 
-	ln      *net.UnixListener
-	sockIno uint64
-	ptmx    *os.File
-	child   *os.Process
+	// The pty and the child (child.go). ptmx and child are set by
+	// startChild.
+	ptmx      *os.File
+	child     *os.Process
+	inputMu   sync.Mutex  // serialises writes to ptmx: see writeInput
+	replies   chan []byte // the emulator's answers for the child (onReplyLocked)
+	readBuf   []byte      // pump's
+	childExit chan unix.WaitStatus
+	childGone atomic.Bool
+	sigchld   chan os.Signal
+	pumpDone  chan struct{} // closed when pump returns
 
-	mu       sync.Mutex
-	screen   *term.Screen
-	clients  map[*client]struct{}
-	held     int // bytes held for clients: see recount
-	shedding bool
-	// Memory freed since it was last handed back to the system, and when
-	// that was: see release.
-	freed     int
-	releasing bool
-	released  time.Time
+	// The connections (clients.go).
+	ln        *net.UnixListener
+	sockIno   uint64
 	lingering atomic.Int32 // refused connections being let go of
-	// backstop ends the daemon if its shutdown stalls (see Serve);
-	// recordExit pushes it back while it waits for room to write the
-	// exit. Set before the shutdown starts, nil for a failed start.
-	backstop  *time.Timer
-	rows      int
-	cols      int
-	writers   int
-	manyProcs bool // see fitProcs
+	// acceptDone is closed when acceptLoop returns; closing stops it
+	// at its next timeout (see stopAccepting).
+	acceptDone chan struct{}
+	closing    atomic.Bool
 	// gate admits one rendering of a large baseline at a time (see
 	// buildLocked); taken without d.mu held, or with a non-blocking send.
 	gate chan struct{}
+
+	// The record and the events (record.go), written off the output path
+	// by eventLoop and metaLoop.
+	events     chan layout.Event
+	attached   chan struct{}
+	lastOutput atomic.Int64
+	// Output since the last trim, and whether metaLoop is already
+	// watching for the end of the output: see noteOutput.
+	outBytes atomic.Int64
+	watching atomic.Bool
+	kick     chan struct{}
+
+	// The session's end (Serve, finish). sigs receives the stops Serve
+	// handles; stop is closed to end the background loops, bgDone
+	// counts those finish waits for.
+	sigs   chan os.Signal
+	stop   chan struct{}
+	bgDone sync.WaitGroup
+	// backstop ends the daemon if its shutdown stalls (see Serve);
+	// recordExit pushes it back while it waits for room to write the
+	// exit. Set before the shutdown starts, nil for a failed start; used
+	// by Serve's goroutine only.
+	backstop *time.Timer
+
+	mu sync.Mutex
+
+	// The screen (screen.go, baseline.go), guarded by mu.
+	screen *term.Screen
+	rows   int
+	cols   int
 	// screenGen counts the screen's changes (output, resizes): a
 	// rendered large baseline (shared) serves every connection that asks
 	// for the same before the next one.
@@ -111,35 +164,24 @@ type Daemon struct {
 	shared    *sharedBaseline
 	exited    bool
 	exitCode  int
-	title     string
-	lastBell  time.Time
-	// The output of the current flood window (see flooding).
+	title     string    // the last title recorded (onEventLocked)
+	lastBell  time.Time // the last bell recorded
+	// The output of the current flood window (see floodingLocked).
 	floodStart time.Time
 	floodBytes int
 	flood      bool
 
-	inputMu    sync.Mutex
-	replies    chan []byte
-	events     chan layout.Event
-	attached   chan struct{}
-	lastOutput atomic.Int64
-	readBuf    []byte
-	// Output since the last trim, and whether metaLoop is already
-	// watching for the end of the output: see noteOutput.
-	outBytes  atomic.Int64
-	watching  atomic.Bool
-	kick      chan struct{}
-	childExit chan unix.WaitStatus
-	childGone atomic.Bool
-	sigchld   chan os.Signal
-	pumpDone  chan struct{}
-	sigs      chan os.Signal
-	stop      chan struct{}
-	bgDone    sync.WaitGroup
-	// acceptDone is closed when acceptLoop returns; closing stops it
-	// at its next timeout (see stopAccepting).
-	acceptDone chan struct{}
-	closing    atomic.Bool
+	// The clients and their budget (clients.go, budget.go), guarded by mu.
+	clients   map[*client]struct{}
+	writers   int  // clients with the writable role
+	manyProcs bool // see fitProcsLocked
+	held      int  // bytes held for clients: see recountLocked
+	shedding  bool
+	// Memory freed since it was last handed back to the system, and when
+	// that was: see releaseLocked.
+	freed     int
+	releasing bool
+	released  time.Time
 }
 
 // Main runs the daemon for pty-daemon: it reads the config from fd 3,
@@ -344,8 +386,8 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 	}
 	d.screen = term.New(d.rows, d.cols, term.Options{
 		Scrollback: lines,
-		Reply:      d.onReply,
-		OnEvent:    d.onEvent,
+		Reply:      d.onReplyLocked,
+		OnEvent:    d.onEventLocked,
 	})
 	err := launchconfig.CheckCwd(cfg.Cwd)
 	if err == nil {
@@ -366,7 +408,9 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 // and the session ends as a shell reports such a command, with exit status
 // 127 when it is missing and 126 otherwise.
 func (d *Daemon) startFailed(err error) int {
+	d.mu.Lock()
 	d.screen.Write([]byte("pty: " + err.Error() + "\r\n"))
+	d.mu.Unlock()
 	close(d.pumpDone)
 	go d.acceptLoop()
 	code := 126
@@ -439,11 +483,11 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	for c := range d.clients {
 		if c.role == roleCommand && !c.spoke {
 			// Its request (an ATTACH, say) is yet to be read: EXIT
-			// will follow the baseline it asks for (sync), not precede it.
+			// will follow the baseline it asks for (syncLocked), not precede it.
 			continue
 		}
-		d.redrawStale(c) // the final screen before the EXIT
-		d.enqueue(c, proto.Exit, proto.ExitCode(code))
+		d.redrawStaleLocked(c) // the final screen before the EXIT
+		d.enqueueLocked(c, proto.Exit, proto.ExitCode(code))
 	}
 	d.mu.Unlock()
 	graceEnd := time.Now().Add(exitGrace)

@@ -13,8 +13,8 @@ import (
 	"github.com/ptyorg/pty/pkg/term"
 )
 
-// onEvent turns emulator events into event-log entries. Called under d.mu.
-func (d *Daemon) onEvent(e term.Event) {
+// onEventLocked turns emulator events into event-log entries.
+func (d *Daemon) onEventLocked(e term.Event) {
 	var ev layout.Event
 	switch e.Type {
 	case layout.EventBell:
@@ -127,7 +127,7 @@ func (d *Daemon) metaLoop() {
 			// Back to one processor first, so that what the others'
 			// caches held is free by then.
 			d.mu.Lock()
-			d.fitProcs(false)
+			d.fitProcsLocked(false)
 			d.mu.Unlock()
 			if d.outBytes.Load() >= trimAfter {
 				d.outBytes.Store(0)

@@ -11,7 +11,7 @@ import (
 
 // emulate feeds one chunk of output to the screen and to every live
 // client, under d.mu so that no attach falls between the two. During a
-// flood (see flooding) clients get the screen redrawn every floodRedraw
+// flood (see floodingLocked) clients get the screen redrawn every floodRedraw
 // instead of the bytes.
 func (d *Daemon) emulate(b []byte) {
 	d.mu.Lock()
@@ -19,24 +19,24 @@ func (d *Daemon) emulate(b []byte) {
 	d.screen.Write(b)
 	d.screenGen++
 	d.shared = nil
-	flood := d.flooding(len(b))
+	flood := d.floodingLocked(len(b))
 	// A second processor from a quarter of the flood threshold on, so
 	// that telling a flood does not wait on one processor's pace.
 	if d.writers > 0 && (flood || d.floodBytes >= floodKeep) {
-		d.fitProcs(true)
+		d.fitProcsLocked(true)
 	}
 	for c := range d.clients {
 		if !c.live {
 			continue
 		}
 		if flood || c.stale {
-			d.markStale(c)
+			d.markStaleLocked(c)
 			continue
 		}
 		if len(c.pending) == 0 {
 			c.pendStart = before
 		}
-		d.enqueue(c, proto.Data, b)
+		d.enqueueLocked(c, proto.Data, b)
 		if !c.overflow {
 			// The terminal scrolls with the bytes as the session did.
 			c.mark = d.screen.HistorySeq()
@@ -45,15 +45,14 @@ func (d *Daemon) emulate(b []byte) {
 	d.mu.Unlock()
 }
 
-// flooding adds n bytes of output to the current floodWindow and reports
+// floodingLocked adds n bytes of output to the current floodWindow and reports
 // whether the output is a flood: more than floodThreshold in a window, far
 // more than anyone reads, until a window with less than floodKeep. Then, as tmux does, clients are sent the screen
 // as it is a few dozen times a second rather than every byte: a terminal
 // need not render 32 MiB of cat, and the session drains at the speed of
 // the emulator instead of at the speed of the slowest terminal. (What
-// scrolled by is in the session's scrollback: pty peek --full.) Called
-// under d.mu.
-func (d *Daemon) flooding(n int) bool {
+// scrolled by is in the session's scrollback: pty peek --full.)
+func (d *Daemon) floodingLocked(n int) bool {
 	now := time.Now()
 	if el := now.Sub(d.floodStart); el > floodWindow {
 		// A flood goes on while every window has at least floodKeep:
@@ -71,19 +70,18 @@ func (d *Daemon) flooding(n int) bool {
 	return d.flood
 }
 
-// markStale notes that c missed output and schedules its redraw. Called
-// under d.mu.
-func (d *Daemon) markStale(c *client) {
+// markStaleLocked notes that c missed output and schedules its redraw.
+func (d *Daemon) markStaleLocked(c *client) {
 	c.stale, c.missed = true, true
 	if !c.owing {
 		c.owing, c.owedSince = true, time.Now()
 	}
-	d.scheduleRedraw(c)
+	d.scheduleRedrawLocked(c)
 }
 
-// scheduleRedraw redraws c floodRedraw from now, unless that is already
-// due. Called under d.mu.
-func (d *Daemon) scheduleRedraw(c *client) {
+// scheduleRedrawLocked redraws c floodRedraw from now, unless that is already
+// due.
+func (d *Daemon) scheduleRedrawLocked(c *client) {
 	if c.redrawing {
 		return
 	}
@@ -91,13 +89,13 @@ func (d *Daemon) scheduleRedraw(c *client) {
 	time.AfterFunc(floodRedraw, func() {
 		d.mu.Lock()
 		c.redrawing = false
-		d.redrawStale(c)
+		d.redrawStaleLocked(c)
 		d.mu.Unlock()
 	})
 }
 
-// redrawStale sends a stale client a fresh baseline, from which the live
-// stream resumes. Called under d.mu.
+// redrawStaleLocked sends a stale client a fresh baseline, from which the live
+// stream resumes.
 //
 // The baseline first writes the scrollback lines the client's terminal
 // lacks, so that its scrollback holds every line the session kept, once
@@ -112,48 +110,48 @@ func (d *Daemon) scheduleRedraw(c *client) {
 //
 // A terminal that has not taken the previous redraw yet gets no other:
 // the redraws go at its pace, and the daemon holds one at most.
-func (d *Daemon) redrawStale(c *client) {
+func (d *Daemon) redrawStaleLocked(c *client) {
 	if !c.stale || c.closed || !c.live {
 		return
 	}
 	if c.build != nil {
 		// Its baseline is being rendered; the output it misses is
 		// redrawn after it.
-		d.markStale(c)
+		d.markStaleLocked(c)
 		return
 	}
 	if c.busy || len(c.pending) > 0 {
-		d.scheduleRedraw(c)
+		d.scheduleRedrawLocked(c)
 		return
 	}
 	catchUp := !c.missed || time.Since(c.owedSince) >= catchUpMax
 	c.missed = false
 	if !catchUp {
-		d.queue(c, proto.Screen, d.redrawFor(c, false))
-		d.flush(c)
-		d.scheduleRedraw(c)
+		d.queueLocked(c, proto.Screen, d.redrawForLocked(c, false))
+		d.flushLocked(c)
+		d.scheduleRedrawLocked(c)
 		return
 	}
 	c.stale, c.owing = false, false
-	if !c.drawn && d.bigBaseline(c) {
+	if !c.drawn && d.bigBaselineLocked(c) {
 		// A first baseline with a long scrollback; later ones are
-		// redraws with the lines since (redrawFor).
-		d.deferBaseline(c) // behind what is queued
+		// redraws with the lines since (redrawForLocked).
+		d.deferBaselineLocked(c) // behind what is queued
 		return
 	}
-	d.baseline(c)
-	d.flush(c)
+	d.baselineLocked(c)
+	d.flushLocked(c)
 }
 
-// baseline appends GEOMETRY and SCREEN for c's role. Called under d.mu.
-func (d *Daemon) baseline(c *client) {
-	d.queue(c, proto.Geometry, proto.Size(d.rows, d.cols))
-	d.queue(c, proto.Screen, d.screenFor(c))
+// baselineLocked appends GEOMETRY and SCREEN for c's role.
+func (d *Daemon) baselineLocked(c *client) {
+	d.queueLocked(c, proto.Geometry, proto.Size(d.rows, d.cols))
+	d.queueLocked(c, proto.Screen, d.screenForLocked(c))
 }
 
-func (d *Daemon) screenFor(c *client) []byte {
+func (d *Daemon) screenForLocked(c *client) []byte {
 	if c.drawn && (c.role == roleWritable || c.flags&proto.PeekFollow != 0) {
-		return d.redrawFor(c, true)
+		return d.redrawForLocked(c, true)
 	}
 	if c.role == roleWritable && c.history != 0 {
 		// The scrollback first, into the terminal's own scrollback (as
@@ -177,15 +175,15 @@ func (d *Daemon) screenFor(c *client) []byte {
 	if c.flags&proto.PeekFollow != 0 {
 		tail = d.screen.AppendStreamState(nil)
 	}
-	return append(d.peekANSI(full, len(tail)), tail...)
+	return append(d.peekANSILocked(full, len(tail)), tail...)
 }
 
-// redrawFor is the SCREEN of a client that already shows the session:
+// redrawForLocked is the SCREEN of a client that already shows the session:
 // with catchUp, first the scrollback lines its terminal lacks (or a
 // marker for those the session no longer keeps), from the top of the
 // screen its client has erased, scrolled off, then the screen as the
-// client's role draws it. Called under d.mu.
-func (d *Daemon) redrawFor(c *client, catchUp bool) []byte {
+// client's role draws it.
+func (d *Daemon) redrawForLocked(c *client, catchUp bool) []byte {
 	var screen []byte
 	if c.role == roleWritable {
 		screen = d.screen.Redraw()
@@ -193,7 +191,7 @@ func (d *Daemon) redrawFor(c *client, catchUp bool) []byte {
 		// The viewport alone: a follower's scrollback came with its
 		// first baseline, and the rest comes before this.
 		tail := d.screen.AppendStreamState(nil)
-		screen = append(d.peekANSI(false, len(tail)), tail...)
+		screen = append(d.peekANSILocked(false, len(tail)), tail...)
 	}
 	if !catchUp {
 		return screen
@@ -211,7 +209,7 @@ func (d *Daemon) redrawFor(c *client, catchUp bool) []byte {
 	return append(b, screen...)
 }
 
-// peekANSI is the text form of a read-only baseline as the original's
+// peekANSILocked is the text form of a read-only baseline as the original's
 // (xterm's serializer) is: lines separated by CR LF, so that it draws the
 // same on a terminal in raw mode (peek -f) as in a file, and ending with a
 // move to the program's cursor, so that the live output which follows
@@ -220,7 +218,7 @@ func (d *Daemon) redrawFor(c *client, catchUp bool) []byte {
 // cleared screen whose size may not be the session's. pty peek leaves the
 // move out when it prints (client.PeekText). reserve is room kept in the
 // frame for what a follower gets after the move (PeekFollow).
-func (d *Daemon) peekANSI(full bool, reserve int) []byte {
+func (d *Daemon) peekANSILocked(full bool, reserve int) []byte {
 	b, last := d.screen.PeekANSI(full, proto.MaxPayload-32-reserve)
 	y, x, _ := d.screen.Cursor()
 	if full {
