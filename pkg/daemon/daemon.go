@@ -33,6 +33,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/errlog"
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -89,7 +90,9 @@ const (
 //	gate  one large baseline rendering at a time (buildLocked)
 //	mu    the screen and the clients
 //
-// inputMu serialises writes to the pty and is never held with mu (input
+// The error log's lock (errlog.Log) is a leaf: it is taken without mu
+// and takes nothing. inputMu serialises writes to the pty and is never
+// held with mu (input
 // is taken from the socket and the keyboard with mu released). The
 // registry's file locks (layout.UpdatePlain, layout.Locked) are taken
 // without mu, by metaLoop, eventLoop and the shutdown; a session's two
@@ -138,6 +141,8 @@ type Daemon struct {
 	outBytes atomic.Int64
 	watching atomic.Bool
 	kick     chan struct{}
+	// log takes what failed to be written there (see recordErr).
+	log *errlog.Log
 
 	// The session's end (Serve, finish). sigs receives the stops Serve
 	// handles; stop is closed to end the background loops, bgDone
@@ -244,7 +249,7 @@ func Main(args []string) int {
 	}
 	// Durable now that the caller is not waiting: a permanent session's
 	// record must survive a power loss for gc to bring it back.
-	go layout.SyncFile(layout.PathsFor(d.root, d.id).Meta())
+	go func() { d.recordErr("sync the record", layout.SyncFile(layout.PathsFor(d.root, d.id).Meta())) }()
 	return d.Serve()
 }
 
@@ -270,8 +275,7 @@ func unclaimUnrun(args []string) {
 		}
 		p := layout.PathsFor(root, id)
 		if m, err := layout.ReadMetadata(root, id); err == nil && m.Generation == gen {
-			os.Remove(p.Meta())
-			os.Remove(p.Events())
+			removeRecord(p)
 		}
 		if layout.ReadPid(root, id) == os.Getpid() {
 			os.Remove(p.Pid())
@@ -358,6 +362,7 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 		gen:       cfg.Generation,
 		created:   cfg.CreatedAt,
 		started:   time.Now(),
+		log:       errlog.New(cfg.Root, cfg.ID),
 		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
 		ln:        ln,
 		sockIno:   cfg.SockIno,
@@ -545,19 +550,18 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.mu.Unlock()
 	d.ptmx.Close()
 
-	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+	err := layout.Locked(d.root, d.id, 5*time.Second, func() error {
 		d.removeOwned()
 		m, err := layout.ReadMetadata(d.root, d.id)
 		if err != nil || m.Generation != d.gen {
 			return nil // replaced: the record is someone else's now
 		}
 		if ShouldReap(m.Tags, m.Ephemeral, killed, d.reapEnv, code) {
-			p := layout.PathsFor(d.root, d.id)
-			os.Remove(p.Meta())
-			os.Remove(p.Events())
+			removeRecord(layout.PathsFor(d.root, d.id))
 		}
 		return nil
 	})
+	d.recordErr("lock the record to end the session", err)
 }
 
 // waitGrace waits until end, or until a stop (SIGTERM, SIGINT) comes,

@@ -66,12 +66,12 @@ func (d *Daemon) eventLoop() {
 				}
 				break
 			}
-			layout.AppendEventsPlain(d.root, d.id, batch...)
+			d.recordErr("append events", layout.AppendEventsPlain(d.root, d.id, batch...))
 		case <-d.stop:
 			for {
 				select {
 				case ev := <-d.events:
-					layout.AppendEventsPlain(d.root, d.id, ev)
+					d.recordErr("append events", layout.AppendEventsPlain(d.root, d.id, ev))
 				default:
 					return
 				}
@@ -111,10 +111,11 @@ func (d *Daemon) metaLoop() {
 			lo := d.lastOutput.Load()
 			if lo > saved && now-savedAt >= outputPersist.Milliseconds() {
 				saved, savedAt = lo, now
-				d.update(func(m *layout.Metadata) bool {
+				err := d.update(func(m *layout.Metadata) bool {
 					m.LastOutputAt = layout.FormatTime(time.UnixMilli(lo))
 					return true
 				})
+				d.recordErr("update lastOutputAt", err)
 			}
 			if quiet := time.Duration(now-lo) * time.Millisecond; quiet < quietAfter {
 				timer.Reset(quietAfter - quiet)
@@ -145,7 +146,8 @@ func (d *Daemon) metaLoop() {
 				timer.Reset(quietAfter)
 			}
 		case <-d.attached:
-			d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
+			err := d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
+			d.recordErr("update lastAttachAt", err)
 		case <-d.stop:
 			timer.Stop()
 			return
@@ -181,11 +183,13 @@ func (d *Daemon) recordExit(write func() error) {
 		if err == nil {
 			return
 		}
+		d.recordErr("record the exit", err)
 		if (errors.Is(err, layout.ErrNotFound) || errors.Is(err, layout.ErrDamaged)) && try >= 3 {
 			return // no record to write it into, after a few tries in case it is being replaced
 		}
 		if !time.Now().Add(wait).Before(deadline) {
 			os.Stderr.WriteString("pty-daemon " + d.id + ": the exit could not be recorded within " + exitRecordWait.String() + ", giving up: " + err.Error() + "\n")
+			d.recordErr("record the exit", errors.New("gave up after "+exitRecordWait.String()))
 			return
 		}
 		if d.backstop != nil {
@@ -199,15 +203,33 @@ func (d *Daemon) recordExit(write func() error) {
 // unclaim undoes claim after the child failed to start.
 func (d *Daemon) unclaim() {
 	d.ln.Close()
-	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+	err := layout.Locked(d.root, d.id, 5*time.Second, func() error {
 		d.removeOwned()
-		p := layout.PathsFor(d.root, d.id)
 		if m, err := layout.ReadMetadata(d.root, d.id); err == nil && m.Generation == d.gen {
-			os.Remove(p.Meta())
-			os.Remove(p.Events())
+			removeRecord(layout.PathsFor(d.root, d.id))
 		}
 		return nil
 	})
+	d.recordErr("lock the record to remove the session", err)
+}
+
+// removeRecord removes a session's record: its metadata, its events and
+// the daemon's error log about them.
+func removeRecord(p layout.Paths) {
+	os.Remove(p.Meta())
+	os.Remove(p.Events())
+	os.Remove(p.DaemonLog())
+	os.Remove(p.DaemonLogOld())
+}
+
+// recordErr records in the session's error log that what failed with err
+// (nothing for a nil err). A record that is gone takes no log: there is
+// no session to report it for, and the log would be left behind.
+func (d *Daemon) recordErr(what string, err error) {
+	if err == nil || errors.Is(err, layout.ErrNotFound) {
+		return
+	}
+	d.log.Record(what, err)
 }
 
 // removeSock removes the socket if it is still our inode.

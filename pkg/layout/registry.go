@@ -279,7 +279,7 @@ func Resolve(root, ref string) (Session, error) {
 }
 
 // RemoveFiles deletes a session's files (socket, pid, metadata, events,
-// launch claim).
+// launch claim, the daemon's error log).
 // Missing files are fine; lock files are left to their holders.
 func RemoveFiles(root, id string) error {
 	var errs []error
