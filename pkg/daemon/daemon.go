@@ -85,18 +85,19 @@ const (
 // comment). The other fields are set before Serve starts a goroutine and
 // constant after, atomic, channels, or owned by one goroutine, as noted.
 //
-// Lock order (a lock is only taken while holding those above it):
+// Lock order: whoever holds both took them in this order, and waits for
+// the first only without the second (buildLocked tries gate without
+// waiting while it holds mu, and lets go of mu to wait):
 //
 //	gate  one large baseline rendering at a time (buildLocked)
 //	mu    the screen and the clients
 //
-// The error log's lock (errlog.Log) is a leaf: it is taken without mu
-// and takes nothing. inputMu serialises writes to the pty and is never
-// held with mu (input
-// is taken from the socket and the keyboard with mu released). The
-// registry's file locks (layout.UpdatePlain, layout.Locked) are taken
-// without mu, by metaLoop, eventLoop and the shutdown; a session's two
-// are taken in layout's order (events, then metadata).
+// The other locks are never held with mu. inputMu serialises writes to
+// the pty (input comes from the socket and the keyboard with mu
+// released). The registry's file locks (layout.UpdatePlain,
+// layout.Locked) are taken by metaLoop, eventLoop and the shutdown; a
+// session's two in layout's order (events, then metadata). The error
+// log's lock (errlog.Log) is a leaf: it takes nothing.
 type Daemon struct {
 	// The session, from its launch config.
 	cfg     launchconfig.Config
