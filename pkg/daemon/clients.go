@@ -250,12 +250,12 @@ func (d *Daemon) screenFor(c *client) []byte {
 	if c.drawn && (c.role == roleWritable || c.flags&proto.PeekFollow != 0) {
 		return d.redrawFor(c, true)
 	}
-	if c.role == roleWritable && c.history != 0 {
+	if c.history != 0 && (c.role == roleWritable || c.flags&proto.PeekRedraw != 0) {
 		// The scrollback first, into the terminal's own scrollback (as
 		// the original's SCREEN carries it), within what a client of
 		// either kind reads in one frame.
 		redraw := d.screen.Redraw()
-		b := d.screen.AppendHistory(nil, c.history, c.rows, proto.MaxPayload-len(redraw))
+		b := d.screen.AppendHistory(nil, c.history, c.termRows(d), proto.MaxPayload-len(redraw))
 		return append(b, redraw...)
 	}
 	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
@@ -282,7 +282,7 @@ func (d *Daemon) screenFor(c *client) []byte {
 // client's role draws it. Called under d.mu.
 func (d *Daemon) redrawFor(c *client, catchUp bool) []byte {
 	var screen []byte
-	if c.role == roleWritable {
+	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
 		screen = d.screen.Redraw()
 	} else {
 		// The viewport alone: a follower's scrollback came with its
@@ -293,17 +293,23 @@ func (d *Daemon) redrawFor(c *client, catchUp bool) []byte {
 	if !catchUp {
 		return screen
 	}
-	rows := c.rows
-	if rows <= 0 {
-		rows = d.rows // a reader that never said its size
-	}
 	c.mark = min(c.mark, d.screen.HistorySeq())
-	b := d.screen.AppendHistorySince(nil, c.mark, rows, proto.MaxPayload-len(screen)-8)
+	b := d.screen.AppendHistorySince(nil, c.mark, c.termRows(d), proto.MaxPayload-len(screen)-8)
 	c.mark = d.screen.HistorySeq()
 	if len(b) > 0 {
 		b = append(b, "\x1b[H"...) // where the screen is drawn from
 	}
 	return append(b, screen...)
+}
+
+// termRows is the height of c's terminal, which history lines are
+// scrolled off: the session's for a reader that never said its size.
+// Called under d.mu.
+func (c *client) termRows(d *Daemon) int {
+	if c.rows <= 0 {
+		return d.rows
+	}
+	return c.rows
 }
 
 // peekANSI is the text form of a read-only baseline as the original's
@@ -657,6 +663,12 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers--
 			}
 			c.role, c.flags = roleReadonly, flags
+			c.history = 0
+			if flags&proto.PeekRedraw != 0 && flags&proto.PeekFull != 0 {
+				// A reader that keeps its own emulator (pty web) takes
+				// the scrollback first, as ATTACH does.
+				c.history = c.histWant
+			}
 			d.sync(c)
 			d.mu.Unlock()
 		case proto.History:
