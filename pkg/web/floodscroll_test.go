@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/ptyorg/pty/internal/testutil"
@@ -28,10 +30,11 @@ func TestBrowserFloodKeepsScrollback(t *testing.T) {
 		n, keep    int
 		cmd        string
 		colourSeen bool
-		pre        int // lines printed before the page opens
+		pre        int  // lines printed before the page opens
+		frozen     bool // a second page of the session is frozen through the flood
 	}{
 		// More than the session keeps: a marker, then its lines.
-		{name: "marker", n: 100000, keep: 2000, cmd: testutil.FloodColour, colourSeen: true},
+		{name: "marker", n: 100000, keep: 2000, cmd: testutil.FloodColour, colourSeen: true, frozen: true},
 		// All of it kept: every number, after the scrollback the session
 		// had when the page opened (long enough to be rendered in slices).
 		{name: "all", n: 30000, keep: 50000, cmd: fmt.Sprintf("seq 1 30000 | sed 's/$/ %s/'", testutil.FloodPad), pre: 1000},
@@ -44,32 +47,40 @@ func TestBrowserFloodKeepsScrollback(t *testing.T) {
 				"--scrollback", strconv.Itoa(tc.keep), "--",
 				"sh", "-c", fmt.Sprintf("seq 1 %d | sed 's/^/pre /'; ", tc.pre)+"echo READY; while [ ! -e "+gate+" ]; do sleep 0.05; done; "+tc.cmd+"; echo DONE; exec cat")
 			w := startWeb(t, root)
-			for _, u := range []string{w.url, w.base + "/s/f"} {
-				if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
-					t.Fatal(err)
+			open := func(ctx context.Context) {
+				for _, u := range []string{w.url, w.base + "/s/f"} {
+					if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+						t.Fatal(err)
+					}
 				}
+				waitJS(t, ctx, "the session's screen", `document.querySelector('#screen').textContent.includes('READY')`)
 			}
-			waitJS(t, ctx, "the session's screen", `document.querySelector('#screen').textContent.includes('READY')`)
+			open(ctx)
+			var frozen context.Context
+			if tc.frozen {
+				// A page that reads nothing while the session floods
+				// (a phone's tab in the background) neither holds the
+				// others up nor is queued for: it gets one update at
+				// a time, or is dropped and reconnects.
+				frozen = tab(t)
+				open(frozen)
+				lifecycle(t, frozen, page.SetWebLifecycleStateStateFrozen)
+			}
 			if err := os.WriteFile(gate, nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			// The page keeps a line more than the session: its oldest
 			// rows go when more floods by than that.
 			topDropped := tc.keep < tc.n
-			var lines []string
-			testutil.WaitForState(t, 60*time.Second, "the whole flood in the page's scrollback", func() (bool, string) {
-				lines = eval[[]string](t, ctx, bufferText)
-				p := testutil.FloodProblem(lines, tc.n, tc.keep, topDropped)
-				if p == "" {
-					// It ends with the session's last line.
-					for i := len(lines) - 1; i >= 0; i-- {
-						if strings.TrimSpace(lines[i]) != "" {
-							return lines[i] == "DONE", "the last line is " + lines[i]
-						}
-					}
+			lines := waitFlood(t, ctx, tc.n, tc.keep, topDropped)
+			if frozen != nil {
+				// Its script took nothing in meanwhile.
+				if n := eval[float64](t, frozen, `document.querySelectorAll('#hist .row').length`); n != 0 {
+					t.Fatalf("the frozen page drew %v scrollback rows", n)
 				}
-				return false, p
-			})
+				lifecycle(t, frozen, page.SetWebLifecycleStateStateActive)
+				waitFlood(t, frozen, tc.n, tc.keep, topDropped)
+			}
 			var pre []string
 			for _, l := range lines {
 				if strings.HasPrefix(l, "pre ") {
@@ -90,5 +101,32 @@ func TestBrowserFloodKeepsScrollback(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// waitFlood waits until the page's buffer holds the flood of 1..n, as
+// testutil.FloodProblem checks it, and ends with the session's DONE.
+func waitFlood(t *testing.T, ctx context.Context, n, keep int, topDropped bool) []string {
+	t.Helper()
+	var lines []string
+	testutil.WaitForState(t, 60*time.Second, "the whole flood in the page's scrollback", func() (bool, string) {
+		lines = eval[[]string](t, ctx, bufferText)
+		if p := testutil.FloodProblem(lines, n, keep, topDropped); p != "" {
+			return false, p
+		}
+		for i := len(lines) - 1; i >= 0; i-- {
+			if strings.TrimSpace(lines[i]) != "" {
+				return lines[i] == "DONE", "the last line is " + lines[i]
+			}
+		}
+		return false, "no line"
+	})
+	return lines
+}
+
+func lifecycle(t *testing.T, ctx context.Context, state page.SetWebLifecycleStateState) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: state}); err != nil {
+		t.Fatalf("set the page %s: %v", state, err)
 	}
 }
