@@ -39,23 +39,23 @@ func TestHistRows(t *testing.T) {
 	var enc rowEncoder
 	upTo := f.scr.HistorySeq()
 
-	b, mark := f.histRows(nil, &enc, 1, -1, upTo)
+	b, mark := f.histRows(&enc, 1, -1, upTo)
 	if got := strings.Join(histTexts(t, b), "|"); got != "line 14|line 15|line 16|line 17|line 18" || mark != upTo {
 		t.Errorf("a new page gets %q up to %d, want the kept lines up to %d", got, mark, upTo)
 	}
-	b, mark = f.histRows(nil, &enc, 1, upTo-5, upTo)
+	b, mark = f.histRows(&enc, 1, upTo-5, upTo)
 	if got := strings.Join(histTexts(t, b), "|"); got != "line 14|line 15|line 16|line 17|line 18" || mark != upTo {
 		t.Errorf("a page that has line 13 gets %q", got)
 	}
-	b, _ = f.histRows(nil, &enc, 1, upTo-8, upTo)
+	b, _ = f.histRows(&enc, 1, upTo-8, upTo)
 	if got := strings.Join(histTexts(t, b), "|"); got != "[pty: 3 lines not kept; the page keeps 5]|line 14|line 15|line 16|line 17|line 18" {
 		t.Errorf("a page that has line 10 gets %q", got)
 	}
-	b, mark = f.histRows(nil, &enc, 1, upTo-1, upTo-1)
+	b, mark = f.histRows(&enc, 1, upTo-1, upTo-1)
 	if len(b) != 0 || mark != upTo-1 {
 		t.Errorf("a page that has every line up to the snapshot's gets %q", b)
 	}
-	if b, _ := f.histRows(nil, &enc, 2, 0, upTo); len(b) != 0 {
+	if b, _ := f.histRows(&enc, 2, 0, upTo); len(b) != 0 {
 		t.Errorf("a snapshot of another emulator got %q", b)
 	}
 }
@@ -75,7 +75,7 @@ func TestHistRowsBatch(t *testing.T) {
 	mark, batches := int64(-1), 0
 	for mark < upTo && batches < 10 {
 		var b []byte
-		b, mark = f.histRows(nil, &enc, 1, mark, upTo)
+		b, mark = f.histRows(&enc, 1, mark, upTo)
 		if len(b) > MaxHistoryBatch+1024 {
 			t.Fatalf("a batch of %d bytes", len(b))
 		}

@@ -58,18 +58,20 @@ type follower struct {
 	// keep: the session's, and a line for a marker.
 	keep int
 
-	mu      sync.Mutex
-	scr     *term.Screen // nil until the first baseline
-	scrGen  int          // counts emulators: a new one numbers its lines afresh
-	rows    int
-	cols    int
-	viewers int
-	snap    *snapshot
-	changed chan struct{} // closed when snap or events change
-	ended   bool
-	code    int
-	events  []string
-	evSeq   int
+	mu     sync.Mutex
+	scr    *term.Screen // nil until the first baseline
+	scrGen int          // counts emulators: a new one numbers its lines afresh
+	// histCache is the last batch of scrollback rows sent to a page.
+	histCache histBatch
+	rows      int
+	cols      int
+	viewers   int
+	snap      *snapshot
+	changed   chan struct{} // closed when snap or events change
+	ended     bool
+	code      int
+	events    []string
+	evSeq     int
 	// inMu guards input, so typing never holds up the stream (mu).
 	inMu  sync.Mutex
 	input *client.Conn // a command connection, for typing
@@ -404,19 +406,19 @@ func (f *follower) modes() term.Modes {
 	return f.scr.Modes()
 }
 
-// histRows appends to b, for a page that has the scrollback lines of
-// emulator gen up to mark, the rows of the lines after it up to upTo, as
-// a JSON array's elements, within MaxHistoryBatch bytes. Lines the
-// emulator no longer keeps (the page fell behind by more than keep
-// lines) are one dim marker row. A mark below zero stands for a page
-// that has none yet, which gets the lines the emulator keeps. It returns
-// the new mark.
-func (f *follower) histRows(b []byte, enc *rowEncoder, gen int, mark, upTo int64) ([]byte, int64) {
+// histRows returns, for a page that has the scrollback lines of emulator
+// gen up to mark, the rows of the lines after it up to upTo, as a JSON
+// array's elements, within MaxHistoryBatch bytes. Lines the emulator no
+// longer keeps (the page fell behind by more than keep lines) are one dim
+// marker row. A mark below zero stands for a page that has none yet,
+// which gets the lines the emulator keeps. It returns the new mark. The
+// rows may be shared with other pages: they are not to be modified.
+func (f *follower) histRows(enc *rowEncoder, gen int, mark, upTo int64) ([]byte, int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	scr := f.scr
 	if scr == nil || f.scrGen != gen {
-		return b, mark // a newer snapshot comes
+		return nil, mark // a newer snapshot comes
 	}
 	newest := scr.HistorySeq()
 	oldest := newest - int64(scr.ScrollbackLen()) + 1
@@ -425,9 +427,15 @@ func (f *follower) histRows(b []byte, enc *rowEncoder, gen int, mark, upTo int64
 	}
 	upTo = min(upTo, newest)
 	mark = min(mark, upTo)
-	start := len(b)
+	// Pages that follow the same snapshots ask for the same rows: they
+	// are encoded once.
+	key := histKey{gen: gen, mark: mark, upTo: upTo, oldest: oldest}
+	if c := &f.histCache; c.key == key && c.rows != nil {
+		return c.rows, c.next
+	}
+	var b []byte
 	sep := func() {
-		if len(b) > start {
+		if len(b) > 0 {
 			b = append(b, ',')
 		}
 	}
@@ -437,7 +445,7 @@ func (f *follower) histRows(b []byte, enc *rowEncoder, gen int, mark, upTo int64
 		mark = oldest - 1
 	}
 	var cells []term.Cell
-	for mark < upTo && len(b)-start < MaxHistoryBatch {
+	for mark < upTo && len(b) < MaxHistoryBatch {
 		var ok bool
 		cells, ok = scr.AppendHistoryLine(cells[:0], mark+1)
 		if !ok {
@@ -447,7 +455,23 @@ func (f *follower) histRows(b []byte, enc *rowEncoder, gen int, mark, upTo int64
 		b = append(b, enc.encode(len(cells), -1, func(x int) term.Cell { return cells[x] }, scr.CellText)...)
 		mark++
 	}
+	if b != nil {
+		f.histCache = histBatch{key: key, rows: b, next: mark}
+	}
 	return b, mark
+}
+
+// histKey names a batch of scrollback rows (follower.histRows).
+type histKey struct {
+	gen                int
+	mark, upTo, oldest int64
+}
+
+// histBatch is the last batch of scrollback rows encoded.
+type histBatch struct {
+	key  histKey
+	rows []byte
+	next int64
 }
 
 // appendMarkerRow is the row that stands for n lines a page was not
@@ -557,7 +581,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 				histGen, mark = sn.histGen, -1
 			}
 			var hist []byte
-			hist, mark = f.histRows(nil, &enc, sn.histGen, mark, sn.histSeq)
+			hist, mark = f.histRows(&enc, sn.histGen, mark, sn.histSeq)
 			if msg := screenDiff(last, sn, hist, reset); msg != nil {
 				if err := c.send(ctx, msg); err != nil {
 					return
