@@ -248,13 +248,19 @@ func TestBigBaselineOnBusySession(t *testing.T) {
 	if !bytes.Contains(screen, []byte("line 03399")) || !bytes.Contains(screen, []byte("line 02000")) {
 		t.Errorf("the attach's baseline (%d bytes) lacks the history", len(screen))
 	}
+	waitData(t, r, "tick", "attach")
+}
+
+// waitData reads r until DATA with want in it.
+func waitData(t *testing.T, r *proto.Reader, want, who string) {
+	t.Helper()
 	for {
 		f, err := r.Next()
 		if err != nil {
-			t.Fatalf("attach: no live output after the baseline: %v", err)
+			t.Fatalf("%s: no live output after the baseline: %v", who, err)
 		}
-		if f.Type == proto.Data && bytes.Contains(f.Payload, []byte("tick")) {
-			break
+		if f.Type == proto.Data && bytes.Contains(f.Payload, []byte(want)) {
+			return
 		}
 	}
 }
@@ -336,15 +342,7 @@ func TestSharedBaselineGoesLive(t *testing.T) {
 	in := dial(t, root, "shared")
 	in.Write(append(header(byte(proto.Data), 9), "echo-me\r\n"...))
 	for i, r := range readers {
-		for {
-			f, err := r.Next()
-			if err != nil {
-				t.Fatalf("follower %d got no live output: %v", i, err)
-			}
-			if f.Type == proto.Data && bytes.Contains(f.Payload, []byte("echo-me")) {
-				break
-			}
-		}
+		waitData(t, r, "echo-me", fmt.Sprintf("follower %d", i))
 	}
 }
 
@@ -423,13 +421,5 @@ func TestRedrawPeekHasHistory(t *testing.T) {
 	}
 	in := dial(t, root, "web")
 	in.Write(append(header(byte(proto.Data), 9), "echo-me\r\n"...))
-	for {
-		f, err := r.Next()
-		if err != nil {
-			t.Fatalf("no live output: %v", err)
-		}
-		if f.Type == proto.Data && bytes.Contains(f.Payload, []byte("echo-me")) {
-			break
-		}
-	}
+	waitData(t, r, "echo-me", "the redraw peek")
 }
