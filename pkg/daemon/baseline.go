@@ -82,10 +82,11 @@ type buildKey struct {
 
 func (d *Daemon) keyOfLocked(c *client) buildKey {
 	k := buildKey{role: c.role, rows0: d.rows, col: d.cols}
-	if c.role == roleWritable {
-		k.history, k.rows = c.history, c.rows
-	} else {
+	if c.role != roleWritable {
 		k.flags = c.flags
+	}
+	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
+		k.history, k.rows = c.history, c.termRowsLocked(d)
 	}
 	return k
 }
@@ -96,7 +97,7 @@ func (d *Daemon) bigBaselineLocked(c *client) bool {
 	if d.screen.ScrollbackLen() < bigScrollback {
 		return false
 	}
-	if c.role == roleWritable {
+	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
 		return c.history != 0
 	}
 	return c.role == roleReadonly && c.flags&proto.PeekRedraw == 0 && c.flags&proto.PeekFull != 0
@@ -248,7 +249,7 @@ func (d *Daemon) startBuildLocked(c *client) *build {
 	n := b.mark.Len()
 	b.next = n - 1
 	switch {
-	case c.role == roleWritable:
+	case c.role == roleWritable || c.flags&proto.PeekRedraw != 0:
 		b.kind = buildHistory
 		b.screen = d.screen.Redraw()
 		want := c.history
@@ -257,8 +258,8 @@ func (d *Daemon) startBuildLocked(c *client) *build {
 		}
 		c.history = 0
 		b.stop = n - want
-		b.histRows = c.rows
-		b.budget = proto.MaxPayload - len(b.screen) - len(term.HistoryPrefix) - c.rows - len("\x1b[0m")
+		b.histRows = c.termRowsLocked(d)
+		b.budget = proto.MaxPayload - len(b.screen) - len(term.HistoryPrefix) - b.histRows - len("\x1b[0m")
 	case c.flags&proto.PeekPlain != 0:
 		b.kind = buildPeekPlain
 		b.screen = []byte(strings.TrimRight(d.screen.PlainText(false), "\n"))

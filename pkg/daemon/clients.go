@@ -518,6 +518,12 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers--
 			}
 			c.role, c.flags = roleReadonly, flags
+			c.history = 0
+			if flags&proto.PeekRedraw != 0 && flags&proto.PeekFull != 0 {
+				// A reader that keeps its own emulator (pty web) takes
+				// the scrollback first, as ATTACH does.
+				c.history = c.histWant
+			}
 			d.syncLocked(c)
 			d.mu.Unlock()
 		case proto.History:

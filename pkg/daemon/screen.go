@@ -153,12 +153,12 @@ func (d *Daemon) screenForLocked(c *client) []byte {
 	if c.drawn && (c.role == roleWritable || c.flags&proto.PeekFollow != 0) {
 		return d.redrawForLocked(c, true)
 	}
-	if c.role == roleWritable && c.history != 0 {
+	if c.history != 0 && (c.role == roleWritable || c.flags&proto.PeekRedraw != 0) {
 		// The scrollback first, into the terminal's own scrollback (as
 		// the original's SCREEN carries it), within what a client of
 		// either kind reads in one frame.
 		redraw := d.screen.Redraw()
-		b := d.screen.AppendHistory(nil, c.history, c.rows, proto.MaxPayload-len(redraw))
+		b := d.screen.AppendHistory(nil, c.history, c.termRowsLocked(d), proto.MaxPayload-len(redraw))
 		return append(b, redraw...)
 	}
 	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
@@ -185,7 +185,7 @@ func (d *Daemon) screenForLocked(c *client) []byte {
 // client's role draws it.
 func (d *Daemon) redrawForLocked(c *client, catchUp bool) []byte {
 	var screen []byte
-	if c.role == roleWritable {
+	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
 		screen = d.screen.Redraw()
 	} else {
 		// The viewport alone: a follower's scrollback came with its
@@ -196,12 +196,8 @@ func (d *Daemon) redrawForLocked(c *client, catchUp bool) []byte {
 	if !catchUp {
 		return screen
 	}
-	rows := c.rows
-	if rows <= 0 {
-		rows = d.rows // a reader that never said its size
-	}
 	c.mark = min(c.mark, d.screen.HistorySeq())
-	b := d.screen.AppendHistorySince(nil, c.mark, rows, proto.MaxPayload-len(screen)-8)
+	b := d.screen.AppendHistorySince(nil, c.mark, c.termRowsLocked(d), proto.MaxPayload-len(screen)-8)
 	c.mark = d.screen.HistorySeq()
 	if len(b) > 0 {
 		b = append(b, "\x1b[H"...) // where the screen is drawn from
@@ -260,4 +256,13 @@ func lastLines(b []byte, max int) []byte {
 		cut = cut[i+1:]
 	}
 	return cut
+}
+
+// termRowsLocked is the height of c's terminal, which history lines are
+// scrolled off: the session's for a reader that never said its size.
+func (c *client) termRowsLocked(d *Daemon) int {
+	if c.rows <= 0 {
+		return d.rows
+	}
+	return c.rows
 }
