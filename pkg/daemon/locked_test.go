@@ -175,8 +175,8 @@ func (w lockWalk) expr(e ast.Expr, held bool) {
 			case *ast.Ident:
 				name = f.Name
 			case *ast.SelectorExpr:
-				if x, ok := f.X.(*ast.Ident); ok && x.Name == "layout" {
-					return true // layout.Locked: the registry's file locks
+				if base(f.X) == "layout" {
+					return true // layout.At(root).Locked: the registry's file locks
 				}
 				name = f.Sel.Name
 				if x, ok := f.X.(*ast.SelectorExpr); ok && x.Sel.Name == "screen" {
@@ -211,4 +211,21 @@ func muCall(e ast.Expr) string {
 		return ""
 	}
 	return sel.Sel.Name
+}
+
+// base is the identifier an expression such as layout.At(root) starts
+// from.
+func base(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x.Name
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.CallExpr:
+			e = x.Fun
+		default:
+			return ""
+		}
+	}
 }
