@@ -3,6 +3,7 @@ package peek
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -325,6 +326,41 @@ func TestAnotherUserIsDeniedNotToldVanished(t *testing.T) {
 		if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stdout+r.Stderr, "vanished") ||
 			strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 			t.Errorf("%v as another user: %+v, want exit 1 and one line saying %q", args, r, want)
+		}
+	}
+}
+
+// The same when the record itself is readable by others (a user's umask
+// or chmod): the pid file and socket are still the owner's alone, so the
+// daemon's liveness cannot be told, and peek, stats, send and attach say
+// permission denied rather than that a running session vanished.
+func TestAnotherUserWithTheRecordIsDeniedNotToldVanished(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testutil.MissingTool(t, "root (to run pty as another user)")
+	}
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "mine", "--", "sleep", "60")
+	testutil.WaitFor(t, 10*time.Second, "the daemon", func() bool {
+		_, err := os.Stat(filepath.Join(root, "mine.pid"))
+		return err == nil
+	})
+	for _, p := range []string{root, testutil.BinDir(t)} {
+		if err := os.Chmod(p, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(root, "mine.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `cannot read session "mine" in ` + root + ` (owned by root): permission denied; run pty as that user`
+	for _, args := range [][]string{{"peek", "mine"}, {"stats", "mine"}, {"send", "mine", "x"}, {"attach", "mine"}} {
+		cmd := testutil.Command(t, root, "", args...)
+		cmd.Dir = "/"
+		cmd.Env = append(cmd.Env, "HOME=/nonexistent")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		r := testutil.RunCmd(t, cmd)
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stdout+r.Stderr, "vanished") {
+			t.Errorf("%v as another user: %+v, want exit 1 and %q", args, r, want)
 		}
 	}
 }
