@@ -323,19 +323,20 @@ func TestUpAndGcRespawnAtOnce(t *testing.T) {
 	root := testutil.Root(t)
 	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
 	mustIn(t, root, dir, "up")
-	for round := range 20 {
+	for round := range 60 {
 		s, ok := byKey(t, root, "perm")
 		if !ok {
 			t.Fatalf("round %d: perm not in the registry", round)
 		}
 		killDaemon(t, root, s.ID)
-		var up, gc testutil.Result
+		var up, gc, gc2 testutil.Result
 		var wg sync.WaitGroup
-		wg.Add(2)
+		wg.Add(3)
 		go func() { defer wg.Done(); up = in(t, root, dir, "up") }()
 		go func() { defer wg.Done(); gc = in(t, root, dir, "gc") }()
+		go func() { defer wg.Done(); gc2 = in(t, root, dir, "gc") }()
 		wg.Wait()
-		if up.Code != 0 || gc.Code != 0 {
+		if up.Code != 0 || gc.Code != 0 || gc2.Code != 0 {
 			t.Fatalf("round %d: up %+v\ngc %+v", round, up, gc)
 		}
 		all, err := layout.At(root).List()
