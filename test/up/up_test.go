@@ -1,6 +1,7 @@
 package up
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,10 +150,13 @@ func upPerm(t *testing.T, root string) (string, layout.Session) {
 	t.Helper()
 	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
 	mustIn(t, root, dir, "up")
-	s, ok := byKey(t, root, "perm")
-	if !ok {
-		t.Fatal("perm not started")
-	}
+	var s layout.Session
+	// up returns before the daemon takes over its launch claim.
+	testutil.WaitFor(t, 10*time.Second, "perm's daemon", func() bool {
+		var ok bool
+		s, ok = byKey(t, root, "perm")
+		return ok && s.Status == layout.Running && s.Pid > 0
+	})
 	return dir, s
 }
 
@@ -339,19 +343,21 @@ func TestUpAndGcRespawnAtOnce(t *testing.T) {
 		if up.Code != 0 || gc.Code != 0 || gc2.Code != 0 {
 			t.Fatalf("round %d: up %+v\ngc %+v", round, up, gc)
 		}
-		all, err := layout.At(root).List()
-		if err != nil {
-			t.Fatal(err)
-		}
-		running := 0
-		for _, s := range all {
-			if s.Status == layout.Running {
-				running++
+		// up and gc return before the daemon they started takes over its
+		// launch claim: wait for it, and for no second one.
+		testutil.WaitForState(t, 10*time.Second, fmt.Sprintf("round %d: one session running (up %+v, gc %+v, gc %+v)", round, up, gc, gc2), func() (bool, string) {
+			all, err := layout.At(root).List()
+			if err != nil {
+				return false, err.Error()
 			}
-		}
-		if len(all) != 1 || running != 1 {
-			t.Fatalf("round %d: %d records, %d running; want one running\nup %+v\ngc %+v", round, len(all), running, up, gc)
-		}
+			running := 0
+			for _, s := range all {
+				if s.Status == layout.Running && s.Pid > 0 {
+					running++
+				}
+			}
+			return len(all) == 1 && running == 1, fmt.Sprintf("%d records, %d running", len(all), running)
+		})
 	}
 }
 
@@ -393,6 +399,10 @@ func TestStaleIdentityLock(t *testing.T) {
 	if _, err := os.Lstat(lock); !os.IsNotExist(err) {
 		t.Fatalf("stale identity lock still there: %v", err)
 	}
+	testutil.WaitFor(t, 10*time.Second, "the respawned daemon", func() bool {
+		s, ok := byKey(t, root, "perm")
+		return ok && s.Status == layout.Running && s.Pid > 0
+	})
 	stale()
 	r = mustIn(t, root, dir, "down")
 	if !strings.Contains(r.Stdout, "(stopped)") {
