@@ -306,6 +306,33 @@ func ParseSize(p []byte) (rows, cols int, ok bool) {
 	return rows, cols, rows > 0 && cols > 0
 }
 
+// PeekRequest encodes a PEEK payload: one byte of Peek flags.
+func PeekRequest(flags byte) []byte { return []byte{flags} }
+
+// ParsePeek decodes a PEEK payload; a missing byte means no flags, as in
+// the original.
+func ParsePeek(p []byte) byte {
+	if len(p) == 0 {
+		return 0
+	}
+	return p[0]
+}
+
+// AttachKey encodes an ATTACH_TTY_KEY payload: the size, then the detach
+// key in pty send's key syntax ("ctrl+a", or "none").
+func AttachKey(rows, cols int, key string) []byte {
+	return append(Size(rows, cols), key...)
+}
+
+// ParseAttachKey decodes an ATTACH_TTY_KEY payload; ok is false as for
+// ParseSize. The key is not checked here (see internal/detachkey).
+func ParseAttachKey(p []byte) (rows, cols int, key string, ok bool) {
+	if rows, cols, ok = ParseSize(p); !ok {
+		return 0, 0, "", false
+	}
+	return rows, cols, string(p[4:]), true
+}
+
 // HistoryLines is the payload of HISTORY.
 func HistoryLines(n int) []byte {
 	return binary.BigEndian.AppendUint32(nil, uint32(min(uint64(max(n, 0)), math.MaxUint32)))

@@ -149,7 +149,7 @@ func (f *follower) run() {
 		<-f.ctx.Done()
 		conn.Close()
 	}()
-	if err := conn.WriteFrame(proto.Peek, []byte{proto.PeekRedraw}); err != nil {
+	if err := conn.WriteFrame(proto.Peek, proto.PeekRequest(proto.PeekRedraw)); err != nil {
 		return
 	}
 	write := func(b []byte) {
