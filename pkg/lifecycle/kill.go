@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -33,12 +34,11 @@ const (
 	killGrace = 1 * time.Second
 )
 
-// ErrNotRunning is matched by errors about a session that is not running.
-var ErrNotRunning = errors.New("session is not running")
-
-// NotRunningError tells the user what to do with a stopped session.
+// NotRunningError tells the user what to do with a stopped session. It
+// matches client.ErrNotRunning, as a session whose socket does not answer
+// does.
 func NotRunningError(id string) error {
-	return &msgErr{fmt.Sprintf("Session %q is not running. Use \"pty rm %s\" to remove it.", id, id), ErrNotRunning}
+	return &msgErr{fmt.Sprintf("Session %q is not running. Use \"pty rm %s\" to remove it.", id, id), client.ErrNotRunning}
 }
 
 type msgErr struct {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/spawn"
 )
@@ -71,7 +72,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 			return "", spawn.RunningError(s.ID)
 		}
 		res, err := Kill(root, s, KillOptions{})
-		if err != nil && !errors.Is(err, ErrNotRunning) {
+		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			return "", err
 		}
 		if len(res.Survivors) > 0 {

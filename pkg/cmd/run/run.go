@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 func launchOptions(o Options) (spawn.Options, error) {
 	var so spawn.Options
 	if len(o.Argv) == 0 {
-		return so, errors.New("no command given: write it after --, as in: pty run -- bash")
+		return so, spawn.ErrNoCommand
 	}
 	for _, f := range []struct {
 		name   string

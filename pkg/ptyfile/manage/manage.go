@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -293,7 +294,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 		// Kill drops the strategy tag before it signals, and verifies
 		// that nothing the session started outlives it.
 		res, err := lifecycle.Kill(root, sess, lifecycle.KillOptions{})
-		if err != nil && !errors.Is(err, lifecycle.ErrNotRunning) {
+		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			return false, err
 		}
 		if len(res.Survivors) > 0 {
