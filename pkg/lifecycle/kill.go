@@ -11,7 +11,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,7 +121,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	}
 	res.DaemonPid = pid
 
-	if !o.KeepStrategy && s.Meta.Tags["strategy"] != "" {
+	if !o.KeepStrategy && s.Meta.Tags[layout.TagStrategy] != "" {
 		if err := DropStrategy(root, s.ID); err != nil {
 			return res, err
 		}
@@ -198,7 +197,7 @@ func recordStopped(root, id, gen string) {
 	if err != nil || !m.Ephemeral {
 		return
 	}
-	if v, ok := m.Tags["keep"]; ok && !slices.Contains([]string{"false", "0", "no", "off"}, strings.ToLower(strings.TrimSpace(v))) {
+	if layout.Keep(m.Tags) {
 		return
 	}
 	layout.Locked(root, id, layout.MetaLockWait, func() error {
@@ -280,11 +279,11 @@ func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {
 // session, recording a tags_change event.
 func DropStrategy(root, id string) error {
 	_, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
-		if _, ok := m.Tags["strategy"]; !ok {
+		if _, ok := m.Tags[layout.TagStrategy]; !ok {
 			return nil, layout.ErrNoChange
 		}
 		prev := maps.Clone(m.Tags)
-		delete(m.Tags, "strategy")
+		delete(m.Tags, layout.TagStrategy)
 		value := maps.Clone(m.Tags)
 		if len(m.Tags) == 0 {
 			m.Tags = nil

@@ -160,10 +160,10 @@ func launchOptions(o Options) (spawn.Options, error) {
 		setTag(&so, k, v)
 	}
 	if o.Permanent {
-		setTag(&so, "strategy", "permanent")
+		setTag(&so, layout.TagStrategy, layout.StrategyPermanent)
 	}
 	if o.CleanupOnCleanExit {
-		setTag(&so, "strategy.cleanup-on-clean-exit", "true")
+		setTag(&so, layout.TagCleanupOnCleanExit, "true")
 	}
 	for _, e := range o.Env {
 		k, v, err := cli.ParseKV("--env", e)

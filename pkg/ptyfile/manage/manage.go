@@ -54,7 +54,7 @@ func Owned(root string, f *ptyfile.File) ([]layout.Session, error) {
 	}
 	var out []layout.Session
 	for _, s := range all {
-		if s.Meta.Tags[ptyfile.TagFile] == f.Path {
+		if s.Meta.Tags[layout.TagPtyfile] == f.Path {
 			out = append(out, s)
 		}
 	}
@@ -267,7 +267,7 @@ func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, faile
 		}
 	}
 	for _, sess := range owned {
-		key := sess.Meta.Tags[ptyfile.TagSession]
+		key := sess.Meta.Tags[layout.TagPtyfileSession]
 		if len(want) > 0 && !want[key] {
 			continue
 		}
@@ -319,7 +319,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 
 func hasKey(ss []layout.Session, key string) bool {
 	for _, s := range ss {
-		if s.Meta.Tags[ptyfile.TagSession] == key {
+		if s.Meta.Tags[layout.TagPtyfileSession] == key {
 			return true
 		}
 	}
