@@ -27,12 +27,16 @@ func TestPayloadsOnTheWire(t *testing.T) {
 		{"HISTORY -5", frame(History, HistoryLines(-5)), "24" + "00000004" + "00000000"},
 		{"ATTACH_TTY_KEY ctrl+a", frame(AttachTTYKey, AttachKey(24, 80, "ctrl+a")), "23" + "0000000a" + "0018" + "0050" + hex.EncodeToString([]byte("ctrl+a"))},
 		{"STATUS request", frame(Status, nil), "07" + "00000000"},
+		{"SCREEN header of 70000 bytes", hex.EncodeToString(AppendHeader(nil, Screen, 70000)), "05" + "00011170"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, c.got, c.want)
 		}
 	}
 
+	if typ, n := ParseHeader([]byte{0xff, 0xff, 0xff, 0xff, 0xff}); typ != 255 || n != 1<<32-1 {
+		t.Errorf("header: type %d, %d bytes", typ, n)
+	}
 	if r, c, ok := ParseSize(Size(24, 80)); !ok || r != 24 || c != 80 {
 		t.Errorf("size: %d %d %v", r, c, ok)
 	}
@@ -104,6 +108,11 @@ func FuzzPayloads(f *testing.F) {
 		if r, c, k, ok := ParseAttachKey(p); ok {
 			if !bytes.Equal(AttachKey(r, c, k), p) {
 				t.Errorf("attach key %x: re-encoded as %x", p, AttachKey(r, c, k))
+			}
+		}
+		if len(p) >= HeaderLen {
+			if typ, n := ParseHeader(p); !bytes.Equal(AppendHeader(nil, typ, int(n)), p[:HeaderLen]) {
+				t.Errorf("header %x: type %d, %d bytes, re-encoded as %x", p[:HeaderLen], typ, n, AppendHeader(nil, typ, int(n)))
 			}
 		}
 		checkStatusRoundTrip(t, p)
