@@ -88,8 +88,7 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 		f, err := c.Next()
 		var refused *client.RefusedError
 		if errors.As(err, &refused) {
-			// Sent instead of reading anything: nothing went through.
-			return fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, refused.Reason)
+			return refusedInput(id, refused)
 		}
 		if err != nil && statusErr != nil {
 			return fmt.Errorf("send to %s: %w", id, statusErr)
@@ -120,7 +119,7 @@ func modes(c *client.Conn, id string) (keys.Modes, error) {
 	var exited *client.ExitError
 	switch {
 	case errors.As(err, &refused):
-		return keys.Modes{}, fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, refused.Reason)
+		return keys.Modes{}, refusedInput(id, refused)
 	case errors.As(err, &exited):
 		return keys.Modes{}, fmt.Errorf("Session %q ended before everything was sent", id)
 	case err != nil:
@@ -130,4 +129,10 @@ func modes(c *client.Conn, id string) (keys.Modes, error) {
 	// leaves them false: the normal modes.
 	st, _ := proto.ParseStatus(raw)
 	return keys.Modes{AppCursor: st.Modes.ApplicationCursor, AppKeypad: st.Modes.ApplicationKeypad}, nil
+}
+
+// refusedInput: a REFUSED frame is sent instead of reading anything, so
+// none of the input went through.
+func refusedInput(id string, r *client.RefusedError) error {
+	return fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, r.Reason)
 }
