@@ -780,7 +780,7 @@ func (d *Daemon) renegotiate() {
 func (d *Daemon) status() []byte {
 	var s proto.StatusReply
 	s.Name = d.id
-	if m, err := layout.ReadMetadata(d.root, d.id); err == nil {
+	if m, err := layout.At(d.root).Metadata(d.id); err == nil {
 		s.Name = m.Name(d.id)
 	}
 	d.mu.Lock()

@@ -29,6 +29,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/rawio"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -210,7 +211,7 @@ type client struct {
 // takes the listening socket from fd 5, reports the command's start on fd
 // 4 and returns the process exit status. args are its arguments after the
 // program name: id, generation and root, which must be the config's (see
-// layout.DaemonArgs: they are how a pid is told to be this session's
+// registry.DaemonArgs: they are how a pid is told to be this session's
 // daemon).
 //
 // The launcher has published the session before we run (spawn's claim):
@@ -251,7 +252,7 @@ func Main(args []string) int {
 	// The session is ours from here: a launcher killed now has handed
 	// everything over. Before the child starts, so a claim found with its
 	// daemon dead means the command never ran.
-	layout.DropLaunchClaim(cfg.Root, cfg.ID, cfg.Generation)
+	registry.DropLaunchClaim(cfg.Root, cfg.ID, cfg.Generation)
 	d, err := Start(cfg, ln, sigs)
 	if err != nil && cfg.Waited {
 		status.WriteString("error " + oneLine(err.Error()) + "\n")
@@ -286,16 +287,16 @@ func unclaimUnrun(args []string) {
 		return
 	}
 	id, gen, root := args[0], args[1], args[2]
-	layout.Locked(root, id, 5*time.Second, func() error {
-		if g, ok := layout.ReadLaunchClaim(root, id); !ok || g != gen {
+	layout.At(root).Locked(id, 5*time.Second, func() error {
+		if g, ok := registry.ReadLaunchClaim(root, id); !ok || g != gen {
 			return nil
 		}
 		p := layout.PathsFor(root, id)
-		if m, err := layout.ReadMetadata(root, id); err == nil && m.Generation == gen {
+		if m, err := layout.At(root).Metadata(id); err == nil && m.Generation == gen {
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
 		}
-		if layout.ReadPid(root, id) == os.Getpid() {
+		if layout.At(root).Pid(id) == os.Getpid() {
 			os.Remove(p.Pid())
 		}
 		var ours, onDisk syscall.Stat_t
@@ -444,10 +445,10 @@ func (d *Daemon) startFailed(err error) int {
 // unclaim undoes claim after the child failed to start.
 func (d *Daemon) unclaim() {
 	d.ln.Close()
-	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+	layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
 		d.removeOwned()
 		p := layout.PathsFor(d.root, d.id)
-		if m, err := layout.ReadMetadata(d.root, d.id); err == nil && m.Generation == d.gen {
+		if m, err := layout.At(d.root).Metadata(d.id); err == nil && m.Generation == d.gen {
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
 		}
@@ -856,12 +857,12 @@ func (d *Daemon) eventLoop() {
 				}
 				break
 			}
-			layout.AppendEventsPlain(d.root, d.id, batch...)
+			layout.At(d.root).AppendEvents(d.id, batch...)
 		case <-d.stop:
 			for {
 				select {
 				case ev := <-d.events:
-					layout.AppendEventsPlain(d.root, d.id, ev)
+					layout.At(d.root).AppendEvents(d.id, ev)
 				default:
 					return
 				}
@@ -960,7 +961,7 @@ func (d *Daemon) trimClients() {
 // update changes our metadata unless the record now belongs to another
 // generation (replaced while we ran).
 func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) error {
-	_, err := layout.UpdatePlain(d.root, d.id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.At(d.root).Update(d.id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Generation != d.gen || !fn(m) {
 			return nil, layout.ErrNoChange
 		}
@@ -1045,9 +1046,9 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.mu.Unlock()
 	d.ptmx.Close()
 
-	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+	layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
 		d.removeOwned()
-		m, err := layout.ReadMetadata(d.root, d.id)
+		m, err := layout.At(d.root).Metadata(d.id)
 		if err != nil || m.Generation != d.gen {
 			return nil // replaced: the record is someone else's now
 		}
@@ -1153,7 +1154,7 @@ func (d *Daemon) removeSock() {
 func (d *Daemon) removeOwned() {
 	d.removeSock()
 	p := layout.PathsFor(d.root, d.id)
-	if layout.ReadPid(d.root, d.id) == os.Getpid() {
+	if layout.At(d.root).Pid(d.id) == os.Getpid() {
 		os.Remove(p.Pid())
 	}
 }

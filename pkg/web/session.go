@@ -413,18 +413,18 @@ type endedMsg struct {
 }
 
 func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
-	sess, err := layout.Load(s.o.Root, id)
+	sess, err := layout.At(s.o.Root).Load(id)
 	if err != nil {
 		c.sendJSON(ctx, map[string]string{"t": "error", "msg": "no session " + id + " in the registry"})
 		c.c.Close(websocket.StatusNormalClosure, "")
 		return
 	}
-	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Status),
+	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Shown()),
 		Command: listing.Command(sess.Meta), Write: s.o.Write}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return
 	}
-	if sess.Status != layout.Running {
+	if sess.Shown() != layout.Running {
 		s.sendEnded(ctx, c, id, sess)
 		s.sendRecentEvents(ctx, c, id)
 		// Until the page goes: CloseRead's context ends with the
@@ -472,7 +472,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 			}
 		}
 		if sn != nil && sn.ended && sn == last {
-			if sess, err := layout.Load(s.o.Root, id); err == nil {
+			if sess, err := layout.At(s.o.Root).Load(id); err == nil {
 				if sn.code >= 0 {
 					code := sn.code
 					sess.Meta.ExitCode = &code

@@ -57,18 +57,18 @@ func Run(o Options, io cli.IO) error {
 	root := io.Root
 	var ss []layout.Session
 	if o.Ref != "" {
-		s, err := layout.Resolve(root, o.Ref)
+		s, err := layout.At(root).Resolve(o.Ref)
 		if err != nil {
 			return err
 		}
 		ss = []layout.Session{s}
 	} else {
-		all, err := layout.ListFast(root)
+		all, err := layout.At(root).List()
 		if err != nil {
 			return err
 		}
 		for _, s := range all {
-			if s.Status == layout.Running {
+			if s.Shown() == layout.Running {
 				ss = append(ss, s)
 			}
 		}
@@ -78,7 +78,10 @@ func Run(o Options, io cli.IO) error {
 	var out []any
 	failed := false
 	for i, s := range ss {
-		if s.Status != layout.Running {
+		if s.Shown() != layout.Running {
+			if err := s.DamagedErr(); err != nil && o.Ref != "" {
+				return err
+			}
 			d := dead(s)
 			if o.JSON {
 				out = append(out, d)
@@ -98,7 +101,7 @@ func Run(o Options, io cli.IO) error {
 			failed = true
 			fmt.Fprintf(io.Err, "pty: %v\n", err)
 			if o.JSON {
-				out = append(out, map[string]any{"name": s.ID, "status": s.Status, "error": err.Error()})
+				out = append(out, map[string]any{"name": s.ID, "status": s.Shown(), "error": err.Error()})
 			}
 			continue
 		}
@@ -141,7 +144,7 @@ type deadInfo struct {
 }
 
 func dead(s layout.Session) deadInfo {
-	d := deadInfo{Name: s.ID, Status: s.Status, ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
+	d := deadInfo{Name: s.ID, Status: s.Shown(), ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
 	if s.Meta.ExitedAt != "" {
 		at := s.Meta.ExitedAt
 		d.ExitedAt = &at
