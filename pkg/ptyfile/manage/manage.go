@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -53,7 +54,7 @@ func Owned(root string, f *ptyfile.File) ([]layout.Session, error) {
 	}
 	var out []layout.Session
 	for _, s := range all {
-		if s.Meta.Tags[ptyfile.TagFile] == f.Path {
+		if s.Meta.Tags[layout.TagPtyfile] == f.Path {
 			out = append(out, s)
 		}
 	}
@@ -266,7 +267,7 @@ func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, faile
 		}
 	}
 	for _, sess := range owned {
-		key := sess.Meta.Tags[ptyfile.TagSession]
+		key := sess.Meta.Tags[layout.TagPtyfileSession]
 		if len(want) > 0 && !want[key] {
 			continue
 		}
@@ -293,7 +294,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 		// Kill drops the strategy tag before it signals, and verifies
 		// that nothing the session started outlives it.
 		res, err := lifecycle.Kill(root, sess, lifecycle.KillOptions{})
-		if err != nil && !errors.Is(err, lifecycle.ErrNotRunning) {
+		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			return false, err
 		}
 		if len(res.Survivors) > 0 {
@@ -318,7 +319,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 
 func hasKey(ss []layout.Session, key string) bool {
 	for _, s := range ss {
-		if s.Meta.Tags[ptyfile.TagSession] == key {
+		if s.Meta.Tags[layout.TagPtyfileSession] == key {
 			return true
 		}
 	}
