@@ -35,7 +35,7 @@ func (p *pass) permanent() {
 			continue
 		}
 		p.done[id] = true
-		if truthy(e.tag(TagCleanupOnCleanExit)) && e.meta.ExitCode != nil && *e.meta.ExitCode == 0 {
+		if layout.Truthy(e.tag(layout.TagCleanupOnCleanExit)) && e.meta.ExitCode != nil && *e.meta.ExitCode == 0 {
 			p.remove(e, "clean-exit", " (clean exit)")
 			continue
 		}
@@ -86,28 +86,28 @@ func (p *pass) launchOptions(e *entry) (o spawn.Options, note string, declared b
 func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 	id := e.id
 	window := p.o.FastFailWindow
-	if n, ok := positiveInt(e.tag(TagFastFailWindow)); ok {
+	if n, ok := positiveInt(e.tag(layout.TagFastFailWindow)); ok {
 		window = time.Duration(n) * time.Second
 	}
 	limit := p.o.FastFailLimit
-	if n, ok := positiveInt(e.tag(TagFastFailLimit)); ok {
+	if n, ok := positiveInt(e.tag(layout.TagFastFailLimit)); ok {
 		limit = n
 	}
 	hash := CommandHash(o.Command, o.Args)
-	prevHash := e.tag(TagCommandHash)
-	if e.tag(TagStatus) == StatusFlapping && (prevHash == hash || prevHash == "") {
+	prevHash := e.tag(layout.TagCommandHash)
+	if e.tag(layout.TagStatus) == layout.StatusFlapping && (prevHash == hash || prevHash == "") {
 		p.emit(Action{Kind: KindSkipped, ID: id, Reason: "flapping",
 			Message: fmt.Sprintf("Skipped (flapping): %s — remove the strategy.status tag (pty tag %s --rm strategy.status) to retry", id, id)})
 		return
 	}
 	counter := 0
-	prev, _ := strconv.Atoi(e.tag(TagConsecutiveFails))
+	prev, _ := strconv.Atoi(e.tag(layout.TagConsecutiveFails))
 	// A count already at the limit without the flapping status means
 	// someone removed the status to retry: that retry starts from zero,
 	// or the very next fast fail would flag it again without a respawn.
-	retry := prev >= limit && e.tag(TagStatus) != StatusFlapping
+	retry := prev >= limit && e.tag(layout.TagStatus) != layout.StatusFlapping
 	if (prevHash == "" || prevHash == hash) && !retry {
-		last := layout.ParseTime(e.tag(TagLastRespawnAt))
+		last := layout.ParseTime(e.tag(layout.TagLastRespawnAt))
 		exited := layout.ParseTime(e.meta.ExitedAt)
 		if !last.IsZero() && !exited.IsZero() {
 			if d := exited.Sub(last); d >= 0 && d < window {
@@ -121,9 +121,9 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 		return
 	}
 	bookkeeping := map[string]string{
-		TagLastRespawnAt:    layout.Now(),
-		TagConsecutiveFails: strconv.Itoa(counter),
-		TagCommandHash:      hash,
+		layout.TagLastRespawnAt:    layout.Now(),
+		layout.TagConsecutiveFails: strconv.Itoa(counter),
+		layout.TagCommandHash:      hash,
 	}
 	msgNote := ""
 	if note != "" {
@@ -236,9 +236,9 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		if m.Tags == nil {
 			m.Tags = map[string]string{}
 		}
-		m.Tags[TagStatus] = StatusFlapping
-		m.Tags[TagConsecutiveFails] = strconv.Itoa(counter)
-		m.Tags[TagCommandHash] = hash
+		m.Tags[layout.TagStatus] = layout.StatusFlapping
+		m.Tags[layout.TagConsecutiveFails] = strconv.Itoa(counter)
+		m.Tags[layout.TagCommandHash] = hash
 		return []layout.Event{
 			layout.NewEvent(id, layout.EventSessionFlapping, "counter", counter, "limit", limit, "window", window),
 			layout.NewEvent(id, layout.EventTagsChange, "previous", prev, "value", maps.Clone(m.Tags)),

@@ -12,6 +12,7 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 func run(t *testing.T, root string, env []string, args ...string) testutil.Result {
@@ -31,8 +32,7 @@ func TestPeekWait(t *testing.T) {
 	// The waiter must be connected before the text appears for this to
 	// test the live path; either way it must see it.
 	testutil.WaitFor(t, 5*time.Second, "the waiter to connect", func() bool {
-		st, err := client.Status(root, "w", time.Second)
-		return err == nil && strings.Contains(string(st), `"readOnly":1`)
+		return readOnly(root, "w") == 1
 	})
 	if err := client.Send(root, "w", []byte("\r")); err != nil {
 		t.Fatal(err)
@@ -52,8 +52,7 @@ func TestPeekWaitSessionEndsWithoutMatch(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "e", "--", "sh", "-c", "echo last words; read x; exit 4")
 	go func() {
 		testutil.WaitFor(t, 5*time.Second, "the waiter", func() bool {
-			st, err := client.Status(root, "e", time.Second)
-			return err == nil && strings.Contains(string(st), `"readOnly":1`)
+			return readOnly(root, "e") == 1
 		})
 		client.Send(root, "e", []byte("\r"))
 	}()
@@ -91,8 +90,7 @@ func TestPeekFollowEndsWithExitCode(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "fo", "--", "sh", "-c", "echo begin; read x; echo later-line; exit 6")
 	u := testutil.StartTerminal(t, testutil.Command(t, root, "", "peek", "-f", "fo"), 24, 80)
 	testutil.WaitFor(t, 5*time.Second, "the follower", func() bool {
-		st, err := client.Status(root, "fo", time.Second)
-		return err == nil && strings.Contains(string(st), `"readOnly":1`)
+		return readOnly(root, "fo") == 1
 	})
 	client.Send(root, "fo", []byte("\r"))
 	code := u.Exit(t)
@@ -363,4 +361,18 @@ func TestAnotherUserWithTheRecordIsDeniedNotToldVanished(t *testing.T) {
 			t.Errorf("%v as another user: %+v, want exit 1 and %q", args, r, want)
 		}
 	}
+}
+
+// readOnly is how many read-only clients the session's daemon has, or -1
+// when it does not answer.
+func readOnly(root, id string) int {
+	raw, err := client.Status(root, id, time.Second)
+	if err != nil {
+		return -1
+	}
+	st, err := proto.ParseStatus(raw)
+	if err != nil {
+		return -1
+	}
+	return st.Clients.ReadOnly
 }

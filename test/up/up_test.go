@@ -14,7 +14,6 @@ import (
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
-	"github.com/ptyorg/pty/pkg/ptyfile"
 	"github.com/ptyorg/pty/pkg/ptyfile/manage"
 )
 
@@ -53,7 +52,7 @@ func byKey(t *testing.T, root, key string) (layout.Session, bool) {
 		t.Fatal(err)
 	}
 	for _, s := range all {
-		if s.Meta.Tags[ptyfile.TagSession] == key {
+		if s.Meta.Tags[layout.TagPtyfileSession] == key {
 			return s, true
 		}
 	}
@@ -89,8 +88,8 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	}
 	abs := filepath.Join(dir, "pty.toml")
 	m := web.Meta
-	if m.Tags[ptyfile.TagFile] != abs || m.Tags["strategy"] != "permanent" || m.Tags["tier"] != "front" ||
-		m.Tags[ptyfile.TagTags] != "strategy,tier" || m.Cwd != dir || m.DisplayCommand != "echo web-$PORT > out.txt; sleep 300" ||
+	if m.Tags[layout.TagPtyfile] != abs || m.Tags["strategy"] != "permanent" || m.Tags["tier"] != "front" ||
+		m.Tags[layout.TagPtyfileTags] != "strategy,tier" || m.Cwd != dir || m.DisplayCommand != "echo web-$PORT > out.txt; sleep 300" ||
 		m.ExtraEnv["PORT"] != "3000" || m.Name(web.ID) != "demo-web" {
 		t.Fatalf("web metadata: %+v tags %v", m, m.Tags)
 	}
@@ -299,7 +298,7 @@ func TestConcurrentUpStartsEachSessionOnce(t *testing.T) {
 		var running []string
 		for _, s := range all {
 			if s.Status == layout.Running {
-				running = append(running, s.Meta.Tags[ptyfile.TagSession])
+				running = append(running, s.Meta.Tags[layout.TagPtyfileSession])
 			}
 		}
 		if len(running) != 2 {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -50,7 +51,7 @@ func Owned(root string, f *ptyfile.File) ([]layout.Session, error) {
 	}
 	var out []layout.Session
 	for _, s := range all {
-		if s.Meta.Tags[ptyfile.TagFile] == f.Path {
+		if s.Meta.Tags[layout.TagPtyfile] == f.Path {
 			out = append(out, s)
 		}
 	}
@@ -288,7 +289,7 @@ func downKeys(f *ptyfile.File, owned []layout.Session, keys []string) []string {
 		add(k)
 	}
 	for _, sess := range owned {
-		add(sess.Meta.Tags[ptyfile.TagSession])
+		add(sess.Meta.Tags[layout.TagPtyfileSession])
 	}
 	return out
 }
@@ -308,7 +309,7 @@ func downKey(root string, f *ptyfile.File, key string, o Output) (stopped, faile
 		return 0, 0, err
 	}
 	for _, sess := range owned {
-		if sess.Meta.Tags[ptyfile.TagSession] != key {
+		if sess.Meta.Tags[layout.TagPtyfileSession] != key {
 			continue
 		}
 		was, err := downOne(root, sess)
@@ -333,7 +334,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 		// Kill drops the strategy tag before it signals, and verifies
 		// that nothing the session started outlives it.
 		res, err := lifecycle.Kill(root, sess, lifecycle.KillOptions{})
-		if err != nil && !errors.Is(err, lifecycle.ErrNotRunning) {
+		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			return false, err
 		}
 		if len(res.Survivors) > 0 {
@@ -358,7 +359,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 
 func hasKey(ss []layout.Session, key string) bool {
 	for _, s := range ss {
-		if s.Meta.Tags[ptyfile.TagSession] == key {
+		if s.Meta.Tags[layout.TagPtyfileSession] == key {
 			return true
 		}
 	}
