@@ -221,7 +221,10 @@ func TestUnreadRepliesBounded(t *testing.T) {
 // claim 32 MiB cost the daemon no more than the bytes it kept of them.
 func TestPartialFramesBounded(t *testing.T) {
 	root := testutil.Root(t)
-	pid := startLimited(t, root, "pf", "sleep", "60")
+	// The child drains its input: DATA goes on to the terminal as it
+	// arrives, and a child that never reads would block every write
+	// (and the test) until it ends.
+	pid := startLimited(t, root, "pf", "sh", "-c", "stty raw -echo; exec cat >/dev/null")
 	chunk := make([]byte, 2<<20)
 	for i := 0; i < 40; i++ {
 		c := dial(t, root, "pf")
