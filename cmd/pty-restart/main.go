@@ -37,7 +37,7 @@ conversation.`
 	if lifecycle.IsAgent(s.Meta) && !*force {
 		cli.Fatalf("Session %q runs an AI agent; restarting it throws away its conversation. Pass --force to restart it anyway.", s.ID)
 	}
-	if s.Status == layout.Running && !*yes {
+	if s.Shown() == layout.Running && !*yes {
 		if !term.IsTerminal(int(os.Stdin.Fd())) {
 			cli.Fatalf("Session %q is running; pass -y to kill and restart it without a prompt.", s.ID)
 		}

@@ -27,7 +27,7 @@ says so.`
 	}
 	root := cli.WritableRoot()
 	s := cli.Resolve(root, pos[0])
-	if s.Status == layout.Vanished {
+	if s.Shown() == layout.Vanished {
 		lr, err := leftovers.Stop(root, s.ID, s.Meta)
 		cli.Check(err)
 		if lr.Stopped > 0 {

@@ -88,8 +88,8 @@ Example: pty send web --seq "make test" --seq key:return`
 
 	root := cli.Root()
 	s := cli.Resolve(root, ref)
-	if s.Status != layout.Running {
-		cli.Fatalf("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Status)
+	if s.Shown() != layout.Running {
+		cli.Fatalf("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Shown())
 	}
 	cli.Check(lifecycle.Send(root, s.ID, items, delay, *paste))
 }

@@ -53,7 +53,7 @@ func Start(t testing.TB, root, id string, flapping bool) Ended {
 	}
 	testutil.WaitFor(t, 10*time.Second, id+" to end and its daemon to exit", func() bool {
 		s, err := layout.Load(root, id)
-		return err == nil && s.Status == layout.Exited && (pid <= 0 || !processAlive(pid))
+		return err == nil && s.Shown() == layout.Exited && (pid <= 0 || !processAlive(pid))
 	})
 	os.Remove(e.Marker)
 	e.Before, _ = layout.ReadMetadata(root, id)
@@ -73,7 +73,7 @@ func (e Ended) CheckRelaunched(t testing.TB, root string, byGC bool) {
 		return strings.HasPrefix(marker, "agent=")
 	})
 	s, err := layout.Load(root, e.ID)
-	if err != nil || s.Status != layout.Running {
+	if err != nil || s.Shown() != layout.Running {
 		t.Fatalf("%s after the relaunch: %+v %v", e.ID, s, err)
 	}
 	m := s.Meta

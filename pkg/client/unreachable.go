@@ -23,7 +23,7 @@ func Settle(root string, s layout.Session) layout.Session {
 			return s
 		}
 		s = n
-		if s.Status != layout.Running || time.Now().After(deadline) {
+		if s.Shown() != layout.Running || time.Now().After(deadline) {
 			return s
 		}
 		time.Sleep(50 * time.Millisecond)

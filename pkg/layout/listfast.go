@@ -246,14 +246,13 @@ func (l *lister) one(id string, files dirFile) (Session, bool) {
 	// pid file's word as before.
 	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && files&hasPid != 0 &&
 		l.identify(m.DaemonPid, id, m.Generation) == IsDaemon {
-		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Status: Running}, true
+		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Live: true, Status: Running}, true
 	}
 	alive, pid := daemonAliveIn(l.root, id, m.Generation, files)
-	s := Session{ID: id, Meta: m, Pid: pid, Status: StatusOf(m, alive)}
-	if s.Status == Vanished {
-		s.Pid = 0
+	if !alive {
+		pid = 0
 	}
-	return s, true
+	return Session{ID: id, Meta: m, Pid: pid, Live: alive, Status: StatusOf(m, alive)}, true
 }
 
 // record is readMetadataFast reading into the lister's buffer. It takes a

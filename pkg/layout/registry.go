@@ -10,29 +10,68 @@ import (
 	"syscall"
 )
 
-// Status is derived from the files and the processes, never stored.
+// Status is derived from the files and the processes, never stored, by
+// one rule (StatusOf) that every command shares.
 type Status string
 
 const (
-	Running  Status = "running"  // the daemon is alive
-	Exited   Status = "exited"   // an exit was recorded
-	Vanished Status = "vanished" // the daemon is gone with no exit record: SIGKILL, OOM, crash
+	// Running: the daemon is alive and no exit is recorded.
+	Running Status = "running"
+	// Exiting: an exit is recorded and the daemon still lingers in its
+	// grace period, serving the final screen. The session is ended for
+	// every purpose (gc respawns or sweeps it, attach -r restarts it,
+	// kill ends the grace); listings show it as exited.
+	Exiting Status = "exiting"
+	// Exited: an exit is recorded and the daemon is gone.
+	Exited Status = "exited"
+	// Vanished: the daemon is gone with no exit record: SIGKILL, OOM, a
+	// crash.
+	Vanished Status = "vanished"
+	// Damaged: the record cannot be used (Session.Damaged says why);
+	// only its daemon is known (Session.Live, Session.Pid).
+	Damaged Status = "damaged"
 )
 
-// Gone reports whether a session has stopped, cleanly or not.
-func (s Status) Gone() bool { return s == Exited || s == Vanished }
+// Gone reports whether a session's command has stopped, cleanly or not
+// (exiting, exited or vanished).
+func (s Status) Gone() bool { return s == Exiting || s == Exited || s == Vanished }
+
+// Ended reports whether an exit is recorded (exiting or exited).
+func (s Status) Ended() bool { return s == Exiting || s == Exited }
 
 // Session is one registry entry as read at one moment.
 type Session struct {
 	ID     string
 	Meta   *Metadata
 	Status Status
-	Pid    int // the daemon's pid when running
-	// Damaged says why the record (<id>.json) cannot be used, or is "".
-	// A damaged session has an empty Meta and a status from its daemon
-	// alone (running or vanished): it is listed so it can be seen,
-	// stopped by its pid file and removed, but not otherwise used.
+	// Live says the session's daemon is alive (running, exiting, or a
+	// damaged record's daemon).
+	Live bool
+	// Pid is the daemon's pid while it is alive and known (0 when a
+	// daemon answers on its socket but names no pid).
+	Pid int
+	// Damaged says why the record (<id>.json) cannot be used, or is "";
+	// the status is then Damaged. A damaged session has an empty Meta:
+	// it is listed so it can be seen, stopped through its daemon's pid
+	// and removed, but not otherwise used.
 	Damaged string
+}
+
+// Shown is the status as pty's public formats show it (list, --json,
+// --status, the web API, the original pty's readers): running, exited
+// or vanished. An exiting session shows as exited; a damaged one as
+// running while its daemon lives, else vanished.
+func (s Session) Shown() Status {
+	switch s.Status {
+	case Exiting:
+		return Exited
+	case Damaged:
+		if s.Live {
+			return Running
+		}
+		return Vanished
+	}
+	return s.Status
 }
 
 // DamagedErr is the error to report for a damaged session when the
@@ -45,9 +84,9 @@ func (s Session) DamagedErr() error {
 }
 
 func damagedSession(root, id, reason string, alive bool, pid int) Session {
-	s := Session{ID: id, Meta: &Metadata{}, Status: Vanished, Damaged: reason}
+	s := Session{ID: id, Meta: &Metadata{}, Status: Damaged, Live: alive, Damaged: reason}
 	if alive {
-		s.Status, s.Pid = Running, pid
+		s.Pid = pid
 		if pid <= 0 {
 			// No pid file, and no record to hold daemonPid: ask the
 			// socket who listens, so kill can still stop it. The answer
@@ -149,11 +188,13 @@ func socketAccepts(path string) bool {
 // whether its daemon lives; every command asks it (list, gc, attach,
 // kill, ...), so none can see a session differently. A recorded exit wins:
 // a daemon still alive after its command exited is only lingering for its
-// grace period (docs/protocol.md, Session end), serving the final screen,
-// and the session is exited for every purpose: gc respawns or sweeps it,
-// attach -r restarts it.
+// grace period (docs/protocol.md, Session end), serving the final screen:
+// the session is Exiting, ended for every purpose: gc respawns or sweeps
+// it, attach -r restarts it.
 func StatusOf(m *Metadata, daemonAlive bool) Status {
 	switch {
+	case m.Exited() && daemonAlive:
+		return Exiting
 	case m.Exited():
 		return Exited
 	case daemonAlive:
@@ -161,17 +202,6 @@ func StatusOf(m *Metadata, daemonAlive bool) Status {
 	default:
 		return Vanished
 	}
-}
-
-// DeriveStatus computes a session's status from its metadata and daemon,
-// with the daemon's pid (0 when vanished).
-func DeriveStatus(root, id string, m *Metadata) (Status, int) {
-	alive, pid := DaemonAliveGen(root, id, m.Generation)
-	st := StatusOf(m, alive)
-	if st == Vanished {
-		pid = 0
-	}
-	return st, pid
 }
 
 // Load reads one session. ErrNotFound when it has no metadata; a damaged
@@ -189,8 +219,11 @@ func Load(root, id string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	st, pid := DeriveStatus(root, id, m)
-	return Session{ID: id, Meta: m, Status: st, Pid: pid}, nil
+	alive, pid := DaemonAliveGen(root, id, m.Generation)
+	if !alive {
+		pid = 0
+	}
+	return Session{ID: id, Meta: m, Status: StatusOf(m, alive), Live: alive, Pid: pid}, nil
 }
 
 // IDs lists the ids that have a metadata file, sorted. A missing root is an

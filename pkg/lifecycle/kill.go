@@ -93,16 +93,16 @@ type KillOptions struct {
 // none.
 func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	var res KillResult
-	if s.Status == layout.Vanished {
+	if s.Shown() == layout.Vanished {
 		return killLeftovers(root, s)
 	}
-	if s.Status == layout.Exited {
+	if s.Shown() == layout.Exited {
 		if err := endGrace(root, s, o.Wait); err != nil {
 			return res, err
 		}
 		return res, NotRunningError(s.ID)
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return res, NotRunningError(s.ID)
 	}
 	pid := s.Pid
@@ -117,7 +117,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	if !VerifyDaemon(pid, root, s.ID, gen) {
 		// It died since its status was read (its pid may be someone
 		// else's by now).
-		s.Status = layout.Vanished
+		s.Status, s.Live, s.Pid = layout.Vanished, false, 0
 		return killLeftovers(root, s)
 	}
 	res.DaemonPid = pid

@@ -27,7 +27,7 @@ func RunningError(id string) error {
 // of the same id that follows, or that slipped in meanwhile, keeps its
 // files.
 func Remove(root string, s layout.Session, wait time.Duration) error {
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		return RunningError(s.ID)
 	}
 	if wait <= 0 {

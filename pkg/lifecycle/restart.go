@@ -66,7 +66,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 		// Its command, cwd and settings were in the record.
 		return "", fmt.Errorf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID)
 	}
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		if !o.Stop {
 			return "", spawn.RunningError(s.ID)
 		}

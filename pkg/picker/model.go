@@ -162,7 +162,7 @@ func Scope(all []layout.Session, tags map[string]string) []layout.Session {
 	}
 	listing.Sort(out)
 	rank := map[layout.Status]int{layout.Running: 0, layout.Exited: 1, layout.Vanished: 2}
-	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Status] < rank[out[j].Status] })
+	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Shown()] < rank[out[j].Shown()] })
 	return out
 }
 
@@ -397,7 +397,7 @@ func (m *Model) choose() (tea.Model, tea.Cmd) {
 		m.setMessage(true, "%v", err)
 		return m, m.load()
 	}
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		return m, m.attach(s.ID)
 	}
 	m.mode = modeRestart

@@ -42,7 +42,7 @@ func (e *entry) running() bool { return e.status() == layout.Running }
 
 // lingering reports an exited session whose daemon is still in its grace
 // period: what gc does to its files waits for that daemon to finish.
-func (e *entry) lingering() bool { return e.alive && e.status() == layout.Exited }
+func (e *entry) lingering() bool { return e.status() == layout.Exiting }
 
 // full is the metadata as the pass read it, unknown fields included.
 func (e *entry) full() *layout.Metadata {

@@ -101,10 +101,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		if dpid <= 0 {
 			return fmt.Errorf("%w: the daemon answers on its socket but has no pid file", errSignal)
 		}
-		target = layout.Session{ID: e.id, Meta: cur, Status: layout.Running, Pid: dpid}
-		if cur.Exited() {
-			target.Status = layout.Exited
-		}
+		target = layout.Session{ID: e.id, Meta: cur, Status: layout.StatusOf(cur, true), Live: true, Pid: dpid}
 		return nil
 	})
 	if err != nil {

@@ -419,12 +419,12 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 		c.c.Close(websocket.StatusNormalClosure, "")
 		return
 	}
-	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Status),
+	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Shown()),
 		Command: listing.Command(sess.Meta), Write: s.o.Write}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return
 	}
-	if sess.Status != layout.Running {
+	if sess.Shown() != layout.Running {
 		s.sendEnded(ctx, c, id, sess)
 		s.sendRecentEvents(ctx, c, id)
 		// Until the page goes: CloseRead's context ends with the

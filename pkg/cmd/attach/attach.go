@@ -56,7 +56,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	// shows its final screen and exit code from that daemon, however the
 	// race between its end and the attach went; -r restarts it, Relaunch
 	// waiting for that daemon to finish.
-	if s.Status == layout.Running || s.Status == layout.Exited && !o.Restart {
+	if s.Shown() == layout.Running || s.Shown() == layout.Exited && !o.Restart {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
 			key := o.DetachKey.Key() // a bad key is said first
 			if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
@@ -68,12 +68,12 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		if n, err := layout.Load(io.Root, s.ID); err == nil {
 			s = n
 		}
-		if s.Status == layout.Running {
+		if s.Shown() == layout.Running {
 			return fmt.Errorf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID)
 		}
 	}
 	if o.NoRestart {
-		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Status)
+		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Shown())
 	}
 	if o.Restart {
 		describe(s, io)
@@ -125,7 +125,7 @@ func describe(s layout.Session, io cli.IO) {
 	if s.Meta.ExitCode != nil {
 		fmt.Fprintf(io.Out, "Session %q exited with code %d\n", s.ID, *s.Meta.ExitCode)
 	} else {
-		fmt.Fprintf(io.Out, "Session %q %s without an exit record\n", s.ID, s.Status)
+		fmt.Fprintf(io.Out, "Session %q %s without an exit record\n", s.ID, s.Shown())
 	}
 	fmt.Fprintf(io.Out, "Command was: %s\n", s.Meta.DisplayCommand)
 }

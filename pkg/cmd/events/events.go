@@ -184,7 +184,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			s, err := layout.Load(root, ids[0])
 			if errors.Is(err, layout.ErrNotFound) {
 				ended = true
-			} else if err == nil && atStart && s.Status == layout.Exited {
+			} else if err == nil && atStart && s.Shown() == layout.Exited {
 				ended, endedBefore = true, true
 			}
 			return ended

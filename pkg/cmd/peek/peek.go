@@ -163,7 +163,7 @@ func screen(io cli.IO, o Options, flags byte) error {
 	if err != nil {
 		return err
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return printDead(io, s)
 	}
 	var ended *client.EndedError
@@ -204,7 +204,7 @@ func notAnswering(io cli.IO, id string, err error) error {
 	s, lerr := layout.Load(io.Root, id)
 	if lerr != nil {
 		s = layout.Session{ID: id}
-	} else if s.Status != layout.Running {
+	} else if s.Shown() != layout.Running {
 		return printDead(io, s)
 	}
 	return client.Unreachable(io.Root, s, err)
@@ -215,7 +215,7 @@ func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
 	if err != nil {
 		return err
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return printDead(io, s)
 	}
 	conn, err := client.Dial(io.Root, s.ID)
@@ -244,7 +244,7 @@ func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
 // error, not an ended session to print.
 func unserved(root string, s layout.Session, err error) (layout.Session, error) {
 	s = client.Settle(root, s)
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		return s, client.Unreachable(root, s, err)
 	}
 	return s, nil
@@ -253,7 +253,7 @@ func unserved(root string, s layout.Session, err error) (layout.Session, error) 
 // printDead prints what an ended session left behind.
 func printDead(io cli.IO, s layout.Session) error {
 	if len(s.Meta.LastLines) == 0 {
-		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Status)
+		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Shown())
 		return nil
 	}
 	fmt.Fprintln(io.Out, strings.Join(s.Meta.LastLines, "\n"))
@@ -297,7 +297,7 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 		}
 		return deadEnd(s)
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return deadEnd(s)
 	}
 	conn, err := client.Dial(root, s.ID)

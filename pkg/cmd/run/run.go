@@ -217,7 +217,7 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 	if err != nil || s.Damaged != "" {
 		return false, nil
 	}
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		if o.Detach {
 			// -a -d is "make sure it runs": already done.
 			fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)

@@ -67,7 +67,7 @@ func Run(o Options, io cli.IO) error {
 			return err
 		}
 		for _, s := range all {
-			if s.Status == layout.Running {
+			if s.Shown() == layout.Running {
 				ss = append(ss, s)
 			}
 		}
@@ -77,7 +77,7 @@ func Run(o Options, io cli.IO) error {
 	var out []any
 	failed := false
 	for i, s := range ss {
-		if s.Status != layout.Running {
+		if s.Shown() != layout.Running {
 			d := dead(s)
 			if o.JSON {
 				out = append(out, d)
@@ -91,7 +91,7 @@ func Run(o Options, io cli.IO) error {
 			failed = true
 			fmt.Fprintf(io.Err, "pty: %v\n", err)
 			if o.JSON {
-				out = append(out, map[string]any{"name": s.ID, "status": s.Status, "error": err.Error()})
+				out = append(out, map[string]any{"name": s.ID, "status": s.Shown(), "error": err.Error()})
 			}
 			continue
 		}
@@ -134,7 +134,7 @@ type deadInfo struct {
 }
 
 func dead(s layout.Session) deadInfo {
-	d := deadInfo{Name: s.ID, Status: s.Status, ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
+	d := deadInfo{Name: s.ID, Status: s.Shown(), ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
 	if s.Meta.ExitedAt != "" {
 		at := s.Meta.ExitedAt
 		d.ExitedAt = &at

@@ -134,7 +134,7 @@ func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, ow
 		}
 	}
 	for _, sess := range mine {
-		if sess.Status == layout.Running {
+		if sess.Shown() == layout.Running {
 			changes, err := syncTags(root, f, s, sess, want)
 			if err != nil {
 				return false, err
@@ -289,7 +289,7 @@ func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, faile
 }
 
 func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
-	if sess.Status == layout.Running {
+	if sess.Shown() == layout.Running {
 		// Kill drops the strategy tag before it signals, and verifies
 		// that nothing the session started outlives it.
 		res, err := lifecycle.Kill(root, sess, lifecycle.KillOptions{})
@@ -310,7 +310,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 	if err != nil {
 		return wasRunning, err
 	}
-	if cur.Status == layout.Running {
+	if cur.Shown() == layout.Running {
 		return wasRunning, fmt.Errorf("session %s was started again while down ran; run pty down again", sess.ID)
 	}
 	return wasRunning, lifecycle.Remove(root, cur, 0)
