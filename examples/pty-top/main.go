@@ -16,6 +16,7 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"golang.org/x/term"
@@ -33,14 +34,24 @@ func main() {
 	}
 	root := o.Root
 	if root == "" {
-		r, err := layout.ResolveRoot(os.Getenv)
+		// The root pty's commands use: $PTY_ROOT (which "pty --root DIR
+		// top" sets), else the default. ResolveRoot rather than
+		// OpenDefault, to pass on its warnings about deprecated
+		// variables as pty's commands do.
+		env, err := layout.ResolveRoot(os.Getenv)
 		if err != nil {
 			fail(err)
 		}
-		for _, w := range r.Warnings {
+		for _, w := range env.Warnings {
 			os.Stderr.WriteString(w + "\n")
 		}
-		root = r.Dir
+		root = env.Dir
+	} else if root, err = filepath.Abs(root); err != nil {
+		fail(err)
+	}
+	reg, err := layout.Open(root)
+	if err != nil {
+		fail(err)
 	}
 	// Ctrl+C, a closed terminal or a kill end the live view cleanly (the
 	// terminal's screen and cursor are restored).
@@ -56,7 +67,7 @@ func main() {
 		}
 		return 0
 	}
-	if err := Run(o, IO{Out: os.Stdout, Err: os.Stderr, Root: root, Done: done, Terminal: tty, Width: width}); err != nil {
+	if err := Run(o, IO{Out: os.Stdout, Err: os.Stderr, Registry: reg, Done: done, Terminal: tty, Width: width}); err != nil {
 		fail(err)
 	}
 }

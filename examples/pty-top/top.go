@@ -82,7 +82,7 @@ func Parse(args []string, out io.Writer) (Options, error) {
 // their own.
 type IO struct {
 	Out, Err io.Writer
-	Root     string          // the registry, already resolved
+	Registry *layout.Registry
 	Done     <-chan struct{} // closed to end the live view (Ctrl+C); nil: never
 	Terminal bool            // Out is a terminal: the live view redraws in place
 	Width    func() int      // Out's width in columns, 0 when unknown; may be nil
@@ -113,7 +113,7 @@ func Run(o Options, io IO) error {
 	// ids, and a session removed meanwhile drops out of it.
 	var ids []string
 	for _, ref := range o.Refs {
-		s, err := layout.Resolve(io.Root, ref)
+		s, err := io.Registry.Resolve(ref)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func Run(o Options, io IO) error {
 	tick := time.NewTicker(o.Interval)
 	defer tick.Stop()
 	for first := true; ; first = false {
-		rows, cur, err := collect(io.Root, ids, prev)
+		rows, cur, err := collect(io.Registry, ids, prev)
 		if err != nil {
 			return err
 		}
@@ -154,17 +154,17 @@ func Run(o Options, io IO) error {
 
 // collect reads the sessions (all, or ids) and measures the running ones
 // against the previous sample.
-func collect(root string, ids []string, prev sample) ([]Row, sample, error) {
+func collect(reg *layout.Registry, ids []string, prev sample) ([]Row, sample, error) {
 	var ss []layout.Session
 	if ids == nil {
-		all, err := layout.List(root)
+		all, err := reg.List()
 		if err != nil {
 			return nil, prev, err
 		}
 		ss = all
 	} else {
 		for _, id := range ids {
-			s, err := layout.Load(root, id)
+			s, err := reg.Load(id)
 			if errors.Is(err, layout.ErrNotFound) {
 				continue // removed since we resolved it
 			}
@@ -179,10 +179,10 @@ func collect(root string, ids []string, prev sample) ([]Row, sample, error) {
 	rows := make([]Row, 0, len(ss))
 	for _, s := range ss {
 		r := Row{ID: s.ID, Name: s.Name(), Status: s.Status, Command: command(s.Meta), ExitCode: s.Meta.ExitCode, Damaged: s.Damaged}
-		// A lingering daemon (exited, still serving its final screen
-		// for its grace period) still costs memory, so any live daemon
-		// is measured, whatever the status says.
-		if s.Status != layout.Vanished && daemonLive(root, s) {
+		// An exiting session's daemon (lingering in its grace period
+		// to serve the final screen) and a damaged record's still cost
+		// memory: any live daemon is measured.
+		if s.Live && daemonLive(reg, s) {
 			r.Pid = s.Pid
 			if procErr == nil {
 				measure(&r, s, procs, prev, cur)
@@ -198,10 +198,9 @@ func collect(root string, ids []string, prev sample) ([]Row, sample, error) {
 // outlives a daemon that crashed and may since belong to another program:
 // the layout package verifies, from the process's own arguments, that it
 // is this session's daemon. Without the check top would show a stranger's
-// memory under the session's name. Where processes cannot be identified
-// (no /proc) the pid is shown unmeasured.
-func daemonLive(root string, s layout.Session) bool {
-	return s.Pid > 0 && layout.IdentifyDaemon(s.Pid, root, s.ID, s.Meta.Generation) != layout.NotDaemon
+// memory under the session's name.
+func daemonLive(reg *layout.Registry, s layout.Session) bool {
+	return s.Pid > 0 && reg.VerifyDaemon(s.Pid, s.ID, s.Meta.Generation)
 }
 
 // measure fills r's CPU, memory and process count from the daemon's tree.
@@ -278,7 +277,7 @@ func command(m *layout.Metadata) string {
 
 // sortRows puts running sessions first, then by name, as a top would.
 func sortRows(rows []Row) {
-	rank := map[layout.Status]int{layout.Running: 0, layout.Exited: 1, layout.Vanished: 2}
+	rank := map[layout.Status]int{layout.Running: 0, layout.Exiting: 1, layout.Exited: 2, layout.Vanished: 3, layout.Damaged: 4}
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		if rank[a.Status] != rank[b.Status] {
@@ -347,7 +346,7 @@ func writeTable(w io.Writer, rows []Row) {
 			}
 		}
 		status := string(r.Status)
-		if r.Status == layout.Exited && r.ExitCode != nil {
+		if r.Status.Ended() && r.ExitCode != nil {
 			status += fmt.Sprintf(" (%d)", *r.ExitCode)
 		}
 		cmd := r.Command

@@ -42,14 +42,14 @@ func top(t *testing.T, root, plugins string, args ...string) testutil.Result {
 }
 
 // sessions starts the registry the tests look at: "busy" runs, "failed"
-// exited 3 (a failed session's record is kept for inspection) and its
-// daemon, past its grace period, is gone.
+// exited 3 (a failed session's record is kept for inspection) and, past
+// its grace period, its daemon is gone.
 func sessions(t *testing.T) (root string) {
 	root = testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--name", "busy", "--", "sleep", "100")
 	testutil.MustRun(t, root, "run", "-d", "--name", "failed", "--", "sh", "-c", "exit 3")
 	testutil.WaitForState(t, 20*time.Second, "busy running and failed exited", func() (bool, string) {
-		ss, err := layout.List(root)
+		ss, err := open(t, root).List()
 		if err != nil {
 			return false, err.Error()
 		}
@@ -57,7 +57,7 @@ func sessions(t *testing.T) (root string) {
 		ok := 0
 		for _, s := range ss {
 			st = append(st, s.Name()+"="+string(s.Status))
-			if (s.Name() == "busy" && s.Status == layout.Running && s.Pid > 0) || (s.Name() == "failed" && s.Status == layout.Exited && daemonGone(root, s)) {
+			if (s.Name() == "busy" && s.Status == layout.Running && s.Pid > 0) || (s.Name() == "failed" && s.Status == layout.Exited) {
 				ok++
 			}
 		}
@@ -66,15 +66,19 @@ func sessions(t *testing.T) (root string) {
 	return root
 }
 
-func daemonGone(root string, s layout.Session) bool {
-	alive, _ := layout.DaemonAlive(root, s.ID)
-	return !alive
+func open(t *testing.T, root string) *layout.Registry {
+	t.Helper()
+	r, err := layout.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestTopThroughDispatcher(t *testing.T) {
 	plugins := pluginDir(t)
 	root := sessions(t)
-	busy, err := layout.Resolve(root, "busy")
+	busy, err := open(t, root).Resolve("busy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +148,7 @@ func TestLiveView(t *testing.T) {
 	done := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {
-		errc <- Run(Options{Interval: 20 * time.Millisecond}, IO{Out: &out, Err: &out, Root: root, Done: done, Terminal: true, Width: func() int { return 40 }})
+		errc <- Run(Options{Interval: 20 * time.Millisecond}, IO{Out: &out, Err: &out, Registry: open(t, root), Done: done, Terminal: true, Width: func() int { return 40 }})
 	}()
 	testutil.WaitForState(t, 20*time.Second, "three frames", func() (bool, string) {
 		return strings.Count(out.String(), "\x1b[H\x1b[2J") >= 3, out.String()
