@@ -8,8 +8,8 @@ import (
 )
 
 // public is what of pty a plugin may import: the packages a third party's
-// module can use and that pty keeps stable (docs/plugins.md).
-var public = []string{"github.com/ptyorg/pty/pkg/layout"}
+// module can use and that pty keeps stable (docs/plugins.md, "The Go API").
+var public = []string{"github.com/ptyorg/pty/pkg/layout", "github.com/ptyorg/pty/pkg/eventlog"}
 
 const module = "github.com/ptyorg/pty/"
 

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -353,7 +356,7 @@ func writeTable(w io.Writer, rows []Row) {
 		if r.Damaged != "" {
 			cmd = "[damaged record: " + r.Damaged + "]"
 		}
-		cells = append(cells, []string{r.Name, r.ID, status, pid, cpu, mem, procs, cmd})
+		cells = append(cells, []string{safe(r.Name), r.ID, status, pid, cpu, mem, procs, safe(cmd)})
 	}
 	widths := make([]int, len(cells[0]))
 	for _, row := range cells {
@@ -372,6 +375,17 @@ func writeTable(w io.Writer, rows []Row) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
 	}
+}
+
+// safe escapes what must not reach a terminal as it is: a record may have
+// been written by any program, and a name holding an escape sequence or a
+// bidi override would otherwise act on the terminal or pass for another.
+func safe(s string) string {
+	if !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool { return !unicode.IsGraphic(r) && r != ' ' }) >= 0 {
+		q := strconv.QuoteToGraphic(s)
+		return q[1 : len(q)-1]
+	}
+	return s
 }
 
 // bytesText prints a size in binary units, one decimal.

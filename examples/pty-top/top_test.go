@@ -173,6 +173,20 @@ func TestLiveView(t *testing.T) {
 	}
 }
 
+func TestSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"web server":       "web server",
+		"caf\u00e9":        "caf\u00e9",
+		"\x1b]0;pwned\x07": `\x1b]0;pwned\a`,
+		"abc\u202edcba":    `abc\u202edcba`,
+		"bad\xffutf8":      `bad\xffutf8`,
+	} {
+		if got := safe(in); got != want {
+			t.Errorf("safe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestParse(t *testing.T) {
 	var help bytes.Buffer
 	if _, err := Parse([]string{"--help"}, &help); err != errHelp || !strings.Contains(help.String(), "Usage: pty top") || !strings.Contains(help.String(), "-interval") {

@@ -8,6 +8,15 @@
 // feed the emulator and append the chunk to each queue; nothing under it
 // ever blocks on I/O, so a slow client, a child that does not read its
 // input, or a slow disk never stalls the output path.
+//
+// Size: every session has a daemon of its own, so what this package links
+// is paid once per session. Nothing it calls may reach fmt, the
+// reflection-based parts of encoding/json (Marshal, Unmarshal, Encoder,
+// Decoder), reflect.Value, crypto/ or os/exec: errors are errs.Wrap or
+// errors.New with strconv, JSON goes through internal/jsonlite.
+// TestDaemonLinksNoHeavyPackages (cmd/pty-daemon) reads the built binary's
+// symbols and fails naming what was linked; CONTRIBUTING.md, "The session
+// daemon's size rule", says why and how to find the call.
 package daemon
 
 import (
