@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,10 @@ until Ctrl+C. With REFs (ids or display names), only those sessions.
          private memory plus its share of pages it shares with others, so
          the column adds up to what the sessions cost together
   PROCS  the daemon and its descendants
+
+STATUS is running, exiting (the command ended; its daemon stays a moment
+to serve the final screen), exited, vanished (the daemon died without
+recording an exit) or damaged (the record cannot be read).
 
 CPU and memory are read from /proc, so they are Linux only; elsewhere the
 columns say n/a. A session that has stopped shows its status alone.
@@ -120,7 +125,9 @@ func Run(o Options, io IO) error {
 		if err != nil {
 			return err
 		}
-		ids = append(ids, s.ID)
+		if !slices.Contains(ids, s.ID) {
+			ids = append(ids, s.ID)
+		}
 	}
 	prev := sample{}
 	if io.Terminal && !o.Once && !o.JSON {
