@@ -32,7 +32,12 @@ func pluginDir(t *testing.T) string {
 // testutil builds from cmd/pty) with the plugin's directory last on $PATH.
 func top(t *testing.T, root, plugins string, args ...string) testutil.Result {
 	t.Helper()
-	cmd := testutil.Command(t, root, "", append([]string{"top"}, args...)...)
+	return pty(t, root, plugins, append([]string{"top"}, args...)...)
+}
+
+func pty(t *testing.T, root, plugins string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := testutil.Command(t, root, "", args...)
 	for i, kv := range cmd.Env {
 		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
 			cmd.Env[i] = "PATH=" + p + ":" + plugins
@@ -133,6 +138,9 @@ func TestTopThroughDispatcher(t *testing.T) {
 	r = top(t, root, plugins, "--once", "--json", "--interval", "10ms", busy.ID)
 	if err := json.Unmarshal([]byte(r.Stdout), &rows); err != nil || len(rows) != 1 || rows[0].Name != "busy" {
 		t.Errorf("pty top %s: %q %v", busy.ID, r.Stdout, err)
+	}
+	if r := pty(t, root, plugins, "help"); !strings.Contains(r.Stdout[strings.Index(r.Stdout, "Plugins (pty-* on PATH):")+1:], "\n  top\n") {
+		t.Errorf("pty help does not list the plugin:\n%s", r.Stdout)
 	}
 	r = top(t, root, plugins, "--once", "nope")
 	if r.Code != 1 || r.Stdout != "" || r.Stderr != "pty top: Session \"nope\" not found.\n" {
