@@ -56,5 +56,5 @@ Examples:
 	cli.Check(layout.ValidateUserEventType(typ))
 	root := cli.WritableRoot()
 	s := cli.ResolveOrCurrent(root, ref, "pty emit REF user.NAME")
-	cli.Check(layout.EmitUser(root, s.ID, typ, data, text))
+	cli.Check(layout.At(root).EmitUser(s.ID, typ, data, text))
 }

@@ -68,7 +68,7 @@ Colour is used only when stdout is a terminal and NO_COLOR is not set.`
 	}
 
 	root := cli.Root()
-	all, err := layout.ListFast(root)
+	all, err := layout.At(root).List()
 	cli.Check(err)
 	now := time.Now()
 	ss := listing.Select(all, f, now)

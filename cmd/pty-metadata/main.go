@@ -63,7 +63,7 @@ Examples:
 	p, err := layout.ParseMetadataPatch(b)
 	cli.Check(err)
 	root := cli.WritableRoot()
-	changed, m, err := layout.PatchMetadata(root, *id, p)
+	changed, m, err := layout.At(root).Patch(*id, p)
 	if errors.Is(err, layout.ErrNotFound) {
 		cli.Fatalf("Session %q not found. (metadata patch takes an exact id, not a display name)", *id)
 	}

@@ -51,7 +51,7 @@ Examples:
 			}
 			return
 		}
-		_, _, err := layout.SetDisplayName(root, s.ID, nil)
+		_, _, err := layout.At(root).SetDisplayName(s.ID, nil)
 		cli.Check(err)
 		return
 	}
@@ -75,7 +75,7 @@ Examples:
 	}
 	s := cli.ResolveOrCurrent(root, firstArg(args), "give a session id or name")
 	cli.Check(s.DamagedErr())
-	_, _, err := layout.SetDisplayName(root, s.ID, &name)
+	_, _, err := layout.At(root).SetDisplayName(s.ID, &name)
 	cli.Check(err)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -175,7 +176,7 @@ func TestStaleClaimTakenOverAndCleaned(t *testing.T) {
 		for try := 0; ; try++ {
 			killAtFileAnd(t, root, id, layout.SuffixMeta, true)
 			testutil.WaitFor(t, 10*time.Second, "the daemons of "+id+" to die", func() bool { return len(sessionDaemons(t, root, id)) == 0 })
-			if _, ok := layout.ReadLaunchClaim(root, id); ok {
+			if _, ok := registry.ReadLaunchClaim(root, id); ok {
 				break
 			}
 			if try == 5 {
@@ -196,7 +197,7 @@ func TestStaleClaimTakenOverAndCleaned(t *testing.T) {
 	// run -d returns before the daemon has its config; it drops the
 	// claim once it has.
 	testutil.WaitFor(t, 10*time.Second, "run1's daemon to drop its launch claim", func() bool {
-		_, ok := layout.ReadLaunchClaim(root, "run1")
+		_, ok := registry.ReadLaunchClaim(root, "run1")
 		return !ok
 	})
 	r := testutil.MustRun(t, root, "gc")

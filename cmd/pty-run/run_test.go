@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
@@ -87,7 +88,7 @@ func TestRunDetachedThenPeek(t *testing.T) {
 	}
 	// Its arguments are its identity: session, generation and root.
 	comm, _ := os.ReadFile("/proc/" + strconv.Itoa(m.DaemonPid) + "/cmdline")
-	if want := strings.Join(layout.DaemonArgs(root, "hello", m.Generation), "\x00") + "\x00"; string(comm) != want {
+	if want := strings.Join(registry.DaemonArgs(root, "hello", m.Generation), "\x00") + "\x00"; string(comm) != want {
 		t.Errorf("daemon cmdline = %q, want %q", comm, want)
 	}
 }

@@ -89,6 +89,7 @@ Example: pty send web --seq "make test" --seq key:return`
 	root := cli.Root()
 	s := cli.Resolve(root, ref)
 	if s.Shown() != layout.Running {
+		cli.Check(s.DamagedErr())
 		cli.Fatalf("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Shown())
 	}
 	cli.Check(lifecycle.Send(root, s.ID, items, delay, *paste))

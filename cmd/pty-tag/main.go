@@ -59,7 +59,7 @@ Examples:
 		return
 	}
 	cli.Check(layout.CheckWritableRoot(root))
-	_, m, err := layout.SetTags(root, s.ID, set, rm)
+	_, m, err := layout.At(root).SetTags(s.ID, set, rm)
 	cli.Check(err)
 	if file, ok := m.Tag(layout.TagPtyfile); ok {
 		fmt.Fprintf(os.Stderr, "pty: warning: %q is managed by %s; \"pty up\" sets the tags that file declares again, so edit it for lasting changes.\n", s.Name(), file)

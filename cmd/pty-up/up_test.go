@@ -45,7 +45,7 @@ func mustIn(t *testing.T, root, dir string, args ...string) testutil.Result {
 // byKey finds the session a pty.toml key started.
 func byKey(t *testing.T, root, key string) (layout.Session, bool) {
 	t.Helper()
-	all, err := layout.List(root)
+	all, err := layout.At(root).List()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 
 	// Edit the tags: up keeps the session and follows the file, leaving
 	// a hand-added tag alone.
-	if _, _, err := layout.SetTags(root, web.ID, map[string]string{"mine": "yes", "strategy.status": "flapping"}, nil); err != nil {
+	if _, _, err := layout.At(root).SetTags(web.ID, map[string]string{"mine": "yes", "strategy.status": "flapping"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "pty.toml"), []byte(strings.Replace(twoSessions, `tier = "front"`, `role = "api"`, 1)), 0o644)
@@ -278,7 +278,7 @@ func TestConcurrentUpStartsEachSessionOnce(t *testing.T) {
 				}
 			}
 		}
-		all, err := layout.List(root)
+		all, err := layout.At(root).List()
 		if err != nil {
 			t.Fatal(err)
 		}

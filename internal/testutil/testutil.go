@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -341,4 +342,17 @@ func DirNames(t testing.TB, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// WriteRecord writes m as session id's record (<id>.json) in root, for
+// tests that fabricate a registry state no command makes.
+func WriteRecord(t testing.TB, root, id string, m json.Marshaler) {
+	t.Helper()
+	b, err := m.MarshalJSON()
+	if err == nil {
+		err = os.WriteFile(filepath.Join(root, id+".json"), b, 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -488,7 +488,7 @@ func Context() (context.Context, context.CancelFunc) {
 
 // Resolve resolves a reference or exits with the standard message.
 func Resolve(root, ref string) layout.Session {
-	s, err := layout.Resolve(root, ref)
+	s, err := layout.At(root).Resolve(ref)
 	Check(err)
 	return s
 }
@@ -525,7 +525,7 @@ func ResolveOrCurrent(root, ref, hint string) layout.Session {
 // (IO.Session) given, returning the error.
 func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error) {
 	if ref != "" {
-		return layout.Resolve(root, ref)
+		return layout.At(root).Resolve(ref)
 	}
 	if current == "" {
 		return layout.Session{}, fmt.Errorf("no session given and not inside a pty session ($PTY_SESSION is unset): %s", hint)

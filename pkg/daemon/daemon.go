@@ -38,6 +38,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/rawio"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -219,7 +220,7 @@ type client struct {
 // takes the listening socket from fd 5, reports the command's start on fd
 // 4 and returns the process exit status. args are its arguments after the
 // program name: id, generation and root, which must be the config's (see
-// layout.DaemonArgs: they are how a pid is told to be this session's
+// registry.DaemonArgs: they are how a pid is told to be this session's
 // daemon).
 //
 // The launcher has published the session before we run (spawn's claim):
@@ -260,7 +261,7 @@ func Main(args []string) int {
 	// The session is ours from here: a launcher killed now has handed
 	// everything over. Before the child starts, so a claim found with its
 	// daemon dead means the command never ran.
-	layout.DropLaunchClaim(cfg.Root, cfg.ID, cfg.Generation)
+	registry.DropLaunchClaim(cfg.Root, cfg.ID, cfg.Generation)
 	d, err := Start(cfg, ln, sigs)
 	if err != nil && cfg.Waited {
 		status.WriteString("error " + oneLine(err.Error()) + "\n")
@@ -296,7 +297,7 @@ func unclaimUnrun(args []string) {
 	}
 	id, gen, root := args[0], args[1], args[2]
 	layout.Locked(root, id, 5*time.Second, func() error {
-		if g, ok := layout.ReadLaunchClaim(root, id); !ok || g != gen {
+		if g, ok := registry.ReadLaunchClaim(root, id); !ok || g != gen {
 			return nil
 		}
 		p := layout.PathsFor(root, id)
@@ -865,12 +866,12 @@ func (d *Daemon) eventLoop() {
 				}
 				break
 			}
-			layout.AppendEventsPlain(d.root, d.id, batch...)
+			layout.AppendEvents(d.root, d.id, batch...)
 		case <-d.stop:
 			for {
 				select {
 				case ev := <-d.events:
-					layout.AppendEventsPlain(d.root, d.id, ev)
+					layout.AppendEvents(d.root, d.id, ev)
 				default:
 					return
 				}
@@ -969,7 +970,7 @@ func (d *Daemon) trimClients() {
 // update changes our metadata unless the record now belongs to another
 // generation (replaced while we ran).
 func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) error {
-	_, err := layout.UpdatePlain(d.root, d.id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.Update(d.root, d.id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Generation != d.gen || !fn(m) {
 			return nil, layout.ErrNoChange
 		}

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 func TestConcurrentWritersLoseNothing(t *testing.T) {
 	root := t.TempDir()
-	if err := WriteMetadata(root, "s", &Metadata{Command: "/bin/sh", CreatedAt: Now()}); err != nil {
+	if err := writeRecord(root, "s", &Metadata{Command: "/bin/sh", CreatedAt: Now()}); err != nil {
 		t.Fatal(err)
 	}
 	const writers, each = 20, 10

@@ -63,7 +63,7 @@ func (r *Registry) IDs() ([]string, error) { return IDs(r.root) }
 // List reads every session, sorted by id, each with its status. A damaged
 // record is listed (status Damaged); a session removed while the registry
 // is read is left out. One read of the directory serves the whole list.
-func (r *Registry) List() ([]Session, error) { return ListFast(r.root) }
+func (r *Registry) List() ([]Session, error) { return listFast(r.root) }
 
 // Load reads one session by its exact id: ErrNotFound when it has no
 // record; a damaged record gives a Session whose status is Damaged.
@@ -72,7 +72,7 @@ func (r *Registry) Load(id string) (Session, error) { return Load(r.root, id) }
 // Resolve finds the session a user means by ref: an exact id wins, else
 // the one session with that display name. A *RefError says none or
 // several matched.
-func (r *Registry) Resolve(ref string) (Session, error) { return Resolve(r.root, ref) }
+func (r *Registry) Resolve(ref string) (Session, error) { return resolve(r.root, ref) }
 
 // Metadata reads session id's record as it is on disk. A damaged record
 // is a *DamagedError (errors.Is ErrDamaged).
@@ -88,35 +88,35 @@ func (r *Registry) Update(id string, fn func(m *Metadata) ([]Event, error)) (*Me
 
 // Patch applies a metadata patch (see MetadataPatch) as one Update.
 func (r *Registry) Patch(id string, p MetadataPatch) (changed bool, m *Metadata, err error) {
-	return PatchMetadata(r.root, id, p)
+	return patchMetadata(r.root, id, p)
 }
 
 // SetTags sets and removes tags of session id, validated, logging a
 // tags_change event when anything changed.
 func (r *Registry) SetTags(id string, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
-	return SetTags(r.root, id, set, rm)
+	return setTags(r.root, id, set, rm)
 }
 
 // SetTagsIf is SetTags when cond, asked of the tags under the lock, holds;
 // ErrConditionFailed when it does not.
 func (r *Registry) SetTagsIf(id string, cond func(tags map[string]string) bool, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
-	return SetTagsIf(r.root, id, cond, set, rm)
+	return setTagsIf(r.root, id, cond, set, rm)
 }
 
 // SetDisplayName sets (nil: clears) session id's display name, refusing
 // one another session has.
 func (r *Registry) SetDisplayName(id string, name *string) (changed bool, m *Metadata, err error) {
-	return SetDisplayName(r.root, id, name)
+	return setDisplayName(r.root, id, name)
 }
 
 // StateSet sets key in session id's state bag to a JSON value.
 func (r *Registry) StateSet(id, key string, value json.RawMessage) (changed bool, m *Metadata, err error) {
-	return StateSet(r.root, id, key, value)
+	return stateSet(r.root, id, key, value)
 }
 
 // StateDelete removes key from session id's state bag.
 func (r *Registry) StateDelete(id, key string) (changed bool, m *Metadata, err error) {
-	return StateDelete(r.root, id, key)
+	return stateDelete(r.root, id, key)
 }
 
 // Events reads session id's event log, oldest first.
@@ -130,7 +130,7 @@ func (r *Registry) AppendEvents(id string, evs ...Event) error {
 // EmitUser appends a user.* event (a plugin's own event) to session id's
 // log.
 func (r *Registry) EmitUser(id, typ string, data json.RawMessage, text *string) error {
-	return EmitUser(r.root, id, typ, data, text)
+	return emitUser(r.root, id, typ, data, text)
 }
 
 // Locked runs fn holding session id's metadata lock, waiting at most wait
@@ -148,10 +148,14 @@ func (r *Registry) Pid(id string) int { return ReadPid(r.root, id) }
 // from a pid file or a record asks this first, since a dead daemon's pid
 // may since belong to any process.
 func (r *Registry) VerifyDaemon(pid int, id, gen string) bool {
-	return IsSessionDaemon(pid, r.root, id, gen)
+	return isSessionDaemon(pid, r.root, id, gen)
 }
 
 // Remove deletes session id's files (record, events, socket, pid file,
 // launch claim); missing files are fine. It does not stop a daemon: stop
 // the session first.
-func (r *Registry) Remove(id string) error { return RemoveFiles(r.root, id) }
+func (r *Registry) Remove(id string) error { return removeFiles(r.root, id) }
+
+// At binds a Registry to root without Open's check, for a root already
+// checked (ResolveRoot's, or one pty's commands were given).
+func At(root string) *Registry { return &Registry{root: root} }

@@ -245,15 +245,11 @@ func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
 	return &m, b, nil
 }
 
-// WriteMetadata writes <id>.json atomically, pretty-printed like the
-// original. It does not lock: read-modify-write goes through UpdateMetadata.
-func WriteMetadata(root, id string, m *Metadata) error {
-	return writeMetadata(root, id, m, true)
-}
-
-// WriteMetadataNoSync is WriteMetadata without waiting for the disk (see
-// WriteFileAtomicNoSync): for a session's creation, where the daemon
-// reports ready first and calls SyncFile on the metadata right after.
+// WriteMetadataNoSync writes <id>.json atomically, pretty-printed like the
+// original, without waiting for the disk (see WriteFileAtomicNoSync): for
+// a session's creation, where the daemon reports ready first and calls
+// SyncFile on the metadata right after. It does not lock; every other
+// change goes through Update.
 func WriteMetadataNoSync(root, id string, m *Metadata) error {
 	return writeMetadata(root, id, m, false)
 }

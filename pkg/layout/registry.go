@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/ptyorg/pty/pkg/procs"
 )
 
 // Status is derived from the files and the processes, never stored, by
@@ -94,7 +96,7 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 			// listens first (spawn's claim), so a connection queued
 			// before the daemon listens again names the launcher, which
 			// may have exited and its pid gone to another process.
-			if p := socketPeerPid(PathsFor(root, id).Sock()); DaemonPidAlive(p, root, id, "") {
+			if p := socketPeerPid(PathsFor(root, id).Sock()); daemonPidAlive(p, root, id, "") {
 				s.Pid = p
 			}
 		}
@@ -119,15 +121,15 @@ func ReadPid(root, id string) int {
 }
 
 // DaemonName is a session daemon's process name (/proc/<pid>/comm) and
-// the first word of its arguments (see DaemonArgs).
+// the first word of its arguments (see identity.go).
 const DaemonName = "pty-daemon"
 
-// DaemonPidAlive reports whether pid is the live daemon of session id in
+// daemonPidAlive reports whether pid is the live daemon of session id in
 // root, of generation gen when gen is not "" (see identity.go): a pid file
 // outlives its daemon after a crash or a reboot, and its pid may since
 // belong to anything, another session's daemon included. Without /proc
 // the process cannot be identified and kill(pid, 0) decides.
-func DaemonPidAlive(pid int, root, id, gen string) bool {
+func daemonPidAlive(pid int, root, id, gen string) bool {
 	switch IdentifyDaemon(pid, root, id, gen) {
 	case IsDaemon, Unverifiable:
 		return true
@@ -148,12 +150,35 @@ func DaemonAlive(root, id string) (bool, int) {
 func DaemonAliveGen(root, id, gen string) (bool, int) {
 	p := PathsFor(root, id)
 	if pid := ReadPid(root, id); pid > 0 {
-		return DaemonPidAlive(pid, root, id, gen), pid
+		return daemonPidAlive(pid, root, id, gen), pid
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
 		return false, 0
 	}
-	return socketAccepts(p.Sock()), 0
+	return socketDaemonAlive(root, id, gen, p.Sock()), 0
+}
+
+// socketDaemonAlive is the socket's word on whether session id's daemon
+// lives, for a session that left no pid file: something must accept a
+// connection there and, where the kernel names who listens (SO_PEERCRED),
+// that must be this session's daemon, since a socket's name may be bound
+// by any program once its daemon is gone. The original pty's daemon
+// carries its session in its environment only; as the socket's listener
+// now, its pid cannot be a reused one, so no start time is asked of it.
+func socketDaemonAlive(root, id, gen, path string) bool {
+	if !peerCredKnown {
+		return socketAccepts(path)
+	}
+	pid := socketPeerPid(path)
+	switch IdentifyDaemon(pid, root, id, gen) {
+	case IsDaemon, Unverifiable:
+		return true
+	}
+	if pid <= 0 {
+		return false
+	}
+	args, err := procs.Cmdline(pid)
+	return err == nil && isUpstreamDaemon(pid, args, root, id)
 }
 
 // socketAccepts reports whether something listens on the unix socket at
@@ -246,9 +271,9 @@ func IDs(root string) ([]string, error) {
 	return ids, nil
 }
 
-// List reads every session. A damaged record is listed with Damaged set;
+// listSlow reads every session. A damaged record is listed with Damaged set;
 // one removed while we read is skipped.
-func List(root string) ([]Session, error) {
+func listSlow(root string) ([]Session, error) {
 	ids, err := IDs(root)
 	if err != nil {
 		return nil, err
@@ -280,9 +305,9 @@ func (e *RefError) Error() string {
 // Is lets errors.Is(err, ErrNotFound) match a reference that found nothing.
 func (e *RefError) Is(target error) bool { return target == ErrNotFound && len(e.Candidates) == 0 }
 
-// Resolve finds the session a user means: an exact id wins; otherwise a
+// resolve finds the session a user means: an exact id wins; otherwise a
 // display name that exactly one session has.
-func Resolve(root, ref string) (Session, error) {
+func resolve(root, ref string) (Session, error) {
 	if ValidateID(ref) == nil {
 		if s, err := Load(root, ref); err == nil {
 			return s, nil
@@ -311,10 +336,10 @@ func Resolve(root, ref string) (Session, error) {
 	}
 }
 
-// RemoveFiles deletes a session's files (socket, pid, metadata, events,
+// removeFiles deletes a session's files (socket, pid, metadata, events,
 // launch claim).
 // Missing files are fine; lock files are left to their holders.
-func RemoveFiles(root, id string) error {
+func removeFiles(root, id string) error {
 	var errs []error
 	for _, f := range PathsFor(root, id).All() {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"time"
@@ -24,14 +23,9 @@ var ErrNoChange = errors.New("no change")
 // events fn returns, all before releasing. Holding the metadata lock across
 // read, change and write is what keeps concurrent writers from losing each
 // other's updates. It returns the metadata after the change (or as it was,
-// when fn returned ErrNoChange).
+// when fn returned ErrNoChange). The events' payloads hold plain values
+// only (see AppendEvents).
 func Update(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
-	return update(root, id, json.Marshal, fn)
-}
-
-// UpdatePlain is Update for events whose payloads hold only plain values,
-// as AppendEventsPlain is for AppendEvents.
-func UpdatePlain(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
 	return update(root, id, nil, fn)
 }
 
@@ -72,7 +66,7 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 			return nil, errs.Text(p.Events()+" "+ErrSymlink.Error(), ErrSymlink)
 		}
 	}
-	if err := WriteMetadata(root, id, m); err != nil {
+	if err := writeMetadata(root, id, m, true); err != nil {
 		return nil, err
 	}
 	if err := appendEncodedLocked(root, id, buf); err != nil {

@@ -188,7 +188,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 // it is.
 func recordStopped(root, id, gen string) {
 	code, sig := 128+int(syscall.SIGTERM), int(syscall.SIGTERM)
-	m, err := layout.UpdatePlain(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	m, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Exited() || m.Generation != gen {
 			return nil, layout.ErrNoChange
 		}
@@ -253,9 +253,9 @@ func otherDaemon(p procs.Proc) bool {
 }
 
 // VerifyDaemon reports whether pid is, provably, the daemon of session id
-// in root (of generation gen, when not ""): layout.IsSessionDaemon.
+// in root (of generation gen, when not ""): layout.Registry.VerifyDaemon.
 func VerifyDaemon(pid int, root, id, gen string) bool {
-	return layout.IsSessionDaemon(pid, root, id, gen)
+	return layout.At(root).VerifyDaemon(pid, id, gen)
 }
 
 func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
 )
@@ -44,7 +45,7 @@ while :; do sleep 0.05; done
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	daemon := &exec.Cmd{Path: "/bin/sh", Args: layout.DaemonArgs(root, "fake", "g1"), Dir: filepath.Dir(script)}
+	daemon := &exec.Cmd{Path: "/bin/sh", Args: registry.DaemonArgs(root, "fake", "g1"), Dir: filepath.Dir(script)}
 	daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := daemon.Start(); err != nil {
 		t.Fatal(err)
@@ -56,9 +57,7 @@ while :; do sleep 0.05; done
 	defer syscall.Kill(child, syscall.SIGKILL)
 
 	m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", Tags: map[string]string{"strategy": "permanent", "a": "b"}}
-	if err := layout.WriteMetadata(root, "fake", m); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteRecord(t, root, "fake", m)
 	os.WriteFile(layout.PathsFor(root, "fake").Pid(), []byte(strconv.Itoa(daemon.Process.Pid)), 0o600)
 	s, err := layout.Load(root, "fake")
 	if err != nil || s.Status != layout.Running {
@@ -99,9 +98,7 @@ func TestRemoveChecksTheGeneration(t *testing.T) {
 	old := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "aaaa", ExitCode: &code, ExitedAt: layout.Now()}
 	newer := old.Clone()
 	newer.Generation = "bbbb"
-	if err := layout.WriteMetadata(root, "x", newer); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteRecord(t, root, "x", newer)
 	err := Remove(root, layout.Session{ID: "x", Meta: old, Status: layout.Exited}, time.Second)
 	if !errors.Is(err, ErrReplaced) || !strings.Contains(err.Error(), "not removed") {
 		t.Errorf("remove of a replaced record: %v", err)
@@ -137,7 +134,7 @@ func TestKillRefusesAForeignPid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
-	layout.WriteMetadata(root, "old", &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now()})
+	testutil.WriteRecord(t, root, "old", &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now()})
 	os.WriteFile(layout.PathsFor(root, "old").Pid(), []byte(strconv.Itoa(other.Process.Pid)), 0o600)
 	s, _ := layout.Load(root, "old")
 	if s.Status != layout.Vanished {
@@ -163,9 +160,7 @@ func TestKillRecordsAStopTheDaemonCouldNot(t *testing.T) {
 		root := testutil.Root(t)
 		pid := testutil.FakeDaemon(t, root, "young", "g1")
 		m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", DaemonPid: pid, Ephemeral: ephemeral}
-		if err := layout.WriteMetadata(root, "young", m); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteRecord(t, root, "young", m)
 		os.WriteFile(layout.PathsFor(root, "young").Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600)
 		s, err := layout.Load(root, "young")
 		if err != nil || s.Status != layout.Running {

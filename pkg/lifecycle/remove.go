@@ -55,7 +55,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 		if alive, _ := layout.DaemonAlive(root, s.ID); err == nil && layout.StatusOf(m, alive) == layout.Running {
 			return replacedError(s.ID)
 		}
-		if err := layout.RemoveFiles(root, s.ID); err != nil {
+		if err := layout.At(root).Remove(s.ID); err != nil {
 			return fmt.Errorf("remove session %s: %w", s.ID, err)
 		}
 		return nil

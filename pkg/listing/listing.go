@@ -1,7 +1,7 @@
 // Package listing filters, sorts and formats the session registry for
 // `pty list`: the human sections, the --json array scripts depend on (the
 // original pty's shape), and the --summary counts. It only reads what
-// layout.ListFast returned; nothing here touches the disk.
+// layout.Registry.List returned; nothing here touches the disk.
 package listing
 
 import (

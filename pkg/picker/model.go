@@ -135,7 +135,7 @@ func tick() tea.Cmd {
 func (m *Model) load() tea.Cmd {
 	root, tags := m.o.Root, m.o.FilterTags
 	return func() tea.Msg {
-		all, err := layout.List(root)
+		all, err := layout.At(root).List()
 		if err != nil {
 			return sessionsMsg{err: err}
 		}

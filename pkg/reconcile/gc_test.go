@@ -726,8 +726,8 @@ func TestPermanentInGraceIsRespawned(t *testing.T) {
 	start(t, root, nil, "--id", "grace", "--permanent", "--", "sh", "-c", "sleep 1; exit 3")
 	before, _ := load(t, root, "grace")
 	release := testutil.HoldGrace(t, root, "grace")
-	if s, _ := load(t, root, "grace"); s.Status != layout.Exited {
-		t.Fatalf("held in its grace period, grace is %s, want exited", s.Status)
+	if s, _ := load(t, root, "grace"); s.Status != layout.Exiting || s.Shown() != layout.Exited {
+		t.Fatalf("held in its grace period, grace is %s (shown %s), want exiting (shown exited)", s.Status, s.Shown())
 	}
 	cmd := testutil.Command(t, root, "", "gc")
 	done := make(chan testutil.Result, 1)

@@ -102,7 +102,6 @@ func scan(root string) (*snapshot, error) {
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, 16<<10)
-			pidBuf := make([]byte, 0, 512)
 			for i := range next {
 				id := ids[i]
 				b, err := readRaw(layout.PathsFor(root, id).Meta(), buf)
@@ -115,7 +114,13 @@ func scan(root string) (*snapshot, error) {
 					results[i].invalid = true
 					continue
 				}
-				alive, pid := daemonAlive(root, id, pm.Generation, pidBuf)
+				alive, pid := layout.DaemonAliveGen(root, id, pm.Generation)
+				if other, _ := layout.DaemonAlive(root, id); !alive && other {
+					// Another generation's daemon holds the id (the
+					// record is being replaced): not this pass's to
+					// touch, as pty rm refuses it.
+					continue
+				}
 				raw := append([]byte(nil), b...)
 				results[i].e = &entry{id: id, meta: (*layout.Metadata)(&pm), raw: raw, alive: alive, pid: pid}
 			}

@@ -58,7 +58,7 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 				return err
 			}
 		}
-		return layout.RemoveFiles(p.o.Root, e.id)
+		return layout.At(p.o.Root).Remove(e.id)
 	})
 }
 
@@ -96,7 +96,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 				// which the next pass (seeing it dead) stops.
 				return errStale
 			}
-			return layout.RemoveFiles(root, e.id)
+			return layout.At(root).Remove(e.id)
 		}
 		if dpid <= 0 {
 			return fmt.Errorf("%w: the daemon answers on its socket but has no pid file", errSignal)
@@ -142,7 +142,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		if alive, _ := layout.DaemonAlive(root, e.id); alive {
 			return errStale // a new daemon took the id meanwhile
 		}
-		return layout.RemoveFiles(root, e.id)
+		return layout.At(root).Remove(e.id)
 	})
 	if err != nil {
 		return phaseReason(err, "after signalling"), err

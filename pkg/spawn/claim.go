@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/internal/jsonlite"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -60,7 +61,7 @@ func waitClaimResolved(root, id string, deadline time.Time) bool {
 		if alive, _ := layout.DaemonAlive(root, id); !alive {
 			return true
 		}
-		if _, ok := layout.ReadLaunchClaim(root, id); !ok {
+		if _, ok := registry.ReadLaunchClaim(root, id); !ok {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -81,7 +82,7 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 		// file still here is debris from a crash.
 		os.Remove(p.Sock())
 		os.Remove(p.Pid())
-		if err := layout.WriteLaunchClaim(root, id, cfg.Generation); err != nil {
+		if err := registry.WriteLaunchClaim(root, id, cfg.Generation); err != nil {
 			return fmt.Errorf("start session %s: %w", id, err)
 		}
 		ln, ino, err := listenUnix(p.Sock())
@@ -123,7 +124,7 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 		if len(cfg.Tags) > 0 {
 			ev.Fields = map[string]any{"tags": cfg.Tags}
 		}
-		if err := layout.AppendEventsLockedPlain(root, id, ev); err != nil {
+		if err := layout.AppendEventsLocked(root, id, ev); err != nil {
 			undo()
 			return err
 		}
@@ -142,7 +143,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 	// started the command (it removes the claim before it does).
 	alive, _ := layout.DaemonAlive(root, id)
 	m, err := layout.ReadMetadata(root, id)
-	if gen, ok := layout.ReadLaunchClaim(root, id); ok {
+	if gen, ok := registry.ReadLaunchClaim(root, id); ok {
 		switch {
 		case err == nil && m.Generation != gen:
 			// Not the record's: debris of an earlier start.
@@ -153,7 +154,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 			return replaced
 		default:
 			// A start that never finished: take it over.
-			if err := layout.RemoveFiles(root, id); err != nil {
+			if err := layout.At(root).Remove(id); err != nil {
 				return fmt.Errorf("session %s: remove a start that never finished: %w", id, err)
 			}
 			return nil
@@ -170,7 +171,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		if g := cfg.ReplaceGen; g != "" && m.Generation != g {
 			return replaced
 		}
-		if err := layout.RemoveFiles(root, id); err != nil {
+		if err := layout.At(root).Remove(id); err != nil {
 			return fmt.Errorf("replace %s: %w", id, err)
 		}
 	case errors.Is(err, layout.ErrNotFound):
@@ -187,7 +188,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		if !cfg.Replace {
 			return InUseError(id)
 		}
-		layout.RemoveFiles(root, id)
+		layout.At(root).Remove(id)
 	}
 	return nil
 }

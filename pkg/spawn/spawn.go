@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
@@ -378,7 +379,7 @@ func DefaultDisplayName(cwd, command string, args []string) string {
 // that the caller did not ask to replace. nil means it is free (or
 // replaceable).
 func Check(root, id string, replace bool) error {
-	if _, ok := layout.ReadLaunchClaim(root, id); ok {
+	if _, ok := registry.ReadLaunchClaim(root, id); ok {
 		// Being started, or a start that never finished: only claim,
 		// under the session's locks, can tell which and act on it.
 		return nil
@@ -601,7 +602,7 @@ func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW,
 		return 0, fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, err)
 	}
 	defer null.Close()
-	pid, err := syscall.ForkExec(path, layout.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(path, registry.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), &syscall.ProcAttr{
 		// Its identity, for whoever finds its pid in a pid file: a pid
 		// is trusted only if these arguments match the record.
 		Dir:   "/",
@@ -631,7 +632,7 @@ func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW,
 // ran, unless someone else's session has the id by now.
 func abandon(cfg launchconfig.Config, pid int) {
 	layout.Locked(cfg.Root, cfg.ID, 5*time.Second, func() error {
-		if layout.IsSessionDaemon(pid, cfg.Root, cfg.ID, cfg.Generation) {
+		if layout.At(cfg.Root).VerifyDaemon(pid, cfg.ID, cfg.Generation) {
 			return nil // alive after all: it serves the session
 		}
 		m, err := layout.ReadMetadata(cfg.Root, cfg.ID)

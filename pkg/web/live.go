@@ -170,7 +170,7 @@ func newRegistry(ctx context.Context, root string) *registry {
 }
 
 func (r *registry) rebuild() {
-	all, err := layout.ListFast(r.root)
+	all, err := layout.At(r.root).List()
 	now := time.Now()
 	home := os.Getenv("HOME")
 	msg := struct {

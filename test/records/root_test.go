@@ -95,8 +95,8 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 	oneLineError(t, "metadata patch", testutil.RunCmd(t, patch), "owned by uid 65534")
 
 	// Go programs using the layout package are held to the same rule.
-	if _, _, err := layout.SetTags(root, "live", map[string]string{"x": "1"}, nil); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
-		t.Errorf("layout.SetTags: %v", err)
+	if _, _, err := layout.At(root).SetTags("live", map[string]string{"x": "1"}, nil); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("Registry.SetTags: %v", err)
 	}
 	if err := layout.AppendEvents(root, "live", layout.NewEvent("live", "user.x")); err == nil {
 		t.Error("layout.AppendEvents wrote into another user's root")

@@ -47,7 +47,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
 		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, o.DetachKey.Key().With())
 	}
-	s, err := layout.Resolve(io.Root, o.Args[0])
+	s, err := layout.At(io.Root).Resolve(o.Args[0])
 	if err != nil {
 		return err
 	}
@@ -71,6 +71,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		if s.Shown() == layout.Running {
 			return fmt.Errorf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID)
 		}
+	}
+	if err := s.DamagedErr(); err != nil {
+		return err // neither served nor restartable
 	}
 	if o.NoRestart {
 		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Shown())

@@ -114,7 +114,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	switch {
 	case len(o.Waits) > 0:
-		s, err := layout.Resolve(io.Root, o.Ref)
+		s, err := layout.At(io.Root).Resolve(o.Ref)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func screen(io cli.IO, o Options, flags byte) error {
 		}
 		tried, lastErr = o.Ref, err
 	}
-	s, err := layout.Resolve(io.Root, o.Ref)
+	s, err := layout.At(io.Root).Resolve(o.Ref)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func notAnswering(io cli.IO, id string, err error) error {
 }
 
 func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
-	s, err := layout.Resolve(io.Root, ref)
+	s, err := layout.At(io.Root).Resolve(ref)
 	if err != nil {
 		return err
 	}
@@ -252,6 +252,9 @@ func unserved(root string, s layout.Session, err error) (layout.Session, error) 
 
 // printDead prints what an ended session left behind.
 func printDead(io cli.IO, s layout.Session) error {
+	if err := s.DamagedErr(); err != nil {
+		return err // nothing it left can be read
+	}
 	if len(s.Meta.LastLines) == 0 {
 		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Shown())
 		return nil

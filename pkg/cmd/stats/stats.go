@@ -56,13 +56,13 @@ func Run(o Options, io cli.IO) error {
 	root := io.Root
 	var ss []layout.Session
 	if o.Ref != "" {
-		s, err := layout.Resolve(root, o.Ref)
+		s, err := layout.At(root).Resolve(o.Ref)
 		if err != nil {
 			return err
 		}
 		ss = []layout.Session{s}
 	} else {
-		all, err := layout.ListFast(root)
+		all, err := layout.At(root).List()
 		if err != nil {
 			return err
 		}
@@ -78,6 +78,9 @@ func Run(o Options, io cli.IO) error {
 	failed := false
 	for i, s := range ss {
 		if s.Shown() != layout.Running {
+			if err := s.DamagedErr(); err != nil && o.Ref != "" {
+				return err
+			}
 			d := dead(s)
 			if o.JSON {
 				out = append(out, d)

@@ -105,7 +105,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	var changed, same, skipped, failed int
 	for _, s := range sessions {
-		ch, m, err := layout.SetTagsIf(root, s.ID, cond, set, o.Rm)
+		ch, m, err := layout.At(root).SetTagsIf(s.ID, cond, set, o.Rm)
 		switch {
 		case errors.Is(err, layout.ErrConditionFailed):
 			skipped++
@@ -148,7 +148,7 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		seen := map[string]bool{}
 		var errs []string
 		for _, r := range refs {
-			s, err := layout.Resolve(root, r)
+			s, err := layout.At(root).Resolve(r)
 			if err == nil {
 				err = s.DamagedErr()
 			}
@@ -166,7 +166,7 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		}
 		return out, nil
 	}
-	list, err := layout.List(root)
+	list, err := layout.At(root).List()
 	if err != nil {
 		return nil, err
 	}

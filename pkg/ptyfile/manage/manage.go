@@ -47,7 +47,7 @@ func Preflight(f *ptyfile.File, specs []ptyfile.Spec) error {
 
 // Owned returns the registry's sessions that came from f, in id order.
 func Owned(root string, f *ptyfile.File) ([]layout.Session, error) {
-	all, err := layout.List(root)
+	all, err := layout.At(root).List()
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func syncTags(root string, f *ptyfile.File, s ptyfile.Spec, sess layout.Session,
 			rm = append(rm, k)
 		}
 	}
-	_, _, err := layout.SetTagsIf(root, sess.ID, func(tags map[string]string) bool {
+	_, _, err := layout.At(root).SetTagsIf(sess.ID, func(tags map[string]string) bool {
 		// Someone else re-tagged it in between: recompute rather than
 		// overwrite their change with ours.
 		return f.Owns(tags, s) && maps.Equal(tags, sess.Meta.Tags)
