@@ -7,7 +7,7 @@
 //
 // One runs per session, so it is kept small: it must not link fmt,
 // reflection-based encoding/json, reflect.Value, crypto/ or os/exec
-// (link_test.go checks the built binary; CONTRIBUTING.md says why).
+// (link_test.go checks the built binary; docs/contributing.md says why).
 package main
 
 import (

@@ -15,8 +15,8 @@
 // Decoder), reflect.Value, crypto/ or os/exec: errors are errs.Wrap or
 // errors.New with strconv, JSON goes through internal/jsonlite.
 // TestDaemonLinksNoHeavyPackages (cmd/pty-daemon) reads the built binary's
-// symbols and fails naming what was linked; CONTRIBUTING.md, "The session
-// daemon's size rule", says why and how to find the call.
+// symbols and fails naming what was linked; docs/contributing.md, "The
+// session daemon's size rule", says why and how to find the call.
 package daemon
 
 import (
