@@ -55,12 +55,12 @@ func TestAttachTypeEchoDetach(t *testing.T) {
 		t.Fatalf("detach exit code %d", code)
 	}
 	// The session is still there.
-	if s, err := layout.Load(root, "cat"); err != nil || s.Status != layout.Running {
+	if s, err := layout.At(root).Load("cat"); err != nil || s.Status != layout.Running {
 		t.Fatalf("after detach: %v %v", s.Status, err)
 	}
-	m, _ := layout.ReadMetadata(root, "cat")
+	m, _ := layout.At(root).Metadata("cat")
 	testutil.WaitFor(t, 5*time.Second, "lastAttachAt", func() bool {
-		m, _ = layout.ReadMetadata(root, "cat")
+		m, _ = layout.At(root).Metadata("cat")
 		return m.LastAttachAt != ""
 	})
 }
@@ -155,7 +155,7 @@ func TestDeadSessionPromptAndRestart(t *testing.T) {
 	// Ended, and past the grace period in which its daemon still
 	// answers (and attach shows the end as it happens).
 	testutil.WaitFor(t, 10*time.Second, "session to end", func() bool {
-		s, err := layout.Load(root, "dead")
+		s, err := layout.At(root).Load("dead")
 		_, serr := os.Stat(layout.PathsFor(root, "dead").Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
@@ -177,7 +177,7 @@ func TestDeadSessionPromptAndRestart(t *testing.T) {
 	// Its final lines come first, then the restarted session's.
 	u.WaitOutput(t, "exited with code 2")
 	testutil.WaitFor(t, 10*time.Second, "dead to run again", func() bool {
-		m, err := layout.ReadMetadata(root, "dead")
+		m, err := layout.At(root).Metadata("dead")
 		return err == nil && !m.Exited()
 	})
 	u.WaitOutput(t, "started-once")
@@ -406,12 +406,12 @@ func TestAttachWithoutTerminal(t *testing.T) {
 	// -r would restart an ended session only to find it cannot show it.
 	testutil.MustRun(t, root, "run", "-d", "--id", "gone", "--tag", "keep=true", "--", "sh", "-c", "exit 2")
 	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
-		s, err := layout.Load(root, "gone")
+		s, err := layout.At(root).Load("gone")
 		_, serr := os.Stat(layout.PathsFor(root, "gone").Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
 	r := testutil.RunCmd(t, testutil.Command(t, root, "", "attach", "-r", "gone"))
-	if m, _ := layout.ReadMetadata(root, "gone"); r.Code != 1 || !strings.Contains(r.Stderr, "needs a terminal") || m == nil || !m.Exited() {
+	if m, _ := layout.At(root).Metadata("gone"); r.Code != 1 || !strings.Contains(r.Stderr, "needs a terminal") || m == nil || !m.Exited() {
 		t.Errorf("attach -r without a terminal: %+v (record %+v); want a refusal and the session left as it ended", r, m)
 	}
 
@@ -434,7 +434,7 @@ func TestAttachRInGraceRestarts(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "fl", "--tag", "strategy=permanent",
 		"--tag", layout.TagStatus+"="+layout.StatusFlapping, "--", "sh", "-c", "echo boom-$PTY_SESSION_GENERATION; read x; exit 3")
-	before, err := layout.ReadMetadata(root, "fl")
+	before, err := layout.At(root).Metadata("fl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestAttachRInGraceRestarts(t *testing.T) {
 	u.WaitOutput(t, "boom-"+before.Generation)
 	var m *layout.Metadata
 	testutil.WaitFor(t, 15*time.Second, "fl to run again", func() bool {
-		m, err = layout.ReadMetadata(root, "fl")
+		m, err = layout.At(root).Metadata("fl")
 		return err == nil && !m.Exited() && m.Generation != before.Generation &&
 			strings.Contains(u.Output(), "boom-"+m.Generation)
 	})

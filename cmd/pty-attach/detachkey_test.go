@@ -15,7 +15,7 @@ import (
 // holdsTTY reports whether session id's daemon has tty open: it does
 // while a client has handed it the terminal (ATTACH_TTY).
 func holdsTTY(t *testing.T, root, id, tty string) bool {
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestDetachKeyOfOnesOwn(t *testing.T) {
 			tm.Keys("C-a")
 			tm.WaitText("[detached]")
 			tm.WaitText("attach-exit=0")
-			if s, err := layout.Load(root, "dk"); err != nil || s.Status != layout.Running {
+			if s, err := layout.At(root).Load("dk"); err != nil || s.Status != layout.Running {
 				t.Fatalf("after detaching the session is %v, %v", s.Status, err)
 			}
 			testutil.WaitFor(t, 5*time.Second, "the daemon to let go of the terminal", func() bool { return !holdsTTY(t, root, "dk", tm.TTY()) })
@@ -119,7 +119,7 @@ func TestDetachKeyRunAndPeek(t *testing.T) {
 	nk.WaitText("ready")
 	nk.Keys(`C-\`, "C-c")
 	nk.WaitText("peek-exit=0")
-	if s, err := layout.Load(root, "rk"); err != nil || s.Status != layout.Running {
+	if s, err := layout.At(root).Load("rk"); err != nil || s.Status != layout.Running {
 		t.Fatalf("after run and peek -f detached the session is %v, %v", s.Status, err)
 	}
 }
@@ -165,7 +165,7 @@ func TestQuitKeyBeforeRawMode(t *testing.T) {
 	// Ended, and past the grace period in which its daemon still answers
 	// (an attach then shows the end, not the restart prompt).
 	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
-		s, err := layout.Load(root, "qk")
+		s, err := layout.At(root).Load("qk")
 		_, serr := os.Stat(layout.PathsFor(root, "qk").Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})

@@ -197,7 +197,7 @@ func TestEventsRecent(t *testing.T) {
 	for i := range evs {
 		evs[i] = layout.NewEvent("s", "user.n", "i", i)
 	}
-	if err := layout.AppendEvents(root, "s", evs...); err != nil {
+	if err := layout.At(root).AppendEvents("s", evs...); err != nil {
 		t.Fatal(err)
 	}
 	r := testutil.MustRun(t, root, "events", "s", "--recent", "--json")
@@ -250,12 +250,12 @@ func TestConcurrentEmitsDuringRetention(t *testing.T) {
 	w := watch(t, root, "s", "--json")
 	w.ready(t, root, "s")
 
-	old, _ := layout.ReadEvents(root, "s")
+	old, _ := layout.At(root).Events("s")
 	fill := make([]layout.Event, layout.EventsMaxLines-len(old)-10)
 	for i := range fill {
 		fill[i] = layout.NewEvent("s", "user.fill", "pad", strings.Repeat("x", 40))
 	}
-	if err := layout.AppendEvents(root, "s", fill...); err != nil {
+	if err := layout.At(root).AppendEvents("s", fill...); err != nil {
 		t.Fatal(err)
 	}
 	fi0, _ := os.Stat(layout.PathsFor(root, "s").Events())

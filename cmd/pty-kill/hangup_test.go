@@ -75,7 +75,7 @@ func TestKillHangsUpAShellWhichSavesItsHistory(t *testing.T) {
 			if err != nil || !strings.Contains(string(b), "echo remember-me") {
 				t.Errorf("history after kill: %q, %v; want the typed line", b, err)
 			}
-			m, err := layout.ReadMetadata(root, sh)
+			m, err := layout.At(root).Metadata(sh)
 			if err != nil || m.ExitCode == nil {
 				t.Fatalf("record after kill: %+v, %v", m, err)
 			}
@@ -122,7 +122,7 @@ func TestKillEscalatesFromHangupToSIGKILL(t *testing.T) {
 	if strings.Join(order, " ") != "HUP TERM" {
 		t.Errorf("signals the program handled: %q, want HUP then TERM", b)
 	}
-	m, err := layout.ReadMetadata(root, "stubborn")
+	m, err := layout.At(root).Metadata("stubborn")
 	if err != nil || m.ExitCode == nil || *m.ExitCode != 137 || m.Signal == nil || *m.Signal != 9 {
 		t.Fatalf("record after kill: %+v, %v; want exitCode 137, signal 9", m, err)
 	}
@@ -146,7 +146,7 @@ func TestKillDuringTheGraceAfterTheExit(t *testing.T) {
 		var m *layout.Metadata
 		testutil.WaitFor(t, 10*time.Second, "the exit to be recorded", func() bool {
 			var err error
-			m, err = layout.ReadMetadata(root, "g")
+			m, err = layout.At(root).Metadata("g")
 			return err != nil || m.Exited()
 		})
 		if m == nil {
@@ -154,7 +154,7 @@ func TestKillDuringTheGraceAfterTheExit(t *testing.T) {
 		}
 		r := testutil.Run(t, root, "kill", "g")
 		_, sockErr := os.Lstat(sock)
-		kept, err := layout.ReadMetadata(root, "g")
+		kept, err := layout.At(root).Metadata("g")
 		if err != nil {
 			continue // the grace ended on its own first, and the record was reaped
 		}

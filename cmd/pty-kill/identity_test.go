@@ -18,7 +18,7 @@ import (
 // nothing is recorded and the pid file stays. It returns the daemon's pid.
 func crash(t *testing.T, root, id string) int {
 	t.Helper()
-	pid := layout.ReadPid(root, id)
+	pid := layout.At(root).Pid(id)
 	if pid <= 0 {
 		t.Fatalf("%s has no pid file", id)
 	}
@@ -51,7 +51,7 @@ func TestKillNeverSignalsAnotherSessionsDaemon(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "A", "--no-display-name", "--", "sleep", "1000")
 	testutil.MustRun(t, root, "run", "-d", "--id", "B", "--no-display-name", "--", "sleep", "1000")
 	crash(t, root, "A")
-	b := layout.ReadPid(root, "B")
+	b := layout.At(root).Pid("B")
 	if err := os.WriteFile(layout.PathsFor(root, "A").Pid(), []byte(strconv.Itoa(b)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestGcOrphanReapSparesTheOwnerOfAReusedPid(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "K", "--no-display-name", "--", "sleep", "1000")
 	testutil.MustRun(t, root, "run", "-d", "--id", "O", "--no-display-name", "--tag", "parent=ghost", "--", "sleep", "1000")
 	crash(t, root, "O")
-	k := layout.ReadPid(root, "K")
+	k := layout.At(root).Pid("K")
 	if err := os.WriteFile(layout.PathsFor(root, "O").Pid(), []byte(strconv.Itoa(k)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ const hupProof = `trap "" HUP; while :; do sleep .5; done`
 func leftover(t *testing.T, root, id string) procs.Proc {
 	t.Helper()
 	testutil.MustRun(t, root, "run", "-d", "--id", id, "--no-display-name", "--", "bash", "-c", hupProof)
-	daemon := layout.ReadPid(root, id)
+	daemon := layout.At(root).Pid(id)
 	var sh procs.Proc
 	// Once the shell has started a sleep, its trap is set.
 	testutil.WaitFor(t, 10*time.Second, id+"'s loop to run", func() bool {
@@ -168,7 +168,7 @@ func TestGcStopsWhatACrashedDaemonLeft(t *testing.T) {
 	sh := leftover(t, root, "HU")
 	// A process of another root that carries the same id and generation
 	// (a copied environment) is not this session's.
-	m, err := layout.ReadMetadata(root, "HU")
+	m, err := layout.At(root).Metadata("HU")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestKillLeavesASessionStartedInsideAlone(t *testing.T) {
 		testutil.MustRun(t, root, "run", "-d", "--id", outer, "--no-display-name", "--", "sh", "-c",
 			"pty run -d --id "+inner+" --no-display-name -- sleep 1000; trap '' HUP; sleep 1000")
 		testutil.WaitFor(t, 10*time.Second, inner+" to run", func() bool { return statuses(t, root)[inner] == "running" })
-		in := layout.ReadPid(root, inner)
+		in := layout.At(root).Pid(inner)
 		if crashOuter {
 			crash(t, root, outer)
 		}

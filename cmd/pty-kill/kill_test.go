@@ -62,7 +62,7 @@ wait`
 			t.Errorf("pid %d survived a successful kill", p)
 		}
 	}
-	s, err := layout.Load(root, "tree")
+	s, err := layout.At(root).Load("tree")
 	if err != nil {
 		t.Fatalf("kill removed the record: %v", err)
 	}
@@ -85,14 +85,14 @@ func TestKillPermanentDropsStrategy(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "perm", "--tag", "strategy=permanent", "--tag", "team=x", "--", "sleep", "1000")
 	testutil.MustRun(t, root, "kill", "perm")
-	m, err := layout.ReadMetadata(root, "perm")
+	m, err := layout.At(root).Metadata("perm")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := m.Tags["strategy"]; ok || m.Tags["team"] != "x" {
 		t.Errorf("tags after killing a permanent session = %v, want team only", m.Tags)
 	}
-	evs, _ := layout.ReadEvents(root, "perm")
+	evs, _ := layout.At(root).Events("perm")
 	found := false
 	for _, e := range evs {
 		if e.Type == layout.EventTagsChange {
@@ -120,7 +120,7 @@ func TestKillEphemeralRemovesFiles(t *testing.T) {
 func TestKillTimesOutOnAStuckDaemon(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "stuck", "--", "sleep", "1000")
-	pid := layout.ReadPid(root, "stuck")
+	pid := layout.At(root).Pid("stuck")
 	// A stopped daemon cannot act on SIGTERM: kill must give up, say so,
 	// and leave the socket to its owner.
 	syscall.Kill(pid, syscall.SIGSTOP)

@@ -76,7 +76,7 @@ func TestPeekFullAndDead(t *testing.T) {
 	}
 	run(t, root, keep, "run", "-d", "--id", "quiet", "--", "true")
 	testutil.WaitFor(t, 10*time.Second, "quiet to end", func() bool {
-		s, err := layout.Load(root, "quiet")
+		s, err := layout.At(root).Load("quiet")
 		return err == nil && s.Status == layout.Exited
 	})
 	r := testutil.MustRun(t, root, "peek", "quiet")
@@ -189,7 +189,7 @@ func TestPeekStoppedDaemon(t *testing.T) {
 	// run -d returns before the daemon serves: stopped before then, it
 	// is not the daemon under test that answers (or not).
 	testutil.MustRun(t, root, "peek", "stopped")
-	s, err := layout.Load(root, "stopped")
+	s, err := layout.At(root).Load("stopped")
 	if err != nil || s.Pid <= 0 {
 		t.Fatalf("no daemon pid: %+v %v", s, err)
 	}
@@ -219,13 +219,13 @@ func TestPeekDaemonDiedWhileConnecting(t *testing.T) {
 	testutil.WaitFor(t, 10*time.Second, "the output", func() bool {
 		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "D").Stdout, "left-behind")
 	})
-	s, err := layout.Load(root, "D")
+	s, err := layout.At(root).Load("D")
 	if err != nil || s.Pid <= 0 {
 		t.Fatalf("no daemon pid: %+v %v", s, err)
 	}
 	syscall.Kill(s.Pid, syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "the session to show as vanished", func() bool {
-		s, err := layout.Load(root, "D")
+		s, err := layout.At(root).Load("D")
 		return err == nil && s.Status == layout.Vanished
 	})
 	// The dying daemon's socket, standing in: it takes the connection

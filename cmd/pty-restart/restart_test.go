@@ -29,7 +29,7 @@ func TestRestartStoppedSessionKeepsItsSettings(t *testing.T) {
 		"--", "sh", "-c", `echo "$FOO $(pwd)" > marker; exec sleep 1000`)
 	marker := filepath.Join(cwd, "marker")
 	testutil.WaitFor(t, 10*time.Second, "the first run's marker", func() bool { _, err := os.Stat(marker); return err == nil })
-	before, _ := layout.ReadMetadata(root, "svc")
+	before, _ := layout.At(root).Metadata("svc")
 	testutil.MustRun(t, root, "kill", "svc")
 	os.Remove(marker)
 
@@ -37,7 +37,7 @@ func TestRestartStoppedSessionKeepsItsSettings(t *testing.T) {
 	if r.Stdout != "Session \"svc\" restarted.\n" {
 		t.Errorf("restart output %q", r.Stdout)
 	}
-	s, err := layout.Load(root, "svc")
+	s, err := layout.At(root).Load("svc")
 	if err != nil || s.Status != layout.Running {
 		t.Fatalf("after restart: %+v %v", s, err)
 	}
@@ -65,7 +65,7 @@ func TestRestartStoppedSessionKeepsItsSettings(t *testing.T) {
 func TestRestartRunningSession(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "live", "--tag", "strategy=permanent", "--", "sleep", "1000")
-	old := layout.ReadPid(root, "live")
+	old := layout.At(root).Pid("live")
 	oldTree, _ := procs.Tree(old)
 
 	// Without a terminal and without -y, restart must not guess.
@@ -75,12 +75,12 @@ func TestRestartRunningSession(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Stderr, "-y") {
 		t.Errorf("restart without -y on a pipe: exit %d stderr %q", r.Code, r.Stderr)
 	}
-	if layout.ReadPid(root, "live") != old {
+	if layout.At(root).Pid("live") != old {
 		t.Fatal("refused restart touched the session")
 	}
 
 	testutil.MustRun(t, root, "restart", "-y", "live")
-	s, err := layout.Load(root, "live")
+	s, err := layout.At(root).Load("live")
 	if err != nil || s.Status != layout.Running || s.Pid == old {
 		t.Fatalf("after restart -y: %+v %v (old daemon %d)", s, err, old)
 	}
@@ -137,17 +137,17 @@ func restartOnTerminal(t *testing.T, root, ref, answer string) (string, int) {
 func TestRestartAsksOnATerminal(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "ask", "--", "sleep", "1000")
-	old := layout.ReadPid(root, "ask")
+	old := layout.At(root).Pid("ask")
 
 	out, code := restartOnTerminal(t, root, "ask", "n")
-	if code != 0 || !strings.Contains(out, "Not restarted.") || layout.ReadPid(root, "ask") != old {
-		t.Errorf("answering n: exit %d, output %q, pid %d (was %d)", code, out, layout.ReadPid(root, "ask"), old)
+	if code != 0 || !strings.Contains(out, "Not restarted.") || layout.At(root).Pid("ask") != old {
+		t.Errorf("answering n: exit %d, output %q, pid %d (was %d)", code, out, layout.At(root).Pid("ask"), old)
 	}
 	out, code = restartOnTerminal(t, root, "ask", "")
 	if code != 0 || !strings.Contains(out, `Session "ask" restarted.`) {
 		t.Errorf("answering Enter: exit %d, output %q", code, out)
 	}
-	if s, err := layout.Load(root, "ask"); err != nil || s.Status != layout.Running || s.Pid == old {
+	if s, err := layout.At(root).Load("ask"); err != nil || s.Status != layout.Running || s.Pid == old {
 		t.Errorf("after restart: %+v %v", s, err)
 	}
 }
@@ -161,8 +161,8 @@ func TestRestartWaitsForLingeringDaemon(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "quick", "--tag", "keep=true", "--", "sh", "-c", "exit 4")
 	testutil.WaitFor(t, 10*time.Second, "the session to finish", func() bool {
-		s, err := layout.Load(root, "quick")
-		return err == nil && s.Status == layout.Exited && layout.ReadPid(root, "quick") == 0
+		s, err := layout.At(root).Load("quick")
+		return err == nil && s.Status == layout.Exited && layout.At(root).Pid("quick") == 0
 	})
 	link := filepath.Join(t.TempDir(), "pty-daemon")
 	if err := os.Symlink("/bin/sleep", link); err != nil {
@@ -177,7 +177,7 @@ func TestRestartWaitsForLingeringDaemon(t *testing.T) {
 	if r := testutil.Run(t, root, "restart", "-y", "quick"); r.Code != 0 {
 		t.Fatalf("restart exit %d: %s", r.Code, r.Stderr)
 	}
-	if s, err := layout.Load(root, "quick"); err != nil || s.Status == layout.Vanished {
+	if s, err := layout.At(root).Load("quick"); err != nil || s.Status == layout.Vanished {
 		t.Fatalf("after restart: %v %v", s.Status, err)
 	}
 }
@@ -195,7 +195,7 @@ func TestRestartRefusesAgentsUnlessForced(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "resumes", "--", fake, "--resume", "abc")
 	testutil.MustRun(t, root, "run", "-d", "--id", "plain", "--", fake, "--print", "hi")
 	for _, id := range []string{"tagged", "resumes"} {
-		gen := func() string { m, _ := layout.ReadMetadata(root, id); return m.Generation }
+		gen := func() string { m, _ := layout.At(root).Metadata(id); return m.Generation }
 		before := gen()
 		r := testutil.Run(t, root, "restart", "-y", id)
 		if r.Code != 1 || !strings.Contains(r.Stderr, "AI agent") || !strings.Contains(r.Stderr, "--force") {
@@ -233,7 +233,7 @@ func TestRestartRefusesNULInRecord(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "nul", "--tag", "keep=1", "--", "sh", "-c", "exit 0")
 	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
-		s, err := layout.Load(root, "nul")
+		s, err := layout.At(root).Load("nul")
 		return err == nil && s.Status == layout.Exited
 	})
 	meta := layout.PathsFor(root, "nul").Meta()

@@ -19,7 +19,7 @@ func TestRmRefusesRunningAndRemovesStopped(t *testing.T) {
 	if r.Code != 1 || strings.TrimSpace(r.Stderr) != `Session "r1" is running. Stop it first with "pty kill r1".` {
 		t.Errorf("rm of a running session: exit %d stderr %q", r.Code, r.Stderr)
 	}
-	if _, err := layout.ReadMetadata(root, "r1"); err != nil {
+	if _, err := layout.At(root).Metadata("r1"); err != nil {
 		t.Fatalf("refused rm touched the record: %v", err)
 	}
 	testutil.MustRun(t, root, "kill", "r1")
@@ -79,7 +79,7 @@ func TestRmWaitsForAnExitingDaemon(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		testutil.MustRun(t, root, "run", "-d", "--id", "quick", "--tag", "keep=true", "--", "true")
 		testutil.WaitFor(t, 10*time.Second, "the exit record", func() bool {
-			m, err := layout.ReadMetadata(root, "quick")
+			m, err := layout.At(root).Metadata("quick")
 			return err == nil && m.Exited()
 		})
 		testutil.MustRun(t, root, "rm", "quick")

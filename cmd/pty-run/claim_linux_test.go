@@ -88,7 +88,7 @@ watch:
 				if daemonToo {
 					// By its pid file: starved, it may not have
 					// become pty-daemon yet.
-					if pid := layout.ReadPid(root, id); pid > 0 {
+					if pid := layout.At(root).Pid(id); pid > 0 {
 						syscall.Kill(pid, syscall.SIGKILL)
 					}
 				}
@@ -154,7 +154,7 @@ func TestRunKilledWhileClaimingLeavesTheIDFree(t *testing.T) {
 				t.Fatalf("run --id %s after its launcher was killed as %s appeared (killed: %v): %+v", id, suffix, killed, r)
 			}
 			testutil.WaitFor(t, 20*time.Second, "one daemon to serve "+id, func() bool {
-				s, err := layout.Load(root, id)
+				s, err := layout.At(root).Load(id)
 				return err == nil && s.Status == layout.Running && len(sessionDaemons(t, root, id)) == 1
 			})
 			testutil.MustRun(t, root, "kill", id)
@@ -186,12 +186,12 @@ func TestStaleClaimTakenOverAndCleaned(t *testing.T) {
 			testutil.Run(t, root, "kill", id)
 			testutil.Run(t, root, "rm", id)
 		}
-		if s, err := layout.Load(root, id); err != nil || s.Status != layout.Vanished {
+		if s, err := layout.At(root).Load(id); err != nil || s.Status != layout.Vanished {
 			t.Fatalf("%s: %+v %v, want a vanished record", id, s, err)
 		}
 	}
 	testutil.MustRun(t, root, "run", "-d", "--id", "run1", "--", "sleep", "300")
-	if s, err := layout.Load(root, "run1"); err != nil || s.Status != layout.Running {
+	if s, err := layout.At(root).Load("run1"); err != nil || s.Status != layout.Running {
 		t.Fatalf("run1 after taking over: %+v %v", s, err)
 	}
 	// run -d returns before the daemon has its config; it drops the

@@ -71,7 +71,7 @@ func TestEndedSessionDuringGrace(t *testing.T) {
 	root := testutil.Root(t)
 	ended := func(id string) {
 		testutil.WaitFor(t, 10*time.Second, "the exit of "+id, func() bool {
-			m, err := layout.ReadMetadata(root, id)
+			m, err := layout.At(root).Metadata(id)
 			return err != nil || m.Exited()
 		})
 	}

@@ -51,7 +51,7 @@ func waitDaemonGone(t *testing.T, pid int) {
 
 func daemonPid(t *testing.T, root, id string) int {
 	t.Helper()
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatalf("metadata of %s: %v", id, err)
 	}
@@ -68,7 +68,7 @@ func TestRunDetachedThenPeek(t *testing.T) {
 		t.Fatalf("stdout = %q", r.Stdout)
 	}
 	waitScreen(t, root, "hello", "hello from pty")
-	m, err := layout.ReadMetadata(root, "hello")
+	m, err := layout.At(root).Metadata("hello")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestRunDetachedThenPeek(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode: %v %v", fi.Mode(), err)
 	}
-	evs, _ := layout.ReadEvents(root, "hello")
+	evs, _ := layout.At(root).Events("hello")
 	if len(evs) == 0 || evs[0].Type != layout.EventSessionStart {
 		t.Errorf("events = %+v, want session_start first", evs)
 	}
@@ -177,7 +177,7 @@ func TestEnvPolicy(t *testing.T) {
 	if !strings.Contains(out, want) {
 		t.Fatalf("screen %q does not contain %q", out, want)
 	}
-	m, _ := layout.ReadMetadata(root, "envs")
+	m, _ := layout.At(root).Metadata("envs")
 	if m.ExtraEnv["FOO"] != "bar" || len(m.UnsetEnv) != 2 {
 		t.Errorf("env policy not persisted: %+v %+v", m.ExtraEnv, m.UnsetEnv)
 	}
@@ -191,18 +191,18 @@ func TestExitCodeLastLinesAndSignal(t *testing.T) {
 	for _, id := range []string{"seven", "killed"} {
 		waitDaemonGone(t, daemonPid(t, root, id))
 	}
-	m, _ := layout.ReadMetadata(root, "seven")
+	m, _ := layout.At(root).Metadata("seven")
 	if m.ExitCode == nil || *m.ExitCode != 7 || m.Signal != nil || m.ExitedAt == "" {
 		t.Errorf("seven: %+v", m)
 	}
 	if strings.Join(m.LastLines, "|") != "one|two" {
 		t.Errorf("lastLines = %q", m.LastLines)
 	}
-	m, _ = layout.ReadMetadata(root, "killed")
+	m, _ = layout.At(root).Metadata("killed")
 	if m.ExitCode == nil || *m.ExitCode != 137 || m.Signal == nil || *m.Signal != 9 {
 		t.Errorf("killed: exit %v signal %v", m.ExitCode, m.Signal)
 	}
-	evs, _ := layout.ReadEvents(root, "killed")
+	evs, _ := layout.At(root).Events("killed")
 	last := evs[len(evs)-1]
 	if last.Type != layout.EventSessionExit || last.Fields["exitCode"] != float64(137) || last.Fields["signal"] != float64(9) {
 		t.Errorf("last event = %+v", last)
@@ -261,7 +261,7 @@ func TestReapPolicy(t *testing.T) {
 	}
 	// keep set while running, the way pty tag does it.
 	runEnv(t, root, nil, "run", "-d", "--id", "latekeep", "--", "sh", "-c", "read x")
-	if _, err := layout.Update(root, "latekeep", func(m *layout.Metadata) ([]layout.Event, error) {
+	if _, err := layout.At(root).Update("latekeep", func(m *layout.Metadata) ([]layout.Event, error) {
 		m.Tags = map[string]string{"keep": "true"}
 		return nil, nil
 	}); err != nil {
@@ -284,7 +284,7 @@ func TestReapPolicy(t *testing.T) {
 		waitDaemonGone(t, p)
 	}
 	for _, c := range cases {
-		m, err := layout.ReadMetadata(root, c.id)
+		m, err := layout.At(root).Metadata(c.id)
 		if c.kept != (err == nil) {
 			t.Errorf("%s: kept = %v, want %v", c.id, err == nil, c.kept)
 			continue
@@ -324,7 +324,7 @@ func TestKillStopsTreeIncludingSetsidGrandchild(t *testing.T) {
 	if layout.PidAlive(gc) {
 		t.Errorf("setsid grandchild %d survived the daemon's SIGTERM", gc)
 	}
-	m, err := layout.ReadMetadata(root, "tree")
+	m, err := layout.At(root).Metadata("tree")
 	if err != nil {
 		t.Fatalf("a killed session keeps its record: %v", err)
 	}
@@ -423,7 +423,7 @@ func TestRunAReusesDeadRecord(t *testing.T) {
 		t.Fatalf("run -a: %+v", r)
 	}
 	waitScreen(t, root, "again", "cwd="+dir+" foo=1")
-	m, _ := layout.ReadMetadata(root, "again")
+	m, _ := layout.At(root).Metadata("again")
 	if m.Tags["team"] != "x" || m.DisplayName == nil || *m.DisplayName != "label" || m.Exited() {
 		t.Errorf("metadata after run -a: %+v", m)
 	}
@@ -488,7 +488,7 @@ func TestRunRejectsBadSizes(t *testing.T) {
 		}
 	}
 	testutil.MustRun(t, root, "run", "-d", "--id", "max", "--rows", "1000", "--cols", "1000", "--", "sleep", "30")
-	if m, err := layout.ReadMetadata(root, "max"); err != nil || m.Rows != 1000 || m.Cols != 1000 {
+	if m, err := layout.At(root).Metadata("max"); err != nil || m.Rows != 1000 || m.Cols != 1000 {
 		t.Errorf("1000x1000: %+v %v", m, err)
 	}
 }
@@ -550,7 +550,7 @@ func TestFailedCommandLeavesATrace(t *testing.T) {
 	testutil.MustRun(t, root, "kill", "stopped")
 	for _, id := range []string{id, "boom", "crash", "clean"} {
 		testutil.WaitFor(t, 10*time.Second, id+" to end and its daemon to exit", func() bool {
-			s, err := layout.Load(root, id)
+			s, err := layout.At(root).Load(id)
 			return errors.Is(err, layout.ErrNotFound) || err == nil && s.Status == layout.Exited && !layout.PidAlive(s.Meta.DaemonPid)
 		})
 	}
@@ -590,7 +590,7 @@ func TestFailedCommandLeavesATrace(t *testing.T) {
 		}
 	}
 	for sid, killed := range map[string]bool{"crash": false, "stopped": true, "boom": false} {
-		if m, err := layout.ReadMetadata(root, sid); err != nil || m.Killed != killed || m.Failed() == killed {
+		if m, err := layout.At(root).Metadata(sid); err != nil || m.Killed != killed || m.Failed() == killed {
 			t.Errorf("%s: killed %v failed %v (%v), want killed %v", sid, m.Killed, m.Failed(), err, killed)
 		}
 	}

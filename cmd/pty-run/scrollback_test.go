@@ -44,7 +44,7 @@ func waitFull(t *testing.T, root, id, want string) {
 
 func recordScrollback(t *testing.T, root, id string) *int {
 	t.Helper()
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestRunScrollbackFlag(t *testing.T) {
 		t.Errorf("status %s (%v): want a capacity of 24 rows + 50 lines", raw, err)
 	}
 
-	gen := func() string { m, _ := layout.ReadMetadata(root, "s"); return m.Generation }
+	gen := func() string { m, _ := layout.At(root).Metadata("s"); return m.Generation }
 	before := gen()
 	testutil.MustRun(t, root, "restart", "-y", "s")
 	if gen() == before {

@@ -25,7 +25,7 @@ func TestRunDetachedUsableAtOnce(t *testing.T) {
 	for i := range 6 {
 		id := "u" + strconv.Itoa(i)
 		testutil.MustRun(t, root, "run", "-d", "--id", id, "--", "cat")
-		s, err := layout.Load(root, id)
+		s, err := layout.At(root).Load(id)
 		if err != nil || s.Status != layout.Running {
 			t.Fatalf("%s right after run -d: %+v, %v", id, s, err)
 		}
@@ -46,14 +46,14 @@ func TestKillRightAfterRunRecordsTheExit(t *testing.T) {
 	for i := range 6 {
 		id := "k" + strconv.Itoa(i)
 		testutil.MustRun(t, root, "run", "-d", "--id", id, "--tag", "keep=1", "--", "sleep", "100")
-		s, err := layout.Load(root, id)
+		s, err := layout.At(root).Load(id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := lifecycle.Kill(root, s, lifecycle.KillOptions{}); err != nil {
 			t.Fatalf("kill %s: %v", id, err)
 		}
-		s, err = layout.Load(root, id)
+		s, err = layout.At(root).Load(id)
 		if err != nil || s.Status != layout.Exited || s.Meta.ExitCode == nil {
 			t.Fatalf("%s after kill: status %v, record %+v, %v: want its exit recorded", id, s.Status, s.Meta, err)
 		}
@@ -87,7 +87,7 @@ func TestRunSameIDConcurrently(t *testing.T) {
 		if won != 1 {
 			t.Fatalf("%d of %d concurrent run -d --id %s succeeded, want 1: %+v", won, n, id, res)
 		}
-		s, err := layout.Load(root, id)
+		s, err := layout.At(root).Load(id)
 		if err != nil || s.Status != layout.Running {
 			t.Fatalf("%s: %+v %v", id, s, err)
 		}
@@ -105,7 +105,7 @@ func TestRunDaemonDiesBeforeAccepting(t *testing.T) {
 	pid := daemonPid(t, root, "gone")
 	syscall.Kill(pid, syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "the session to show as vanished", func() bool {
-		s, err := layout.Load(root, "gone")
+		s, err := layout.At(root).Load("gone")
 		return err == nil && s.Status == layout.Vanished
 	})
 	if r := testutil.Run(t, root, "peek", "gone"); !strings.Contains(r.Stdout+r.Stderr, "vanished") {
@@ -165,7 +165,7 @@ func TestRunStartFailureAfterReturnIsTheExit(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "busy", "--tag", "keep=1", "--", p, "100")
 	var m *layout.Metadata
 	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
-		m, err = layout.ReadMetadata(root, "busy")
+		m, err = layout.At(root).Metadata("busy")
 		return err == nil && m.Exited()
 	})
 	if *m.ExitCode != 126 || !strings.Contains(strings.Join(m.LastLines, ""), "text file busy") {

@@ -37,7 +37,7 @@ func inside(t *testing.T, root, id, stdin string, args ...string) testutil.Resul
 
 func eventsOf(t *testing.T, root, id, typ string) []layout.Event {
 	t.Helper()
-	evs, _ := layout.ReadEvents(root, id)
+	evs, _ := layout.At(root).Events(id)
 	var out []layout.Event
 	for _, e := range evs {
 		if e.Type == typ {

@@ -23,7 +23,7 @@ func TestStats(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "s2", "--", "sleep", "1001")
 	testutil.MustRun(t, root, "run", "-d", "--id", "done", "--tag", "keep=true", "--tag", "k=v", "--", "sh", "-c", "exit 4")
 	testutil.WaitFor(t, 10*time.Second, "done to exit", func() bool {
-		s, err := layout.Load(root, "done")
+		s, err := layout.At(root).Load("done")
 		return err == nil && s.Status == layout.Exited
 	})
 
@@ -42,7 +42,7 @@ func TestStats(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Stdout), &one); err != nil {
 		t.Fatalf("stats --json s1: %v\n%s", err, r.Stdout)
 	}
-	if one.Terminal.Cols <= 0 || one.Terminal.Rows <= 0 || !one.Process.Alive || one.Process.Pid <= 0 || one.Daemon.Pid != layout.ReadPid(root, "s1") {
+	if one.Terminal.Cols <= 0 || one.Terminal.Rows <= 0 || !one.Process.Alive || one.Process.Pid <= 0 || one.Daemon.Pid != layout.At(root).Pid("s1") {
 		t.Errorf("stats s1 = %+v", one)
 	}
 
@@ -72,7 +72,7 @@ func TestStats(t *testing.T) {
 		t.Errorf("stats text of an exited session = %q", text)
 	}
 	// A wedged daemon costs the caller 2 s, not forever.
-	pid := layout.ReadPid(root, "s2")
+	pid := layout.At(root).Pid("s2")
 	syscall.Kill(pid, syscall.SIGSTOP)
 	testutil.WaitFor(t, 10*time.Second, "the daemon to stop", func() bool {
 		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

@@ -34,7 +34,7 @@ func files(t *testing.T, root, id string) string {
 
 func tagEvents(t *testing.T, root, id string) []layout.Event {
 	t.Helper()
-	evs, err := layout.ReadEvents(root, id)
+	evs, err := layout.At(root).Events(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestTagConcurrentWritersLoseNothing(t *testing.T) {
 	if bad > 0 || reads == 0 {
 		t.Errorf("%d of %d reads failed to parse", bad, reads)
 	}
-	m, err := layout.ReadMetadata(root, "c")
+	m, err := layout.At(root).Metadata("c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestTagMulti(t *testing.T) {
 	testutil.MustRun(t, root, "tag-multi", "--filter-tag", "role=web", "--filter-tag", "env=prod", "--rm", "env", "x=y")
 	want := map[string]string{"a": "keep=true role=web tier=1", "b": "keep=true role=web x=y", "c": "keep=true role=db tier=1"}
 	for id, w := range want {
-		m, _ := layout.ReadMetadata(root, id)
+		m, _ := layout.At(root).Metadata(id)
 		if g := strings.Join(layout.SortedTags(m.Tags), " "); g != w {
 			t.Errorf("%s tags = %q, want %q", id, g, w)
 		}
@@ -229,7 +229,7 @@ func TestTagMulti(t *testing.T) {
 	}
 	testutil.MustRun(t, root, "tag-multi", "--all", "-y", "tier=2")
 	for _, id := range []string{"a", "b", "c"} {
-		if m, _ := layout.ReadMetadata(root, id); m.Tags["tier"] != "2" {
+		if m, _ := layout.At(root).Metadata(id); m.Tags["tier"] != "2" {
 			t.Errorf("%s: tier = %q after --all --yes", id, m.Tags["tier"])
 		}
 	}

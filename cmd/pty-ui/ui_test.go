@@ -142,7 +142,7 @@ func TestPickerAttachDetachRestartQuit(t *testing.T) {
 	tm.waitFor("the restart prompt", "beta was killed by SIGHUP", "Command was: sleep 300", "Restart? [Y/n]")
 	tm.keys("y")
 	testutil.WaitFor(t, 15*time.Second, "beta to run again", func() bool {
-		s, err := layout.Load(root, beta)
+		s, err := layout.At(root).Load(beta)
 		return err == nil && s.Status == layout.Running
 	})
 	tm.waitScreen("attached to beta", func(s string) bool { return !strings.Contains(s, "Restart?") && !strings.Contains(s, "sessions") })

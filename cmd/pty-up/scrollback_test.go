@@ -13,7 +13,7 @@ import (
 // scrollbackOf is the record's scrollback, -1 when it has none.
 func scrollbackOf(t *testing.T, root, id string) int {
 	t.Helper()
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}

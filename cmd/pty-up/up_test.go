@@ -124,7 +124,7 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	if r.Stdout != "● demo-db (started)\nStarted 1 session.\n" {
 		t.Fatalf("up db after its death:\n%s", r.Stdout)
 	}
-	if s, _ := layout.Load(root, "demo-db"); s.Status != layout.Running {
+	if s, _ := layout.At(root).Load("demo-db"); s.Status != layout.Running {
 		t.Fatalf("demo-db not running again: %v", s.Status)
 	}
 
@@ -133,7 +133,7 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	if r.Stdout != "○ demo-db (stopped)\n○ demo-web (stopped)\nStopped 2 sessions.\n" && r.Stdout != "○ demo-web (stopped)\n○ demo-db (stopped)\nStopped 2 sessions.\n" {
 		t.Fatalf("down output:\n%s", r.Stdout)
 	}
-	if ids, _ := layout.IDs(root); len(ids) != 0 {
+	if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 		t.Fatalf("records left after down: %v", ids)
 	}
 	if layout.PidAlive(web.Pid) {
@@ -143,13 +143,13 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 
 func killDaemon(t *testing.T, root, id string) {
 	t.Helper()
-	s, err := layout.Load(root, id)
+	s, err := layout.At(root).Load(id)
 	if err != nil || s.Pid == 0 {
 		t.Fatalf("load %s: %v (pid %d)", id, err, s.Pid)
 	}
 	syscall.Kill(s.Pid, syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, id+" to die", func() bool {
-		s, err := layout.Load(root, id)
+		s, err := layout.At(root).Load(id)
 		return err == nil && s.Status.Gone()
 	})
 }
@@ -207,7 +207,7 @@ func TestUpRefusesBadFileLeavingNothing(t *testing.T) {
 				t.Errorf("down with\n%s\nexit %d stderr %q, want one line starting %q", c.body, r.Code, r.Stderr, c.want)
 			}
 		}
-		if ids, _ := layout.IDs(root); len(ids) != 0 {
+		if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 			t.Fatalf("bad pty.toml left sessions: %v", ids)
 		}
 	}
@@ -244,7 +244,7 @@ func TestDownDeadAndUnknown(t *testing.T) {
 	if !strings.Contains(r.Stdout, "(was not running; removed)") || !strings.HasSuffix(r.Stdout, "Stopped 0 sessions.\n") {
 		t.Fatalf("down of a dead session:\n%s", r.Stdout)
 	}
-	if ids, _ := layout.IDs(root); len(ids) != 0 {
+	if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 		t.Fatalf("left: %v", ids)
 	}
 }

@@ -533,7 +533,7 @@ func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error
 	if err := layout.ValidateID(current); err != nil {
 		return layout.Session{}, fmt.Errorf("$PTY_SESSION is not a session id: %v", err)
 	}
-	s, err := layout.Load(root, current)
+	s, err := layout.At(root).Load(current)
 	if errors.Is(err, layout.ErrNotFound) {
 		return s, fmt.Errorf("Session %q (from $PTY_SESSION) not found.", current)
 	}

@@ -18,7 +18,7 @@ import (
 func Settle(root string, s layout.Session) layout.Session {
 	deadline := time.Now().Add(time.Second)
 	for {
-		n, err := layout.Load(root, s.ID)
+		n, err := layout.At(root).Load(s.ID)
 		if err != nil {
 			return s
 		}

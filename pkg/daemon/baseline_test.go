@@ -59,7 +59,7 @@ func bigSession(t testing.TB, root, id string, busy bool) int {
 		s, err := client.Peek(root, id, proto.PeekPlain)
 		return err == nil && strings.Contains(string(s.Screen), "ready")
 	})
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}

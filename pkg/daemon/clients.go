@@ -850,7 +850,7 @@ type StatusModes struct {
 func (d *Daemon) status() []byte {
 	var s StatusReply
 	s.Name = d.id
-	if m, err := layout.ReadMetadata(d.root, d.id); err == nil {
+	if m, err := layout.At(d.root).Metadata(d.id); err == nil {
 		s.Name = m.Name(d.id)
 	}
 	d.mu.Lock()

@@ -296,16 +296,16 @@ func unclaimUnrun(args []string) {
 		return
 	}
 	id, gen, root := args[0], args[1], args[2]
-	layout.Locked(root, id, 5*time.Second, func() error {
+	layout.At(root).Locked(id, 5*time.Second, func() error {
 		if g, ok := registry.ReadLaunchClaim(root, id); !ok || g != gen {
 			return nil
 		}
 		p := layout.PathsFor(root, id)
-		if m, err := layout.ReadMetadata(root, id); err == nil && m.Generation == gen {
+		if m, err := layout.At(root).Metadata(id); err == nil && m.Generation == gen {
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
 		}
-		if layout.ReadPid(root, id) == os.Getpid() {
+		if layout.At(root).Pid(id) == os.Getpid() {
 			os.Remove(p.Pid())
 		}
 		var ours, onDisk syscall.Stat_t
@@ -454,10 +454,10 @@ func (d *Daemon) startFailed(err error) int {
 // unclaim undoes claim after the child failed to start.
 func (d *Daemon) unclaim() {
 	d.ln.Close()
-	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+	layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
 		d.removeOwned()
 		p := layout.PathsFor(d.root, d.id)
-		if m, err := layout.ReadMetadata(d.root, d.id); err == nil && m.Generation == d.gen {
+		if m, err := layout.At(d.root).Metadata(d.id); err == nil && m.Generation == d.gen {
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
 		}
@@ -866,12 +866,12 @@ func (d *Daemon) eventLoop() {
 				}
 				break
 			}
-			layout.AppendEvents(d.root, d.id, batch...)
+			layout.At(d.root).AppendEvents(d.id, batch...)
 		case <-d.stop:
 			for {
 				select {
 				case ev := <-d.events:
-					layout.AppendEvents(d.root, d.id, ev)
+					layout.At(d.root).AppendEvents(d.id, ev)
 				default:
 					return
 				}
@@ -970,7 +970,7 @@ func (d *Daemon) trimClients() {
 // update changes our metadata unless the record now belongs to another
 // generation (replaced while we ran).
 func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) error {
-	_, err := layout.Update(d.root, d.id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.At(d.root).Update(d.id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Generation != d.gen || !fn(m) {
 			return nil, layout.ErrNoChange
 		}
@@ -1055,9 +1055,9 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.mu.Unlock()
 	d.ptmx.Close()
 
-	layout.Locked(d.root, d.id, 5*time.Second, func() error {
+	layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
 		d.removeOwned()
-		m, err := layout.ReadMetadata(d.root, d.id)
+		m, err := layout.At(d.root).Metadata(d.id)
 		if err != nil || m.Generation != d.gen {
 			return nil // replaced: the record is someone else's now
 		}
@@ -1163,7 +1163,7 @@ func (d *Daemon) removeSock() {
 func (d *Daemon) removeOwned() {
 	d.removeSock()
 	p := layout.PathsFor(d.root, d.id)
-	if layout.ReadPid(d.root, d.id) == os.Getpid() {
+	if layout.At(d.root).Pid(d.id) == os.Getpid() {
 		os.Remove(p.Pid())
 	}
 }

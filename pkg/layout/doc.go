@@ -8,7 +8,9 @@
 // with one derived Status), Resolve a reference as pty's commands do,
 // read its Events, change its tags, state and display name (SetTags,
 // StateSet, SetDisplayName, Update), EmitUser its own events, and
-// VerifyDaemon before it signals a pid. docs/plugins.md is the guide.
+// VerifyDaemon before it signals a pid. pty's own commands do the same,
+// so a plugin sees every session as pty list does. docs/plugins.md is the
+// guide.
 //
 // # Stability
 //
@@ -18,10 +20,11 @@
 // constants, MetadataPatch, Paths and its methods, the Suffix* constants,
 // the Validate* functions, the Max* limits, the Tag* constants, the Err*
 // values and the error types (DamagedError, PermissionError, RefError).
-// Everything else exported here is pty's own plumbing (atomic writes,
-// locks, socket helpers, the per-call liveness probes behind Registry,
-// DaemonAlive and the like): usable, but it may change; internal/registry
-// holds what only pty's launcher and daemon use.
+// Everything else exported here is pty's own plumbing (atomic writes and
+// their temporary names, locks, socket helpers, the process probes behind
+// Registry.DaemonAlive such as IdentifyDaemon and PidAlive, the root's
+// checks): usable, but it may change; internal/registry holds what only
+// pty's launcher and daemon use.
 //
 // Every pty binary and any plugin imports this package, so it stays small
 // and free of daemon or terminal code. The file names and JSON fields

@@ -208,7 +208,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendEvents appends events to a session's log under its event lock.
+// appendEventsTo appends events to a session's log under its event lock.
 // Their payloads hold plain values only: nil, string, *string, bool, the
 // integer and float types, *int, json.RawMessage, []string, []int,
 // map[string]string, map[string]*string, and []any and map[string]any of
@@ -217,7 +217,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 // the session daemon included (a binary every session keeps resident),
 // encoding/json's reflection-based encoder: the size rule of
 // docs/contributing.md. The bytes are json.Marshal's.
-func AppendEvents(root, id string, evs ...Event) error {
+func appendEventsTo(root, id string, evs ...Event) error {
 	return appendEvents(root, id, nil, evs)
 }
 
@@ -333,9 +333,9 @@ func keepNewest(b []byte) []byte {
 	return b[start:end]
 }
 
-// ReadEvents parses a session's log, skipping lines that are not JSON (a
+// readEvents parses a session's log, skipping lines that are not JSON (a
 // line cut by a crash must not hide the rest).
-func ReadEvents(root, id string) ([]Event, error) {
+func readEvents(root, id string) ([]Event, error) {
 	b, err := ReadFileNoFollow(PathsFor(root, id).Events())
 	if err != nil {
 		if os.IsNotExist(err) {

@@ -194,7 +194,7 @@ func TestAppendEventsWritesPlainValuesAsJSONDoes(t *testing.T) {
 		NewEvent("a", EventDisplayNameChange, "previous", (*string)(nil), "value", &name),
 		NewEvent("a", EventMetadataChange, "value", map[string]any{"tags": map[string]*string{"k": &name, "gone": nil}}),
 	}
-	if err := AppendEvents(root, "a", evs...); err != nil {
+	if err := appendEventsTo(root, "a", evs...); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(PathsFor(root, "a").Events())
@@ -216,7 +216,7 @@ func TestAppendEventsWritesPlainValuesAsJSONDoes(t *testing.T) {
 			t.Errorf("event %d: wrote %s, json.Marshal says %s", i, lines[i], want)
 		}
 	}
-	if err := AppendEvents(root, "b", NewEvent("b", "user.x", "v", notPlain{A: 1})); err == nil {
+	if err := appendEventsTo(root, "b", NewEvent("b", "user.x", "v", notPlain{A: 1})); err == nil {
 		t.Fatal("AppendEvents wrote a struct, which needs reflection")
 	}
 }

@@ -58,7 +58,11 @@ func (r *Registry) Root() string { return r.root }
 func (r *Registry) Paths(id string) Paths { return PathsFor(r.root, id) }
 
 // IDs lists the ids that have a record, sorted.
-func (r *Registry) IDs() ([]string, error) { return IDs(r.root) }
+func (r *Registry) IDs() ([]string, error) { return idsWith(r.root, SuffixMeta) }
+
+// LogIDs lists the ids that have an event log, sorted: a session's log
+// may outlive its record for a moment (pty events --all follows them).
+func (r *Registry) LogIDs() ([]string, error) { return idsWith(r.root, SuffixEvents) }
 
 // List reads every session, sorted by id, each with its status. A damaged
 // record is listed (status Damaged); a session removed while the registry
@@ -67,7 +71,7 @@ func (r *Registry) List() ([]Session, error) { return listFast(r.root) }
 
 // Load reads one session by its exact id: ErrNotFound when it has no
 // record; a damaged record gives a Session whose status is Damaged.
-func (r *Registry) Load(id string) (Session, error) { return Load(r.root, id) }
+func (r *Registry) Load(id string) (Session, error) { return load(r.root, id) }
 
 // Resolve finds the session a user means by ref: an exact id wins, else
 // the one session with that display name. A *RefError says none or
@@ -76,14 +80,14 @@ func (r *Registry) Resolve(ref string) (Session, error) { return resolve(r.root,
 
 // Metadata reads session id's record as it is on disk. A damaged record
 // is a *DamagedError (errors.Is ErrDamaged).
-func (r *Registry) Metadata(id string) (*Metadata, error) { return ReadMetadata(r.root, id) }
+func (r *Registry) Metadata(id string) (*Metadata, error) { return readMetadata(r.root, id) }
 
 // Update changes session id's record under its lock: fn edits m and
 // returns the events that describe the change, appended to the session's
 // event log in the same step. An error from fn (ErrNoChange: nothing to
 // do) leaves the record as it was.
 func (r *Registry) Update(id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
-	return Update(r.root, id, fn)
+	return updateRecord(r.root, id, fn)
 }
 
 // Patch applies a metadata patch (see MetadataPatch) as one Update.
@@ -120,11 +124,11 @@ func (r *Registry) StateDelete(id, key string) (changed bool, m *Metadata, err e
 }
 
 // Events reads session id's event log, oldest first.
-func (r *Registry) Events(id string) ([]Event, error) { return ReadEvents(r.root, id) }
+func (r *Registry) Events(id string) ([]Event, error) { return readEvents(r.root, id) }
 
 // AppendEvents appends events to session id's log under its lock.
 func (r *Registry) AppendEvents(id string, evs ...Event) error {
-	return AppendEvents(r.root, id, evs...)
+	return appendEventsTo(r.root, id, evs...)
 }
 
 // EmitUser appends a user.* event (a plugin's own event) to session id's
@@ -136,12 +140,12 @@ func (r *Registry) EmitUser(id, typ string, data json.RawMessage, text *string) 
 // Locked runs fn holding session id's metadata lock, waiting at most wait
 // for it (ErrLockBusy past that).
 func (r *Registry) Locked(id string, wait time.Duration, fn func() error) error {
-	return Locked(r.root, id, wait, fn)
+	return locked(r.root, id, wait, fn)
 }
 
 // Pid is the pid in session id's pid file, or 0. It says only which pid
 // the daemon had: ask VerifyDaemon before trusting it.
-func (r *Registry) Pid(id string) int { return ReadPid(r.root, id) }
+func (r *Registry) Pid(id string) int { return readPid(r.root, id) }
 
 // VerifyDaemon reports whether pid is, provably, the daemon of session id
 // (of generation gen, when gen is not ""): anything about to signal a pid
@@ -159,3 +163,11 @@ func (r *Registry) Remove(id string) error { return removeFiles(r.root, id) }
 // At binds a Registry to root without Open's check, for a root already
 // checked (ResolveRoot's, or one pty's commands were given).
 func At(root string) *Registry { return &Registry{root: root} }
+
+// DaemonAlive reports whether session id's daemon lives, and its pid (0
+// when it answers on its socket but left no pid file): the one liveness
+// check every status comes from. A daemon counts only once it proves to
+// be the session's (see VerifyDaemon) and, when gen is not "", of that
+// generation: a live daemon of another generation (a replacement
+// starting) is not that record's. gen "" asks whether the id is taken.
+func (r *Registry) DaemonAlive(id, gen string) (bool, int) { return daemonAliveGen(r.root, id, gen) }

@@ -66,7 +66,7 @@ func TestDaemonIdentity(t *testing.T) {
 			past := time.Now().Add(-time.Hour)
 			os.Chtimes(pidFile, past, past)
 		}
-		if s, err := Load(root, id); err != nil || s.Status != c.want {
+		if s, err := load(root, id); err != nil || s.Status != c.want {
 			t.Errorf("%s: Load status %v (%v), want %v", c.what, s.Status, err, c.want)
 		}
 		all, err := listFast(root)

@@ -115,7 +115,7 @@ func TestMetadataKeepsUnknownFields(t *testing.T) {
 	root := t.TempDir()
 	in := `{"command":"/bin/sh","args":["-c","x"],"displayCommand":"sh -c x","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","futureField":{"a":[1,2]},"zeta":"z"}`
 	os.WriteFile(PathsFor(root, "s").Meta(), []byte(in), 0o600)
-	if _, err := Update(root, "s", func(m *Metadata) ([]Event, error) {
+	if _, err := updateRecord(root, "s", func(m *Metadata) ([]Event, error) {
 		m.Tags = map[string]string{"k": "v"}
 		return nil, nil
 	}); err != nil {
@@ -262,7 +262,7 @@ func TestDaemonAliveBySocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alive, pid := DaemonAlive(root, "s"); alive != !peerCredKnown || pid != 0 {
+	if alive, pid := daemonAlive(root, "s"); alive != !peerCredKnown || pid != 0 {
 		t.Errorf("socket another program listens on: alive %v pid %d, want %v 0", alive, pid, !peerCredKnown)
 	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
@@ -270,10 +270,10 @@ func TestDaemonAliveBySocket(t *testing.T) {
 	if _, err := os.Lstat(sock); err != nil {
 		t.Fatal(err)
 	}
-	if alive, _ := DaemonAlive(root, "s"); alive {
+	if alive, _ := daemonAlive(root, "s"); alive {
 		t.Error("socket nobody listens on: alive")
 	}
-	if alive, _ := DaemonAlive(root, "none"); alive {
+	if alive, _ := daemonAlive(root, "none"); alive {
 		t.Error("no socket: alive")
 	}
 }

@@ -59,7 +59,7 @@ func TestOversizedRecordIsDamagedNotRead(t *testing.T) {
 	if err := os.Truncate(PathsFor(root, id).Meta(), MaxRecordBytes+1); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Load(root, id)
+	s, err := load(root, id)
 	if err != nil || !strings.Contains(s.Damaged, "larger than 128 MiB") {
 		t.Fatalf("Load: %+v, %v", s, err)
 	}

@@ -120,15 +120,15 @@ func daemonAliveIn(root, id, gen string, f dirFile) (bool, int) {
 		return false, 0
 	}
 	if f&hasPid == 0 {
-		return DaemonAliveGen(root, id, gen) // socket only: the original pty's probe
+		return daemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
-		return DaemonAliveGen(root, id, gen) // removed since the directory read
+		return daemonAliveGen(root, id, gen) // removed since the directory read
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || pid <= 0 {
-		return DaemonAliveGen(root, id, gen)
+		return daemonAliveGen(root, id, gen)
 	}
 	return daemonPidAlive(pid, root, id, gen), pid
 }

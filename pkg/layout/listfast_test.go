@@ -119,7 +119,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	}
 	gen := "g-many"
 	pid := testutil.FakeDaemon(t, root, "s1", gen)
-	m, err := ReadMetadata(root, "s1")
+	m, err := readMetadata(root, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,4 +160,23 @@ func listFastAsList(t *testing.T, root string, n int) []Session {
 		t.Fatalf("listFast differs from List (%d sessions expected):\nList     %+v\nListFast %+v", n, slow, fast)
 	}
 	return fast
+}
+
+// listSlow reads every session one load at a time, the reference the one
+// path (listFast) is compared with. A damaged record is listed with
+// Damaged set; one removed while we read is skipped.
+func listSlow(root string) ([]Session, error) {
+	ids, err := idsWith(root, SuffixMeta)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Session, 0, len(ids))
+	for _, id := range ids {
+		s, err := load(root, id)
+		if err != nil {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }

@@ -222,9 +222,9 @@ func checkRecordShape(id string, b []byte) error {
 	return &DamagedError{ID: id, Reason: damagedEmpty}
 }
 
-// ReadMetadata reads and parses <id>.json. A record that exists but cannot
+// readMetadata reads and parses <id>.json. A record that exists but cannot
 // be used gives an error matching ErrDamaged.
-func ReadMetadata(root, id string) (*Metadata, error) {
+func readMetadata(root, id string) (*Metadata, error) {
 	m, _, err := readMetadataBytes(root, id)
 	return m, err
 }

@@ -22,7 +22,7 @@ func newSession(t *testing.T, m *Metadata) (root, id string) {
 
 func events(t *testing.T, root, id string) []Event {
 	t.Helper()
-	evs, err := ReadEvents(root, id)
+	evs, err := readEvents(root, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestState(t *testing.T) {
 	if ch, _, err := stateSet(root, id, "k", json.RawMessage(`{"a":[1,2]}`)); err != nil || ch {
 		t.Fatalf("same value: changed=%v err=%v", ch, err)
 	}
-	m, _ := ReadMetadata(root, id)
+	m, _ := readMetadata(root, id)
 	if got, _ := CompactJSON("", m.State["k"]); string(got) != `{"a":[1,2]}` {
 		t.Fatalf("state k = %s", got)
 	}
@@ -237,7 +237,7 @@ func TestEmitUser(t *testing.T) {
 func TestEventRetentionKeepsNewestInOrder(t *testing.T) {
 	root, id := newSession(t, nil)
 	for i := 0; i < 2500; i++ {
-		if err := AppendEvents(root, id, NewEvent(id, "user.n", "i", i)); err != nil {
+		if err := appendEventsTo(root, id, NewEvent(id, "user.n", "i", i)); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(PathsFor(root, id).Events())

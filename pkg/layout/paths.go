@@ -42,14 +42,13 @@ func (p Paths) All() []string {
 // which readers must ignore.
 func IsTemp(name string) bool { return strings.Contains(name, ".tmp.") }
 
-// SessionIDFromMetaName returns the id for a "<id>.json" entry, or "" when
-// the name is not a session's metadata file.
-func SessionIDFromMetaName(name string) string {
-	if IsTemp(name) || !strings.HasSuffix(name, SuffixMeta) {
-		return ""
-	}
-	id := strings.TrimSuffix(name, SuffixMeta)
-	if ValidateID(id) != nil {
+// IDFromName returns the session id of a directory entry "<id><suffix>"
+// (suffix one of the Suffix* constants: SuffixMeta for records,
+// SuffixEvents for event logs), or "" when name is not one, temporary
+// files of an atomic write included.
+func IDFromName(name, suffix string) string {
+	id, ok := strings.CutSuffix(name, suffix)
+	if !ok || IsTemp(name) || ValidateID(id) != nil {
 		return ""
 	}
 	return id

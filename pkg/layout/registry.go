@@ -107,8 +107,8 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 // Name is the display name, or the id.
 func (s Session) Name() string { return s.Meta.Name(s.ID) }
 
-// ReadPid returns the pid in <id>.pid, or 0.
-func ReadPid(root, id string) int {
+// readPid returns the pid in <id>.pid, or 0.
+func readPid(root, id string) int {
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
 		return 0
@@ -137,19 +137,19 @@ func daemonPidAlive(pid int, root, id, gen string) bool {
 	return false
 }
 
-// DaemonAlive reports whether a session's daemon is alive and its pid. The
+// daemonAlive reports whether a session's daemon is alive and its pid. The
 // pid file answers without a socket round trip; only when there is no pid
 // file do we try the socket, as the original pty did. Any generation
 // counts: callers asking whether the id is taken.
-func DaemonAlive(root, id string) (bool, int) {
-	return DaemonAliveGen(root, id, "")
+func daemonAlive(root, id string) (bool, int) {
+	return daemonAliveGen(root, id, "")
 }
 
-// DaemonAliveGen is DaemonAlive for the record of generation gen: a live
+// daemonAliveGen is DaemonAlive for the record of generation gen: a live
 // daemon of another generation (a replacement starting) is not its daemon.
-func DaemonAliveGen(root, id, gen string) (bool, int) {
+func daemonAliveGen(root, id, gen string) (bool, int) {
 	p := PathsFor(root, id)
-	if pid := ReadPid(root, id); pid > 0 {
+	if pid := readPid(root, id); pid > 0 {
 		return daemonPidAlive(pid, root, id, gen), pid
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
@@ -229,31 +229,31 @@ func StatusOf(m *Metadata, daemonAlive bool) Status {
 	}
 }
 
-// Load reads one session. ErrNotFound when it has no metadata; a damaged
+// load reads one session. ErrNotFound when it has no metadata; a damaged
 // record gives a session with Damaged set (see Session).
-func Load(root, id string) (Session, error) {
-	m, err := ReadMetadata(root, id)
+func load(root, id string) (Session, error) {
+	m, err := readMetadata(root, id)
 	var de *DamagedError
 	if errors.As(err, &de) {
 		if de.denied {
 			return Session{}, permissionError(root, id)
 		}
-		alive, pid := DaemonAlive(root, id)
+		alive, pid := daemonAlive(root, id)
 		return damagedSession(root, id, de.Reason, alive, pid), nil
 	}
 	if err != nil {
 		return Session{}, err
 	}
-	alive, pid := DaemonAliveGen(root, id, m.Generation)
+	alive, pid := daemonAliveGen(root, id, m.Generation)
 	if !alive {
 		pid = 0
 	}
 	return Session{ID: id, Meta: m, Status: StatusOf(m, alive), Live: alive, Pid: pid}, nil
 }
 
-// IDs lists the ids that have a metadata file, sorted. A missing root is an
-// empty registry.
-func IDs(root string) ([]string, error) {
+// idsWith lists the ids that have a file of suffix (see IDFromName),
+// sorted. A missing root is an empty registry.
+func idsWith(root, suffix string) ([]string, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -263,30 +263,12 @@ func IDs(root string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if id := SessionIDFromMetaName(e.Name()); id != "" {
+		if id := IDFromName(e.Name(), suffix); id != "" {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
 	return ids, nil
-}
-
-// listSlow reads every session. A damaged record is listed with Damaged set;
-// one removed while we read is skipped.
-func listSlow(root string) ([]Session, error) {
-	ids, err := IDs(root)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Session, 0, len(ids))
-	for _, id := range ids {
-		s, err := Load(root, id)
-		if err != nil {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // RefError is a reference that resolved to no session or to several.
@@ -309,19 +291,19 @@ func (e *RefError) Is(target error) bool { return target == ErrNotFound && len(e
 // display name that exactly one session has.
 func resolve(root, ref string) (Session, error) {
 	if ValidateID(ref) == nil {
-		if s, err := Load(root, ref); err == nil {
+		if s, err := load(root, ref); err == nil {
 			return s, nil
 		} else if !errors.Is(err, ErrNotFound) {
 			return Session{}, err
 		}
 	}
-	ids, err := IDs(root)
+	ids, err := idsWith(root, SuffixMeta)
 	if err != nil {
 		return Session{}, err
 	}
 	var match []string
 	for _, id := range ids {
-		m, err := ReadMetadata(root, id)
+		m, err := readMetadata(root, id)
 		if err == nil && m.DisplayName != nil && *m.DisplayName == ref {
 			match = append(match, id)
 		}
@@ -330,7 +312,7 @@ func resolve(root, ref string) (Session, error) {
 	case 0:
 		return Session{}, &RefError{Ref: ref}
 	case 1:
-		return Load(root, match[0])
+		return load(root, match[0])
 	default:
 		return Session{}, &RefError{Ref: ref, Candidates: match}
 	}

@@ -226,7 +226,7 @@ func setTagsIf(root, id string, cond func(tags map[string]string) bool, set map[
 // (fn returns ErrNoChange when it did not).
 func change(root, id string, fn func(m *Metadata) ([]Event, error)) (bool, *Metadata, error) {
 	changed := false
-	m, err := Update(root, id, func(m *Metadata) ([]Event, error) {
+	m, err := updateRecord(root, id, func(m *Metadata) ([]Event, error) {
 		evs, err := fn(m)
 		if err == nil {
 			changed = true

@@ -17,7 +17,7 @@ const MetaLockWait = 30 * time.Second
 // write happens and no event is appended.
 var ErrNoChange = errors.New("no change")
 
-// Update is the one way to change a session's metadata. It takes the event
+// updateRecord is the one way to change a session's metadata. It takes the event
 // lock and then the metadata lock (the fixed order that rules out deadlock),
 // reads the file, lets fn change it, writes it atomically and appends the
 // events fn returns, all before releasing. Holding the metadata lock across
@@ -25,7 +25,7 @@ var ErrNoChange = errors.New("no change")
 // other's updates. It returns the metadata after the change (or as it was,
 // when fn returned ErrNoChange). The events' payloads hold plain values
 // only (see AppendEvents).
-func Update(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
+func updateRecord(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
 	return update(root, id, nil, fn)
 }
 
@@ -78,10 +78,10 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 	return m, nil
 }
 
-// Locked runs fn while holding both of a session's locks, for callers that
+// locked runs fn while holding both of a session's locks, for callers that
 // must re-check and act atomically (gc, rm, respawn) without the
 // read-change-write shape of Update.
-func Locked(root, id string, wait time.Duration, fn func() error) error {
+func locked(root, id string, wait time.Duration, fn func() error) error {
 	p := PathsFor(root, id)
 	el, err := AcquireLock(p.EventsLock(), wait)
 	if err != nil {

@@ -173,7 +173,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		// Leave a trace for whoever reads the log later; the record may
 		// be gone (ephemeral), and then there is nowhere to write it.
 		if _, err := os.Stat(layout.PathsFor(root, s.ID).Meta()); err == nil {
-			layout.AppendEvents(root, s.ID, layout.NewEvent(s.ID, layout.EventDescendantsSurvived,
+			layout.At(root).AppendEvents(s.ID, layout.NewEvent(s.ID, layout.EventDescendantsSurvived,
 				"data", map[string]any{"pids": res.Survivors}))
 		}
 	}
@@ -188,7 +188,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 // it is.
 func recordStopped(root, id, gen string) {
 	code, sig := 128+int(syscall.SIGTERM), int(syscall.SIGTERM)
-	m, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	m, err := layout.At(root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Exited() || m.Generation != gen {
 			return nil, layout.ErrNoChange
 		}
@@ -201,8 +201,8 @@ func recordStopped(root, id, gen string) {
 	if v, ok := m.Tags["keep"]; ok && !slices.Contains([]string{"false", "0", "no", "off"}, strings.ToLower(strings.TrimSpace(v))) {
 		return
 	}
-	layout.Locked(root, id, layout.MetaLockWait, func() error {
-		if m, err := layout.ReadMetadata(root, id); err == nil && m.Generation == gen {
+	layout.At(root).Locked(id, layout.MetaLockWait, func() error {
+		if m, err := layout.At(root).Metadata(id); err == nil && m.Generation == gen {
 			p := layout.PathsFor(root, id)
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
@@ -228,7 +228,7 @@ func endGrace(root string, s layout.Session, wait time.Duration) error {
 // killLeftovers is Kill for a session whose daemon is gone.
 func killLeftovers(root string, s layout.Session) (KillResult, error) {
 	res := KillResult{DaemonGone: true}
-	if m, err := layout.ReadMetadata(root, s.ID); err == nil && (m.Exited() || m.Generation != s.Meta.Generation) {
+	if m, err := layout.At(root).Metadata(s.ID); err == nil && (m.Exited() || m.Generation != s.Meta.Generation) {
 		// It exited normally meanwhile (what it let run on was meant to),
 		// or was replaced.
 		return res, NotRunningError(s.ID)
@@ -279,7 +279,7 @@ func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {
 // DropStrategy removes the strategy tag (and so permanence) from a
 // session, recording a tags_change event.
 func DropStrategy(root, id string) error {
-	_, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.At(root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if _, ok := m.Tags["strategy"]; !ok {
 			return nil, layout.ErrNoChange
 		}
@@ -308,11 +308,11 @@ func WaitGone(p procs.Proc, timeout time.Duration) bool {
 // remove (it crashed mid-shutdown), but only while the pid file still
 // names that daemon: if a new session already took the id they are its.
 func cleanStale(root, id string, pid int) {
-	if layout.ReadPid(root, id) != pid {
+	if layout.At(root).Pid(id) != pid {
 		return
 	}
-	layout.Locked(root, id, layout.MetaLockWait, func() error {
-		if layout.ReadPid(root, id) != pid {
+	layout.At(root).Locked(id, layout.MetaLockWait, func() error {
+		if layout.At(root).Pid(id) != pid {
 			return nil
 		}
 		p := layout.PathsFor(root, id)

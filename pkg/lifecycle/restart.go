@@ -82,7 +82,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 		return "", fmt.Errorf("%w; not restarted.", err)
 	}
 	m, gen := s.Meta, ""
-	cur, err := layout.ReadMetadata(root, s.ID)
+	cur, err := layout.At(root).Metadata(s.ID)
 	switch {
 	case err == nil:
 		if !sameRecord(s.Meta, cur) {

@@ -392,7 +392,7 @@ func (m *Model) choose() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	// Re-read: the list may be up to a second old.
-	s, err := layout.Load(m.o.Root, it.sess.ID)
+	s, err := layout.At(m.o.Root).Load(it.sess.ID)
 	if err != nil {
 		m.setMessage(true, "%v", err)
 		return m, m.load()

@@ -84,7 +84,7 @@ func (p *pass) debris() {
 			continue
 		}
 		var removed []string
-		err := layout.Locked(root, id, 0, func() error {
+		err := layout.At(root).Locked(id, 0, func() error {
 			// Re-check now that nobody can be creating the session.
 			if _, err := readMeta(root, id); err == nil || ownerAlive(root, id) {
 				return errStale
@@ -169,7 +169,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 // ownerAlive reports a live daemon for id: its pid file names a live
 // process, or (with no pid file) its socket answers.
 func ownerAlive(root, id string) bool {
-	alive, _ := layout.DaemonAlive(root, id)
+	alive, _ := layout.At(root).DaemonAlive(id, "")
 	return alive
 }
 

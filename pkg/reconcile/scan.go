@@ -82,7 +82,7 @@ func scan(root string) (*snapshot, error) {
 	s := &snapshot{sessions: map[string]*entry{}, invalid: map[string]bool{}, files: ents}
 	var ids []string
 	for _, de := range ents {
-		if id := layout.SessionIDFromMetaName(de.Name()); id != "" {
+		if id := layout.IDFromName(de.Name(), layout.SuffixMeta); id != "" {
 			ids = append(ids, id)
 		}
 	}
@@ -114,8 +114,8 @@ func scan(root string) (*snapshot, error) {
 					results[i].invalid = true
 					continue
 				}
-				alive, pid := layout.DaemonAliveGen(root, id, pm.Generation)
-				if other, _ := layout.DaemonAlive(root, id); !alive && other {
+				alive, pid := layout.At(root).DaemonAlive(id, pm.Generation)
+				if other, _ := layout.At(root).DaemonAlive(id, ""); !alive && other {
 					// Another generation's daemon holds the id (the
 					// record is being replaced): not this pass's to
 					// touch, as pty rm refuses it.
@@ -148,7 +148,7 @@ func scan(root string) (*snapshot, error) {
 // unknown fields are skipped rather than collected in a second pass.
 type plainMeta layout.Metadata
 
-// readMeta is layout.ReadMetadata keeping the two failure kinds apart:
+// readMeta is Registry.Metadata keeping the two failure kinds apart:
 // os.ErrNotExist (nothing there, perhaps removed meanwhile) versus a file
 // that does not parse (debris, or a hand edit gone wrong).
 func readMeta(root, id string) (*layout.Metadata, error) {

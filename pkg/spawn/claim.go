@@ -58,7 +58,7 @@ var errClaimPending = errors.New("session is being started")
 // or its daemon is, and reports whether that happened before deadline.
 func waitClaimResolved(root, id string, deadline time.Time) bool {
 	for {
-		if alive, _ := layout.DaemonAlive(root, id); !alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); !alive {
 			return true
 		}
 		if _, ok := registry.ReadLaunchClaim(root, id); !ok {
@@ -74,7 +74,7 @@ func waitClaimResolved(root, id string, deadline time.Time) bool {
 func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
 	root, id := cfg.Root, cfg.ID
 	p := layout.PathsFor(root, id)
-	err = layout.Locked(root, id, 5*time.Second, func() error {
+	err = layout.At(root).Locked(id, 5*time.Second, func() error {
 		if err := checkClaim(cfg); err != nil {
 			return err
 		}
@@ -141,8 +141,8 @@ func checkClaim(cfg *launchconfig.Config) error {
 	// The daemon first, then the claim: a daemon found dead with its
 	// claim still there died before it took the session, so it never
 	// started the command (it removes the claim before it does).
-	alive, _ := layout.DaemonAlive(root, id)
-	m, err := layout.ReadMetadata(root, id)
+	alive, _ := layout.At(root).DaemonAlive(id, "")
+	m, err := layout.At(root).Metadata(id)
 	if gen, ok := registry.ReadLaunchClaim(root, id); ok {
 		switch {
 		case err == nil && m.Generation != gen:

@@ -384,12 +384,12 @@ func Check(root, id string, replace bool) error {
 		// under the session's locks, can tell which and act on it.
 		return nil
 	}
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err == nil {
-		if alive, _ := layout.DaemonAlive(root, id); layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); layout.StatusOf(m, alive) == layout.Running {
 			return RunningError(id)
 		}
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 			// An exited session whose daemon still answers for its grace
 			// period (docs/protocol.md, Session end): replacing it now
 			// would race its cleanup, so wait for that to end (within
@@ -399,7 +399,7 @@ func Check(root, id string, replace bool) error {
 			}
 			// Its last step, reaping the record or not, is under the
 			// session's lock.
-			layout.Locked(root, id, 5*time.Second, func() error { return nil })
+			layout.At(root).Locked(id, 5*time.Second, func() error { return nil })
 			return Check(root, id, replace)
 		}
 		if !replace {
@@ -409,7 +409,7 @@ func Check(root, id string, replace bool) error {
 	}
 	if !errors.Is(err, layout.ErrNotFound) {
 		// A damaged record: its daemon may still be running.
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 			return RunningError(id)
 		}
 		if !replace {
@@ -420,7 +420,7 @@ func Check(root, id string, replace bool) error {
 		}
 		return nil
 	}
-	if alive, _ := layout.DaemonAlive(root, id); alive {
+	if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 		return RunningError(id)
 	}
 	return nil
@@ -432,7 +432,7 @@ const lingerWait = 6 * time.Second
 func waitGone(root, id string, max time.Duration) bool {
 	deadline := time.Now().Add(max)
 	for {
-		if alive, _ := layout.DaemonAlive(root, id); !alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); !alive {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -473,11 +473,11 @@ func Start(ctx context.Context, root string, o Options) (string, error) {
 // and gc's respawn all come through here, and the old processes would run
 // on beside the new session, untracked.
 func stopLeftovers(root, id, gen string) error {
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil || m.Exited() || (gen != "" && m.Generation != gen) {
 		return nil
 	}
-	if alive, _ := layout.DaemonAliveGen(root, id, m.Generation); alive {
+	if alive, _ := layout.At(root).DaemonAlive(id, m.Generation); alive {
 		return nil
 	}
 	res, err := leftovers.Stop(root, id, m)
@@ -631,11 +631,11 @@ func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW,
 // abandon removes the session claimed for a daemon that died before it
 // ran, unless someone else's session has the id by now.
 func abandon(cfg launchconfig.Config, pid int) {
-	layout.Locked(cfg.Root, cfg.ID, 5*time.Second, func() error {
+	layout.At(cfg.Root).Locked(cfg.ID, 5*time.Second, func() error {
 		if layout.At(cfg.Root).VerifyDaemon(pid, cfg.ID, cfg.Generation) {
 			return nil // alive after all: it serves the session
 		}
-		m, err := layout.ReadMetadata(cfg.Root, cfg.ID)
+		m, err := layout.At(cfg.Root).Metadata(cfg.ID)
 		if err != nil || m.Generation != cfg.Generation {
 			return nil
 		}

@@ -413,7 +413,7 @@ type endedMsg struct {
 }
 
 func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
-	sess, err := layout.Load(s.o.Root, id)
+	sess, err := layout.At(s.o.Root).Load(id)
 	if err != nil {
 		c.sendJSON(ctx, map[string]string{"t": "error", "msg": "no session " + id + " in the registry"})
 		c.c.Close(websocket.StatusNormalClosure, "")
@@ -472,7 +472,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 			}
 		}
 		if sn != nil && sn.ended && sn == last {
-			if sess, err := layout.Load(s.o.Root, id); err == nil {
+			if sess, err := layout.At(s.o.Root).Load(id); err == nil {
 				if sn.code >= 0 {
 					code := sn.code
 					sess.Meta.ExitCode = &code

@@ -78,7 +78,7 @@ func TestUpstreamDaemonIdentity(t *testing.T) {
 		if c.want {
 			want = layout.Running
 		}
-		if s, err := layout.Load(root, id); err != nil || s.Status != want {
+		if s, err := layout.At(root).Load(id); err != nil || s.Status != want {
 			t.Errorf("%s: status %v (%v), want %v", c.what, s.Status, err, want)
 		}
 		os.Remove(pidFile) // testutil's cleanup must not SIGKILL our stand-ins' groups

@@ -186,7 +186,7 @@ var states = []struct {
 	// daemon is not this record's.
 	{"other-generation", func(t *testing.T, root string) *state {
 		s := live(t, root)
-		s.bystander = layout.ReadPid(root, id)
+		s.bystander = layout.At(root).Pid(id)
 		setRecord(t, root, func(m *layout.Metadata) { m.Generation = strings.Repeat("ab", 16) })
 		return s
 	}},

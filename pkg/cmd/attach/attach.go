@@ -65,7 +65,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			}
 			return Session(conn, s.ID, key, &o.History, io)
 		}
-		if n, err := layout.Load(io.Root, s.ID); err == nil {
+		if n, err := layout.At(io.Root).Load(s.ID); err == nil {
 			s = n
 		}
 		if s.Shown() == layout.Running {

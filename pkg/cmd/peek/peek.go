@@ -201,7 +201,7 @@ func screen(io cli.IO, o Options, flags byte) error {
 // still held) is not one: the session has ended, and what it left is
 // printed.
 func notAnswering(io cli.IO, id string, err error) error {
-	s, lerr := layout.Load(io.Root, id)
+	s, lerr := layout.At(io.Root).Load(id)
 	if lerr != nil {
 		s = layout.Session{ID: id}
 	} else if s.Shown() != layout.Running {
@@ -408,7 +408,7 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 func waitRecord(root string, s layout.Session) layout.Session {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		n, err := layout.Load(root, s.ID)
+		n, err := layout.At(root).Load(s.ID)
 		if err != nil {
 			return s
 		}

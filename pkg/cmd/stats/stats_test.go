@@ -21,7 +21,7 @@ func TestRunInProcess(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "up", "--", "sleep", "100")
 	testutil.MustRun(t, root, "run", "-d", "--id", "gone", "--tag", "keep=true", "--", "sh", "-c", "exit 3")
 	testutil.WaitFor(t, 10*time.Second, "gone to exit", func() bool {
-		s, err := layout.Load(root, "gone")
+		s, err := layout.At(root).Load("gone")
 		return err == nil && s.Status == layout.Exited && s.Meta.ExitedAt != ""
 	})
 	out.Reset()
@@ -29,7 +29,7 @@ func TestRunInProcess(t *testing.T) {
 		t.Fatalf("running sessions: %v %q", err, out.String())
 	}
 	// The clock is the injected one: an hour later, it exited an hour ago.
-	s, _ := layout.Load(root, "gone")
+	s, _ := layout.At(root).Load("gone")
 	io.Now = func() time.Time { return layout.ParseTime(s.Meta.ExitedAt).Add(time.Hour) }
 	out.Reset()
 	if err := Run(Options{Ref: "gone"}, io); err != nil || !strings.HasSuffix(out.String(), "(gone): exited with code 3, 1h ago\n") {

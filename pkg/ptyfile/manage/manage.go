@@ -166,7 +166,7 @@ func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, ow
 		}
 	}
 	if s.ID != "" && !replace {
-		if m, err := layout.ReadMetadata(root, s.ID); err == nil && !owns(f, s, m) {
+		if m, err := layout.At(root).Metadata(s.ID); err == nil && !owns(f, s, m) {
 			return false, fmt.Errorf("session id %q is taken by a session that %s did not start: remove it (pty rm %s) or change the id", s.ID, f.Path, s.ID)
 		}
 	}
@@ -229,7 +229,7 @@ func syncTags(root string, f *ptyfile.File, s ptyfile.Spec, sess layout.Session,
 		return f.Owns(tags, s) && maps.Equal(tags, sess.Meta.Tags)
 	}, set, rm)
 	if errors.Is(err, layout.ErrConditionFailed) {
-		cur, lerr := layout.Load(root, sess.ID)
+		cur, lerr := layout.At(root).Load(sess.ID)
 		if lerr != nil {
 			return nil, lerr
 		}
@@ -303,7 +303,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 	} else if err := lifecycle.DropStrategy(root, sess.ID); err != nil {
 		return false, err
 	}
-	cur, err := layout.Load(root, sess.ID)
+	cur, err := layout.At(root).Load(sess.ID)
 	if errors.Is(err, layout.ErrNotFound) {
 		return wasRunning, nil // ephemeral: its daemon removed it
 	}
