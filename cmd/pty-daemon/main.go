@@ -7,7 +7,8 @@
 //
 // One runs per session, so it is kept small: it must not link fmt,
 // reflection-based encoding/json, reflect.Value, crypto/ or os/exec
-// (link_test.go checks the built binary; docs/contributing.md says why).
+// (test/daemon/link_test.go checks the built binary; docs/contributing.md
+// says why).
 package main
 
 import (

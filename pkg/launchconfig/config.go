@@ -3,7 +3,7 @@
 // environment and the child's, and the working-directory check both make.
 // It is apart from package spawn because every session's daemon links it:
 // the launcher's own needs (debug/elf, os/exec, fmt) stay out of the
-// daemon (cmd/pty-daemon's TestDaemonLinksNoHeavyPackages).
+// daemon (test/daemon's TestDaemonLinksNoHeavyPackages).
 package launchconfig
 
 import (

@@ -134,7 +134,7 @@ func TestAtomicWriteLeavesNoTemp(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	for i := 0; i < 50; i++ {
-		if err := WriteFileAtomic(p, []byte(strconv.Itoa(i)), 0o600); err != nil {
+		if err := writeFileAtomic(p, []byte(strconv.Itoa(i)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func TestAtomicWriteLeavesNoTemp(t *testing.T) {
 		t.Errorf("entries: %v", ents)
 	}
 	// A write into a directory that does not exist fails cleanly.
-	if err := WriteFileAtomic(filepath.Join(dir, "no", "f"), []byte("x"), 0o600); err == nil {
+	if err := writeFileAtomic(filepath.Join(dir, "no", "f"), []byte("x"), 0o600); err == nil {
 		t.Error("write into a missing directory succeeded")
 	}
 }

@@ -314,7 +314,7 @@ func trimEvents(path string) error {
 	if len(b) <= EventsMaxBytes && bytes.Count(b, []byte{'\n'}) <= EventsMaxLines {
 		return nil
 	}
-	return WriteFileAtomic(path, keepNewest(b), 0o600)
+	return writeFileAtomic(path, keepNewest(b), 0o600)
 }
 
 // keepNewest returns the tail of a log that retention keeps: whole lines,

@@ -13,6 +13,10 @@ const (
 	SuffixPid        = ".pid"
 	SuffixLock       = ".lock"
 	SuffixEventsLock = ".events.lock"
+	// The daemon's error log and its previous part (internal/errlog).
+	// Not ".log": the root holds gc.log, which session "gc" would own.
+	SuffixDaemonLog    = ".daemon.log"
+	SuffixDaemonLogOld = ".daemon.log.1"
 )
 
 // Paths names the files of one session. It is a value: computing it touches
@@ -32,10 +36,13 @@ func (p Paths) Sock() string       { return p.file(SuffixSock) }
 func (p Paths) Pid() string        { return p.file(SuffixPid) }
 func (p Paths) Lock() string       { return p.file(SuffixLock) }
 func (p Paths) EventsLock() string { return p.file(SuffixEventsLock) }
+func (p Paths) DaemonLog() string  { return p.file(SuffixDaemonLog) }
+
+func (p Paths) DaemonLogOld() string { return p.file(SuffixDaemonLogOld) }
 
 // All lists every file a session may own, for removal.
 func (p Paths) All() []string {
-	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events(), p.Launch()}
+	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events(), p.Launch(), p.DaemonLog(), p.DaemonLogOld()}
 }
 
 // IsTemp reports whether a directory entry is an in-flight atomic write,

@@ -319,7 +319,7 @@ func resolve(root, ref string) (Session, error) {
 }
 
 // removeFiles deletes a session's files (socket, pid, metadata, events,
-// launch claim).
+// launch claim, the daemon's error log).
 // Missing files are fine; lock files are left to their holders.
 func removeFiles(root, id string) error {
 	var errs []error

@@ -70,7 +70,7 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 		return nil, err
 	}
 	if err := appendEncodedLocked(root, id, buf); err != nil {
-		if rerr := WriteFileAtomic(p.Meta(), orig, 0o600); rerr != nil {
+		if rerr := writeFileAtomic(p.Meta(), orig, 0o600); rerr != nil {
 			return nil, errs.Wrap(err.Error()+"; and the change could not be undone", rerr)
 		}
 		return nil, err

@@ -206,6 +206,8 @@ func recordStopped(root, id, gen string) {
 			p := layout.PathsFor(root, id)
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
+			os.Remove(p.DaemonLog())
+			os.Remove(p.DaemonLogOld())
 		}
 		return nil
 	})

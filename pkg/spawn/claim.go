@@ -119,7 +119,10 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 			undo()
 			return err
 		}
+		// A new record starts a new event log, and a new error log.
 		os.Remove(p.Events())
+		os.Remove(p.DaemonLog())
+		os.Remove(p.DaemonLogOld())
 		ev := layout.NewEvent(id, layout.EventSessionStart)
 		if len(cfg.Tags) > 0 {
 			ev.Fields = map[string]any{"tags": cfg.Tags}

@@ -212,8 +212,29 @@ func run(t *testing.T, root string, st *state, args ...string) obs {
 	return obs{r.Code, r.Stdout + r.Stderr}
 }
 
-// listStatus is the session's status and damage in pty list --json.
+// listStatus is the session's status and damage in pty list --json, once
+// the text listing is seen to put it in the section of that status.
 func listStatus(t *testing.T, root string, st *state) string {
+	if j, txt := jsonListStatus(t, root, st), textListStatus(t, root, st); !strings.HasPrefix(j, txt+" ") && j != txt {
+		return "--json says " + j + ", the text listing " + txt
+	}
+	return jsonListStatus(t, root, st)
+}
+
+// textListStatus is the section of pty list the session's row is in.
+func textListStatus(t *testing.T, root string, st *state) string {
+	section := "none"
+	for _, line := range strings.Split(run(t, root, st, "list").out, "\n") {
+		if w, _, ok := strings.Cut(line, " ("); ok && !strings.HasPrefix(line, " ") && strings.HasSuffix(line, "):") {
+			section = strings.ToLower(w)
+		} else if f := strings.Fields(line); len(f) > 0 && f[0] == id {
+			return section
+		}
+	}
+	return "not listed"
+}
+
+func jsonListStatus(t *testing.T, root string, st *state) string {
 	o := run(t, root, st, "list", "--json")
 	var es []struct {
 		Name, Status, Damaged string

@@ -36,3 +36,18 @@ func TestRunInProcess(t *testing.T) {
 		t.Fatalf("exited session: %v %q", err, out.String())
 	}
 }
+
+func TestWithErrorLog(t *testing.T) {
+	el := errorLog{Count: 2, Path: "/r/s.daemon.log"}
+	for in, want := range map[string]string{
+		`{"name":"s"}`:  `{"name":"s","errorLog":{"count":2,"path":"/r/s.daemon.log"}}`,
+		"{ }\n":         `{ "errorLog":{"count":2,"path":"/r/s.daemon.log"}}`,
+		`[1]`:           `[1]`, // not an object: as it came
+		` {"a":{}}  `:   `{"a":{},"errorLog":{"count":2,"path":"/r/s.daemon.log"}}`,
+		`{"unclosed":1`: `{"unclosed":1`,
+	} {
+		if got := string(withErrorLog([]byte(in), el)); got != want {
+			t.Errorf("withErrorLog(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
