@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -156,6 +157,9 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		return res, fmt.Errorf("Failed to kill session %q: daemon PID %d is still running after %v.", s.ID, pid, wait)
 	}
 	cleanStale(root, s.ID, pid)
+	// A daemon killed before it took over its launcher's claim leaves
+	// the claim with no holder: drop it, or the id stays in use.
+	registry.DropLaunchClaim(root, s.ID, gen)
 	if len(desc) == 0 {
 		recordStopped(root, s.ID, gen)
 	}
