@@ -15,7 +15,9 @@ func main() {
 argument is a directory that has one), or only NAMES, and removes their
 records. The permanent strategy tag is removed first, so gc does not bring
 them back. Sessions whose name was since removed from the file are stopped
-too: they still carry the file's tag.`
+too: they still carry the file's tag. Each session is stopped under the lock
+pty up and gc's respawn take for it, so one they are starting is waited for
+and stopped, not left running.`
 	args := c.Parse(os.Args[1:])
 	path, keys, err := ptyfile.Find(args)
 	cli.Check(err)

@@ -80,7 +80,7 @@ func (e Ended) CheckRelaunched(t testing.TB, root string, byGC bool) {
 	if m.Generation == e.Before.Generation || marker != "agent=none gen="+m.Generation {
 		t.Errorf("%s: marker %q, generation %s, was %s", e.ID, marker, m.Generation, e.Before.Generation)
 	}
-	if m.Tags["strategy"] != "permanent" || m.Tags["team"] != "a" {
+	if !layout.Permanent(m.Tags) || m.Tags["team"] != "a" {
 		t.Errorf("%s lost tags: %v", e.ID, m.Tags)
 	}
 	if m.Tags[layout.TagStatus] != "" {

@@ -143,7 +143,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	}
 	var err error
 	if o.ReadOnly {
-		err = c.WriteFrame(proto.Peek, []byte{o.PeekFlags})
+		err = c.WriteFrame(proto.Peek, proto.PeekRequest(o.PeekFlags))
 		if err == nil && o.PeekFlags&proto.PeekFollow != 0 {
 			// The terminal's size, which the daemon's redraws fill
 			// (a follower's constrains nothing; the original's daemon
@@ -307,7 +307,7 @@ func (c *Conn) handTerminal(rows, cols int, key detachkey.Key, kb, screen *os.Fi
 	}
 	frame := proto.AppendFrame(nil, proto.AttachTTY, proto.Size(rows, cols))
 	if !key.IsDefault() {
-		frame = proto.AppendFrame(nil, proto.AttachTTYKey, append(proto.Size(rows, cols), key.Spec()...))
+		frame = proto.AppendFrame(nil, proto.AttachTTYKey, proto.AttachKey(rows, cols, key.Spec()))
 	}
 	var serr error
 	c.wmu.Lock()

@@ -3,11 +3,12 @@
 package client
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,10 +28,16 @@ type Conn struct {
 // ErrNotRunning means the session's socket does not answer.
 var ErrNotRunning = errors.New("session is not running")
 
-// Dial connects to session id under root.
-func Dial(root, id string) (*Conn, error) {
+// DialWait is how long Dial waits for a session's daemon to accept.
+const DialWait = 2 * time.Second
+
+// Dial connects to session id under root, waiting up to DialWait.
+func Dial(root, id string) (*Conn, error) { return DialTimeout(root, id, DialWait) }
+
+// DialTimeout is Dial waiting up to timeout. An error wraps ErrNotRunning.
+func DialTimeout(root, id string, timeout time.Duration) (*Conn, error) {
 	p := layout.PathsFor(root, id).Sock()
-	uc, err := DialSocket(p, 2*time.Second)
+	uc, err := DialSocket(p, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("connect to session %s: %w: %w", id, ErrNotRunning, err)
 	}
@@ -126,20 +133,44 @@ func (c *Conn) Send(data []byte) error {
 // Detach asks the daemon to close this connection.
 func (c *Conn) Detach() error { return c.WriteFrame(proto.Detach, nil) }
 
-// Status asks for the STATUS JSON.
-func (c *Conn) Status(timeout time.Duration) (json.RawMessage, error) {
+// StatusTimeout bounds a STATUS round trip; a daemon that cannot answer in
+// that time is wedged, and saying so beats hanging a status bar.
+const StatusTimeout = 2 * time.Second
+
+// ExitError is an EXIT frame that came instead of the reply a request
+// waited for: the session has ended.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return "exited with code " + strconv.Itoa(e.Code) }
+
+// Status asks the daemon for its STATUS and returns the reply's payload,
+// as sent (proto.ParseStatus reads it; a caller that prints it passes on
+// fields this version does not know). Other frames before the reply are
+// skipped (the original's daemon sends a command connection the live
+// output too), except EXIT, which is an *ExitError, and REFUSED, a
+// *RefusedError.
+func (c *Conn) Status(timeout time.Duration) ([]byte, error) {
 	c.c.SetDeadline(time.Now().Add(timeout))
 	defer c.c.SetDeadline(time.Time{})
 	if err := c.WriteFrame(proto.Status, nil); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("send STATUS: %w", err)
 	}
 	for {
 		f, err := c.Next()
-		if err != nil {
+		var refused *RefusedError
+		switch {
+		case errors.As(err, &refused):
 			return nil, err
-		}
-		if f.Type == proto.Status {
-			return json.RawMessage(f.Payload), nil
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return nil, fmt.Errorf("no STATUS reply within %v", timeout)
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, errors.New("the daemon closed the connection without a STATUS reply")
+		case err != nil:
+			return nil, fmt.Errorf("read STATUS: %w", err)
+		case f.Type == proto.Status:
+			return f.Payload, nil
+		case f.Type == proto.Exit:
+			return nil, &ExitError{Code: proto.ParseExitCode(f.Payload)}
 		}
 	}
 }
@@ -156,7 +187,7 @@ type Snapshot struct {
 // Peek becomes a read-only client and returns its baseline. The
 // connection then carries the live stream (see Follow).
 func (c *Conn) Peek(flags byte) (Snapshot, error) {
-	if err := c.WriteFrame(proto.Peek, []byte{flags}); err != nil {
+	if err := c.WriteFrame(proto.Peek, proto.PeekRequest(flags)); err != nil {
 		return Snapshot{}, err
 	}
 	return c.readBaseline()
@@ -213,14 +244,19 @@ func Send(root, id string, data []byte) error {
 	return c.Send(data)
 }
 
-// Status is a one-shot Status on a fresh connection.
-func Status(root, id string, timeout time.Duration) (json.RawMessage, error) {
-	c, err := Dial(root, id)
+// Status is a one-shot Status on a fresh connection; errors name the
+// session.
+func Status(root, id string, timeout time.Duration) ([]byte, error) {
+	c, err := DialTimeout(root, id, timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	return c.Status(timeout)
+	b, err := c.Status(timeout)
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	return b, nil
 }
 
 // Follow reads the live stream after Peek or AttachFrame, calling fn for

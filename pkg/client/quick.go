@@ -57,7 +57,7 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 		}
 		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
 	}
-	if _, err := f.Write(proto.AppendFrame(nil, proto.Peek, []byte{flags})); err != nil {
+	if _, err := f.Write(proto.AppendFrame(nil, proto.Peek, proto.PeekRequest(flags))); err != nil {
 		if errors.Is(err, unix.EAGAIN) {
 			return nil, timedOut(timeout)
 		}

@@ -231,8 +231,7 @@ func (d *Daemon) queueBuiltLocked(c *client, before, rest, geom, payload []byte)
 		after = append(after, redraw[end:]...)
 	} else {
 		c.pending = proto.AppendFrame(c.pending, proto.Geometry, geom)
-		n := len(payload)
-		c.pending = append(c.pending, byte(proto.Screen), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+		c.pending = proto.AppendHeader(c.pending, proto.Screen, len(payload))
 		// The replies held back behind the baseline (see queueLocked), in
 		// the same write as it.
 		after = append(after, c.ctl...)

@@ -504,10 +504,7 @@ func (d *Daemon) readLoop(c *client) {
 		case proto.AttachTTY, proto.AttachTTYKey:
 			d.attachTTY(c, f.Type, f.Payload, fds.take())
 		case proto.Peek:
-			var flags byte
-			if len(f.Payload) > 0 {
-				flags = f.Payload[0]
-			}
+			flags := proto.ParsePeek(f.Payload)
 			d.mu.Lock()
 			c.spoke = true
 			if coalescedLocked(c, flags) {

@@ -38,6 +38,9 @@ func TestShouldReap(t *testing.T) {
 		{nil, true, false, "false", 0, true},
 		{map[string]string{"strategy.cleanup-on-clean-exit": "true"}, false, false, "false", 0, true},
 		{map[string]string{"strategy.cleanup-on-clean-exit": "true"}, false, false, "", 1, false},
+		// Read as gc reads it: any value but false/0/no/off is on.
+		{map[string]string{"strategy.cleanup-on-clean-exit": "yes"}, false, false, "false", 0, true},
+		{map[string]string{"strategy.cleanup-on-clean-exit": "off"}, false, false, "false", 0, false},
 		{map[string]string{"strategy": "permanent"}, false, false, "", 0, false},
 		{nil, false, true, "", 0, false},
 		{nil, true, true, "", 0, true},

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"encoding/binary"
 	"io"
 	"time"
 
@@ -145,13 +144,12 @@ func (fr *frameReader) frame() (proto.Frame, error) {
 			return proto.Frame{}, err
 		}
 	}
-	hdr := fr.buf[fr.off : fr.off+proto.HeaderLen]
-	t := proto.Type(hdr[0])
-	n := int(binary.BigEndian.Uint32(hdr[1:]))
+	t, size := proto.ParseHeader(fr.buf[fr.off : fr.off+proto.HeaderLen])
 	fr.off += proto.HeaderLen
-	if n > proto.MaxPayload {
+	if size > proto.MaxPayload {
 		return proto.Frame{}, proto.ErrTooLarge
 	}
+	n := int(size)
 	switch {
 	case t != proto.Data:
 		p := make([]byte, min(n, ctlMax))

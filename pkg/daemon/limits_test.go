@@ -3,7 +3,6 @@
 package daemon_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -61,8 +60,8 @@ func sizeOf(t *testing.T, root, id string) (rows, cols int) {
 		if f.Type != proto.Status {
 			continue
 		}
-		var s struct{ Terminal struct{ Rows, Cols int } }
-		if err := json.Unmarshal(f.Payload, &s); err != nil {
+		s, err := proto.ParseStatus(f.Payload)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return s.Terminal.Rows, s.Terminal.Cols

@@ -261,15 +261,6 @@ func trimLines(lines []string) []string {
 	return lines
 }
 
-// falsy are the values that turn a boolean tag or variable off.
-func falsy(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "false", "0", "no", "off":
-		return true
-	}
-	return false
-}
-
 // ShouldReap is the reap policy applied when a session ends, with tags as
 // re-read from disk. killed is an external stop (pty kill): the record is
 // kept then, so the session can be inspected and restarted, unless it is
@@ -278,8 +269,8 @@ func falsy(v string) bool {
 // it can see why it died; only an explicit PTY_REAP_ON_EXIT or keep=false
 // asks for it to go.
 func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, code int) bool {
-	keep, keepSet := tags["keep"]
-	if keepSet && !falsy(keep) {
+	_, keepSet := tags[layout.TagKeep]
+	if layout.Keep(tags) {
 		return false
 	}
 	if ephemeral {
@@ -288,13 +279,13 @@ func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, 
 	if killed {
 		return false
 	}
-	if tags["strategy.cleanup-on-clean-exit"] == "true" {
+	if layout.Truthy(tags[layout.TagCleanupOnCleanExit]) {
 		return code == 0
 	}
-	if tags["strategy"] == "permanent" {
+	if layout.Permanent(tags) {
 		return false
 	}
-	if falsy(reapEnv) {
+	if layout.Falsy(reapEnv) {
 		return false
 	}
 	if reapEnv != "" || keepSet {

@@ -7,6 +7,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // becomeSubreaper: macOS has no subreaper; stops sweep the child's process
@@ -33,7 +35,7 @@ func peerUID(c syscall.Conn) (int, error) {
 	return uid, uerr
 }
 
-func resourcesOf(pid int) *Resources { return nil }
+func resourcesOf(pid int) *proto.Resources { return nil }
 
 // cloexecFrom has no one-call form here; keepDescriptorsFromChild lists
 // the descriptors instead.

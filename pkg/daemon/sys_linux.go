@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // becomeSubreaper keeps double-forked and setsid'd descendants of the
@@ -50,7 +52,7 @@ func statFields(pid int) []string {
 
 const clkTck = 100 // USER_HZ, fixed at 100 on every Linux ABI
 
-func resourcesOf(pid int) *Resources {
+func resourcesOf(pid int) *proto.Resources {
 	f := statFields(pid)
 	if len(f) < 20 {
 		return nil
@@ -58,7 +60,7 @@ func resourcesOf(pid int) *Resources {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	start, _ := strconv.ParseFloat(f[19], 64)
-	r := &Resources{}
+	r := &proto.Resources{}
 	if b, err := os.ReadFile("/proc/uptime"); err == nil {
 		if up, err := strconv.ParseFloat(strings.Fields(string(b))[0], 64); err == nil {
 			if el := up - start/clkTck; el > 0 {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"syscall"
+
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 func becomeSubreaper() {}
@@ -14,7 +16,7 @@ func becomeSubreaper() {}
 // is the only check.
 func peerUID(c syscall.Conn) (int, error) { return os.Getuid(), nil }
 
-func resourcesOf(pid int) *Resources { return nil }
+func resourcesOf(pid int) *proto.Resources { return nil }
 
 // cloexecFrom has no one-call form here; keepDescriptorsFromChild lists
 // the descriptors instead.

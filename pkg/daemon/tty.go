@@ -29,7 +29,8 @@ func (d *Daemon) attachTTY(c *client, typ proto.Type, payload []byte, fds []int)
 	key := detachkey.Default
 	if ok && typ == proto.AttachTTYKey {
 		var err error
-		key, err = detachkey.Parse(string(payload[4:]))
+		_, _, spec, _ := proto.ParseAttachKey(payload)
+		key, err = detachkey.Parse(spec)
 		ok = err == nil
 	}
 	if !ok || len(fds) != 2 {

@@ -108,6 +108,9 @@ func lastN(lines []Line, n int) []Line {
 // ErrStop, returned by a Follow callback, ends Follow without error.
 var ErrStop = errors.New("stop following")
 
+// errWatcherClosed: the file watcher a follow reads closed its channels.
+var errWatcherClosed = errors.New("follow events: the watcher closed")
+
 // Follower follows event logs under Root.
 type Follower struct {
 	Root string
@@ -189,7 +192,7 @@ func (f Follower) Follow(ctx context.Context, fn func(Line) error) error {
 			return nil
 		case ev, ok := <-w.Events:
 			if !ok {
-				return errors.New("follow events: the watcher closed")
+				return errWatcherClosed
 			}
 			name := filepath.Base(ev.Name)
 			if id := layout.IDFromName(name, layout.SuffixMeta); id != "" && fo.want[id] && ended(false) {
@@ -204,7 +207,7 @@ func (f Follower) Follow(ctx context.Context, fn func(Line) error) error {
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
-				return errors.New("follow events: the watcher closed")
+				return errWatcherClosed
 			}
 			if !errors.Is(err, fsnotify.ErrEventOverflow) {
 				return fmt.Errorf("follow events: %w", err)

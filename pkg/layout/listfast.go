@@ -291,7 +291,9 @@ func (l *lister) identify(pid int, id, gen string) Verdict {
 // kernel hands over a /proc file such as cmdline in one read, and ends a
 // read of a regular file short only at its end.
 func (l *lister) read(dir int, name string, flags, max int) ([]byte, error) {
-	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
+	// O_NONBLOCK: a FIFO under a session's file name reads as empty
+	// instead of blocking the open (see OpenNoFollow).
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|flags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +370,7 @@ var errTooLarge = errors.New("file too large")
 // readFileMax reads at most max bytes (no bound when max < 0) and fails
 // with errTooLarge past them, without reading more.
 func readFileMax(path string, flags int, max int) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|flags, 0)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|flags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,16 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 // Name is the display name, or the id.
 func (s Session) Name() string { return s.Meta.Name(s.ID) }
 
+// daemonFilesDenied reports whether the session's pid file or socket
+// exists but the caller may not use it: the daemon is another user's.
+func daemonFilesDenied(root, id string) bool {
+	p := PathsFor(root, id)
+	if _, err := readFileNoFollow(p.Pid()); errors.Is(err, syscall.EACCES) {
+		return true
+	}
+	return syscall.Access(p.Sock(), 2) == syscall.EACCES
+}
+
 // readPid returns the pid in <id>.pid, or 0.
 func readPid(root, id string) int {
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
@@ -247,6 +257,13 @@ func load(root, id string) (Session, error) {
 	alive, pid := daemonAliveGen(root, id, m.Generation)
 	if !alive {
 		pid = 0
+		if !m.Exited() && daemonFilesDenied(root, id) {
+			// A record another user let us read, of a daemon whose pid
+			// file and socket are theirs alone: we cannot tell it is
+			// alive, so calling it vanished would be a guess, and
+			// usually wrong.
+			return Session{}, permissionError(root, id)
+		}
 	}
 	return Session{ID: id, Meta: m, Status: StatusOf(m, alive), Live: alive, Pid: pid}, nil
 }

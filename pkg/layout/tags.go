@@ -10,29 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// TagPtyfile marks a session that a pty.toml declares; `pty up` rewrites the
-// tags it declares, so hand edits to them do not last.
-const TagPtyfile = "ptyfile"
-
-// Tags gc writes about a strategy=permanent session's respawns: its
-// crash-loop bookkeeping. gc, restart, `up` and every other relaunch read
-// them from here, so they cannot disagree about which tags a fresh start
-// clears.
-const (
-	TagStatus           = "strategy.status"
-	StatusFlapping      = "flapping"
-	TagLastRespawnAt    = "strategy.last-respawn-at"
-	TagConsecutiveFails = "strategy.consecutive-fast-fails"
-	TagCommandHash      = "strategy.command-hash"
-)
-
-// FastFailTags lists gc's crash-loop bookkeeping tags. A person starting a
-// session again (restart, attach -r, run -a, the picker) or fixing its
-// pty.toml starts the count over, so these are cleared.
-func FastFailTags() []string {
-	return []string{TagStatus, TagConsecutiveFails, TagLastRespawnAt, TagCommandHash}
-}
-
 // MaxTagKey is the longest tag key, in bytes. Keys are identifiers people
 // type and filter on; a longer one is a mistake, not data.
 const MaxTagKey = 256

@@ -11,13 +11,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/ptyorg/pty/internal/registry"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -34,12 +34,11 @@ const (
 	killGrace = 1 * time.Second
 )
 
-// ErrNotRunning is matched by errors about a session that is not running.
-var ErrNotRunning = errors.New("session is not running")
-
-// NotRunningError tells the user what to do with a stopped session.
+// NotRunningError tells the user what to do with a stopped session. It
+// matches client.ErrNotRunning, as a session whose socket does not answer
+// does.
 func NotRunningError(id string) error {
-	return &msgErr{fmt.Sprintf("Session %q is not running. Use \"pty rm %s\" to remove it.", id, id), ErrNotRunning}
+	return &msgErr{fmt.Sprintf("Session %q is not running. Use \"pty rm %s\" to remove it.", id, id), client.ErrNotRunning}
 }
 
 type msgErr struct {
@@ -123,7 +122,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	}
 	res.DaemonPid = pid
 
-	if !o.KeepStrategy && s.Meta.Tags["strategy"] != "" {
+	if !o.KeepStrategy && s.Meta.Tags[layout.TagStrategy] != "" {
 		if err := DropStrategy(root, s.ID); err != nil {
 			return res, err
 		}
@@ -202,7 +201,7 @@ func recordStopped(root, id, gen string) {
 	if err != nil || !m.Ephemeral {
 		return
 	}
-	if v, ok := m.Tags["keep"]; ok && !slices.Contains([]string{"false", "0", "no", "off"}, strings.ToLower(strings.TrimSpace(v))) {
+	if layout.Keep(m.Tags) {
 		return
 	}
 	layout.At(root).Locked(id, layout.MetaLockWait, func() error {
@@ -286,11 +285,11 @@ func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {
 // session, recording a tags_change event.
 func DropStrategy(root, id string) error {
 	_, err := layout.At(root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
-		if _, ok := m.Tags["strategy"]; !ok {
+		if _, ok := m.Tags[layout.TagStrategy]; !ok {
 			return nil, layout.ErrNoChange
 		}
 		prev := maps.Clone(m.Tags)
-		delete(m.Tags, "strategy")
+		delete(m.Tags, layout.TagStrategy)
 		value := maps.Clone(m.Tags)
 		if len(m.Tags) == 0 {
 			m.Tags = nil

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/registry"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
+	"github.com/ptyorg/pty/pkg/spawn"
 )
 
 func waitFile(t *testing.T, path string) string {
@@ -100,7 +102,7 @@ func TestRemoveChecksTheGeneration(t *testing.T) {
 	newer.Generation = "bbbb"
 	testutil.WriteRecord(t, root, "x", newer)
 	err := Remove(root, layout.Session{ID: "x", Meta: old, Status: layout.Exited}, time.Second)
-	if !errors.Is(err, ErrReplaced) || !strings.Contains(err.Error(), "not removed") {
+	if !errors.Is(err, spawn.ErrReplaced) || !strings.Contains(err.Error(), "not removed") {
 		t.Errorf("remove of a replaced record: %v", err)
 	}
 	if _, err := layout.At(root).Metadata("x"); err != nil {
@@ -113,14 +115,14 @@ func TestRemoveChecksTheGeneration(t *testing.T) {
 		t.Errorf("left after remove: %v", ents)
 	}
 	err = Remove(root, layout.Session{ID: "y", Meta: old, Status: layout.Running}, time.Second)
-	if !errors.Is(err, ErrRunning) || err.Error() != `Session "y" is running. Stop it first with "pty kill y".` {
+	if !errors.Is(err, spawn.ErrRunning) || err.Error() != `Session "y" is running. Stop it first with "pty kill y".` {
 		t.Errorf("remove of a running session: %v", err)
 	}
 }
 
 func TestKillNotRunning(t *testing.T) {
 	_, err := Kill(t.TempDir(), layout.Session{ID: "z", Meta: &layout.Metadata{}, Status: layout.Vanished}, KillOptions{})
-	if !errors.Is(err, ErrNotRunning) || err.Error() != `Session "z" is not running. Use "pty rm z" to remove it.` {
+	if !errors.Is(err, client.ErrNotRunning) || err.Error() != `Session "z" is not running. Use "pty rm z" to remove it.` {
 		t.Errorf("kill of a vanished session: %v", err)
 	}
 }
@@ -144,7 +146,7 @@ func TestKillRefusesAForeignPid(t *testing.T) {
 	// reused), kill checks the process itself.
 	s.Status, s.Pid = layout.Running, other.Process.Pid
 	_, err := Kill(root, s, KillOptions{})
-	if err == nil || !(strings.Contains(err.Error(), "not a pty daemon") || errors.Is(err, ErrNotRunning)) {
+	if err == nil || !(strings.Contains(err.Error(), "not a pty daemon") || errors.Is(err, client.ErrNotRunning)) {
 		t.Errorf("kill of a foreign pid: %v", err)
 	}
 	if p, ok := procs.Lookup(other.Process.Pid); !ok || p.Zombie {
@@ -182,6 +184,26 @@ func TestKillRecordsAStopTheDaemonCouldNot(t *testing.T) {
 		evs, _ := layout.At(root).Events("young")
 		if len(evs) == 0 || evs[len(evs)-1].Type != layout.EventSessionExit {
 			t.Errorf("events after kill: %+v, want session_exit last", evs)
+		}
+	}
+}
+
+// One condition, one sentinel: an error of kill or rm matches the same
+// sentinel as the same condition met by a connection or a start.
+func TestOneSentinelPerCondition(t *testing.T) {
+	_, dialErr := client.Dial(testutil.Root(t), "nobody")
+	for _, c := range []struct {
+		name    string
+		err, is error
+	}{
+		{"kill of a stopped session", NotRunningError("x"), client.ErrNotRunning},
+		{"connecting to a session without a socket", dialErr, client.ErrNotRunning},
+		{"rm of a running session", RunningError("x"), spawn.ErrRunning},
+		{"a start of a running session", spawn.RunningError("x"), spawn.ErrRunning},
+		{"rm that found the id taken meanwhile", replacedError("x"), spawn.ErrReplaced},
+	} {
+		if !errors.Is(c.err, c.is) {
+			t.Errorf("%s: %v does not match %v", c.name, c.err, c.is)
 		}
 	}
 }

@@ -7,17 +7,13 @@ import (
 
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
+	"github.com/ptyorg/pty/pkg/spawn"
 )
 
-// ErrRunning is matched by errors about a session that is still running.
-var ErrRunning = errors.New("session is running")
-
-// ErrReplaced means the id was taken by a new session while we waited.
-var ErrReplaced = errors.New("session was replaced")
-
-// RunningError tells the user to stop a session before removing it.
+// RunningError tells the user to stop a session before removing it. It
+// matches spawn.ErrRunning, as starting a running session does.
 func RunningError(id string) error {
-	return &msgErr{fmt.Sprintf("Session %q is running. Stop it first with \"pty kill %s\".", id, id), ErrRunning}
+	return &msgErr{fmt.Sprintf("Session %q is running. Stop it first with \"pty kill %s\".", id, id), spawn.ErrRunning}
 }
 
 // Remove deletes a stopped session's files (.sock, .pid, .json,
@@ -63,7 +59,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 }
 
 func replacedError(id string) error {
-	return &msgErr{fmt.Sprintf("Session %q was replaced by a new session while waiting; not removed.", id), ErrReplaced}
+	return &msgErr{fmt.Sprintf("Session %q was replaced by a new session while waiting; not removed.", id), spawn.ErrReplaced}
 }
 
 // sameRecord tells whether cur is the record seen as old, allowing for the

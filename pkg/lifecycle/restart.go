@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/spawn"
 )
@@ -71,7 +72,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 			return "", spawn.RunningError(s.ID)
 		}
 		res, err := Kill(root, s, KillOptions{})
-		if err != nil && !errors.Is(err, ErrNotRunning) {
+		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			return "", err
 		}
 		if len(res.Survivors) > 0 {
@@ -93,11 +94,11 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 		return "", replacedMeanwhile(s.ID)
 	}
 	so := spawn.OptionsFromMetadata(s.ID, m)
-	if v, ok := s.Meta.Tags["strategy"]; ok {
+	if v, ok := s.Meta.Tags[layout.TagStrategy]; ok {
 		if so.Tags == nil {
 			so.Tags = map[string]string{}
 		}
-		so.Tags["strategy"] = v
+		so.Tags[layout.TagStrategy] = v
 	}
 	if o.Launch != nil {
 		so = o.Launch(so)
@@ -156,7 +157,7 @@ func scrubbed(env []string) []string {
 // resuming a conversation (directly or through a shell's -c string).
 // Restart refuses such sessions unless forced, as the original pty does.
 func IsAgent(m *layout.Metadata) bool {
-	if m.Tags["role"] == "agent" {
+	if m.Tags[layout.TagRole] == layout.RoleAgent {
 		return true
 	}
 	words := strings.Fields(strings.Join(append([]string{m.Command}, m.Args...), " "))

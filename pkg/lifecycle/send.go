@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
-	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
 
@@ -45,20 +43,18 @@ type Item struct {
 // reflects everything sent before it. A daemon whose reply lacks them
 // (the original's) is taken to be in the normal modes.
 func Send(root, id string, items []Item, delay time.Duration, paste bool) error {
-	sock := layout.PathsFor(root, id).Sock()
-	c, err := client.DialSocket(sock, SendTimeout)
+	c, err := client.DialTimeout(root, id, SendTimeout)
 	if err != nil {
-		return fmt.Errorf("Session %q is not accepting input: %v", id, err)
+		return fmt.Errorf("Session %q is not accepting input: %w", id, err)
 	}
 	defer c.Close()
-	r := proto.NewReader(c)
 	for i, it := range items {
 		if i > 0 && delay > 0 {
 			time.Sleep(delay)
 		}
 		b := it.Bytes
 		if it.Seq != "" {
-			m, err := modes(c, r, id)
+			m, err := modes(c, id)
 			if err != nil {
 				return err
 			}
@@ -75,21 +71,25 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 		if len(b) == 0 {
 			continue
 		}
-		c.SetWriteDeadline(time.Now().Add(SendTimeout))
-		if err := proto.WriteFrame(c, proto.Data, b); err != nil {
+		c.Raw().SetWriteDeadline(time.Now().Add(SendTimeout))
+		if err := c.WriteFrame(proto.Data, b); err != nil {
 			return fmt.Errorf("send to %s: %w", id, err)
 		}
 	}
-	c.SetDeadline(time.Now().Add(SendTimeout))
+	c.Raw().SetDeadline(time.Now().Add(SendTimeout))
 	// If the program exits right after reading our input, the daemon
 	// sends EXIT and closes, and this write can fail with a broken pipe
 	// although the data went through; the EXIT frame, read below, tells.
-	statusErr := proto.WriteFrame(c, proto.Status, nil)
+	statusErr := c.WriteFrame(proto.Status, nil)
 	if statusErr == nil {
-		c.CloseWrite()
+		c.Raw().CloseWrite()
 	}
 	for {
-		f, err := r.Next()
+		f, err := c.Next()
+		var refused *client.RefusedError
+		if errors.As(err, &refused) {
+			return refusedInput(id, refused)
+		}
 		if err != nil && statusErr != nil {
 			return fmt.Errorf("send to %s: %w", id, statusErr)
 		}
@@ -106,10 +106,6 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 			}
 			return fmt.Errorf("send to %s: %w", id, err)
 		}
-		if f.Type == proto.Refused {
-			// Sent instead of reading anything: nothing went through.
-			return fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, f.Payload)
-		}
 		if f.Type == proto.Status || f.Type == proto.Exit {
 			return nil
 		}
@@ -117,32 +113,26 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 }
 
 // modes asks the daemon for the session's key modes (STATUS).
-func modes(c net.Conn, r *proto.Reader, id string) (keys.Modes, error) {
-	c.SetDeadline(time.Now().Add(SendTimeout))
-	defer c.SetDeadline(time.Time{})
-	if err := proto.WriteFrame(c, proto.Status, nil); err != nil {
-		return keys.Modes{}, fmt.Errorf("send to %s: %w", id, err)
+func modes(c *client.Conn, id string) (keys.Modes, error) {
+	raw, err := c.Status(SendTimeout)
+	var refused *client.RefusedError
+	var exited *client.ExitError
+	switch {
+	case errors.As(err, &refused):
+		return keys.Modes{}, refusedInput(id, refused)
+	case errors.As(err, &exited):
+		return keys.Modes{}, fmt.Errorf("Session %q ended before everything was sent", id)
+	case err != nil:
+		return keys.Modes{}, fmt.Errorf("send to %s: asking for the session's key modes: %w", id, err)
 	}
-	for {
-		f, err := r.Next()
-		if err != nil {
-			return keys.Modes{}, fmt.Errorf("send to %s: asking for the session's key modes: %w", id, err)
-		}
-		switch f.Type {
-		case proto.Refused:
-			return keys.Modes{}, fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, f.Payload)
-		case proto.Exit:
-			return keys.Modes{}, fmt.Errorf("Session %q ended before everything was sent", id)
-		case proto.Status:
-			var st struct {
-				Modes struct {
-					ApplicationCursor bool `json:"applicationCursor"`
-					ApplicationKeypad bool `json:"applicationKeypad"`
-				} `json:"modes"`
-			}
-			json.Unmarshal(f.Payload, &st) // what it lacks stays false: the normal modes
-			return keys.Modes{AppCursor: st.Modes.ApplicationCursor, AppKeypad: st.Modes.ApplicationKeypad}, nil
-		}
-		// The original's daemon sends command connections live DATA too.
-	}
+	// A reply that lacks them (the original's daemon) or does not read
+	// leaves them false: the normal modes.
+	st, _ := proto.ParseStatus(raw)
+	return keys.Modes{AppCursor: st.Modes.ApplicationCursor, AppKeypad: st.Modes.ApplicationKeypad}, nil
+}
+
+// refusedInput: a REFUSED frame is sent instead of reading anything, so
+// none of the input went through.
+func refusedInput(id string, r *client.RefusedError) error {
+	return fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, r.Reason)
 }

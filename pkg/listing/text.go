@@ -38,13 +38,6 @@ func (st Style) paint(code, s string, on bool) string {
 	return code + s + reset
 }
 
-// ReservedTag reports tags that pty itself manages (pty.toml identity,
-// gc's strategy bookkeeping, layout markers); they clutter a listing and
-// show only with --tags.
-func ReservedTag(k string) bool {
-	return strings.HasPrefix(k, "ptyfile") || strings.HasPrefix(k, "strategy") || strings.HasPrefix(k, ":")
-}
-
 // FormatAge renders a duration as one compact unit: 45s, 12m, 5h, 3d.
 func FormatAge(d time.Duration) string {
 	switch {
@@ -80,7 +73,7 @@ func marker(m *layout.Metadata) (string, string) {
 	if m.Tags[layout.TagStatus] == layout.StatusFlapping {
 		return "[flapping]", red
 	}
-	if m.Tags["strategy"] == "permanent" {
+	if layout.Permanent(m.Tags) {
 		return "[permanent]", cyan
 	}
 	return "", ""
@@ -89,7 +82,7 @@ func marker(m *layout.Metadata) (string, string) {
 func tagText(m *layout.Metadata, all bool) string {
 	keys := make([]string, 0, len(m.Tags))
 	for k := range m.Tags {
-		if all || !ReservedTag(k) {
+		if all || !layout.ReservedTag(k) {
 			keys = append(keys, k)
 		}
 	}

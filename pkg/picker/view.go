@@ -133,7 +133,7 @@ func (m *Model) rows() []string {
 		switch {
 		case s.Meta.Tags[layout.TagStatus] == layout.StatusFlapping:
 			c.marker = styleFlapping.Render("[flapping]")
-		case s.Meta.Tags["strategy"] == "permanent":
+		case layout.Permanent(s.Meta.Tags):
 			c.marker = styleTags.Render("[permanent]")
 		}
 		c.tags = listing.Printable(tagText(s.Meta.Tags))
@@ -214,7 +214,7 @@ func fit(s string, w int) string {
 func tagText(tags map[string]string) string {
 	keys := make([]string, 0, len(tags))
 	for k := range tags {
-		if !listing.ReservedTag(k) {
+		if !layout.ReservedTag(k) {
 			keys = append(keys, k)
 		}
 	}

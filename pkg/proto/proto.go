@@ -166,13 +166,22 @@ type Frame struct {
 	Payload []byte
 }
 
+// AppendHeader appends a frame header, for a payload of n bytes that the
+// caller writes after it.
+func AppendHeader(dst []byte, t Type, n int) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, byte(t)), uint32(n))
+}
+
+// ParseHeader decodes the HeaderLen bytes of h: the frame's type and its
+// payload's length, which the caller bounds (MaxPayload, MaxScreen)
+// before it converts it to an int.
+func ParseHeader(h []byte) (Type, uint32) {
+	return Type(h[0]), binary.BigEndian.Uint32(h[1:HeaderLen])
+}
+
 // AppendFrame appends the encoding of a frame to dst.
 func AppendFrame(dst []byte, t Type, payload []byte) []byte {
-	var h [HeaderLen]byte
-	h[0] = byte(t)
-	binary.BigEndian.PutUint32(h[1:], uint32(len(payload)))
-	dst = append(dst, h[:]...)
-	return append(dst, payload...)
+	return append(AppendHeader(dst, t, len(payload)), payload...)
 }
 
 // WriteFrame writes one frame with a single Write call, so frames from one
@@ -214,29 +223,30 @@ func (r *Reader) Next() (Frame, error) {
 	if _, err := io.ReadFull(r.r, h[:]); err != nil {
 		return Frame{}, err
 	}
-	n := binary.BigEndian.Uint32(h[1:])
-	if n > MaxScreen {
+	t, size := ParseHeader(h[:])
+	if size > MaxScreen {
 		return Frame{}, ErrTooLarge
 	}
+	n := int(size)
 	// Grown as the bytes arrive rather than allocated from the header: a
 	// peer that claims 32 MiB and sends five bytes costs five bytes.
 	p := make([]byte, 0, min(n, growFrom))
-	for len(p) < int(n) {
+	for len(p) < n {
 		if len(p) == cap(p) {
-			np := make([]byte, len(p), len(p)+min(int(n)-len(p), cap(p)))
+			np := make([]byte, len(p), len(p)+min(n-len(p), cap(p)))
 			copy(np, p)
 			p = np
 		}
-		k, err := r.r.Read(p[len(p):min(cap(p), int(n))])
+		k, err := r.r.Read(p[len(p):min(cap(p), n)])
 		p = p[:len(p)+k]
-		if err != nil && len(p) < int(n) {
+		if err != nil && len(p) < n {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
 			return Frame{}, err
 		}
 	}
-	return Frame{Type: Type(h[0]), Payload: p}, nil
+	return Frame{Type: t, Payload: p}, nil
 }
 
 // growFrom is the payload buffer Next starts with.
@@ -255,13 +265,14 @@ func (r *Reader) NextStreaming(data func([]byte)) (Frame, error) {
 		}
 		return Frame{}, err
 	}
-	if Type(h[0]) != Data {
+	t, size := ParseHeader(h)
+	if t != Data {
 		return r.Next()
 	}
-	n := int(binary.BigEndian.Uint32(h[1:]))
-	if n > MaxScreen {
+	if size > MaxScreen {
 		return Frame{}, ErrTooLarge
 	}
+	n := int(size)
 	r.r.Discard(HeaderLen)
 	for n > 0 {
 		if r.r.Buffered() == 0 {
@@ -307,6 +318,33 @@ func ParseSize(p []byte) (rows, cols int, ok bool) {
 	}
 	rows, cols = int(binary.BigEndian.Uint16(p[0:])), int(binary.BigEndian.Uint16(p[2:]))
 	return rows, cols, rows > 0 && cols > 0
+}
+
+// PeekRequest encodes a PEEK payload: one byte of Peek flags.
+func PeekRequest(flags byte) []byte { return []byte{flags} }
+
+// ParsePeek decodes a PEEK payload; a missing byte means no flags, as in
+// the original.
+func ParsePeek(p []byte) byte {
+	if len(p) == 0 {
+		return 0
+	}
+	return p[0]
+}
+
+// AttachKey encodes an ATTACH_TTY_KEY payload: the size, then the detach
+// key in pty send's key syntax ("ctrl+a", or "none").
+func AttachKey(rows, cols int, key string) []byte {
+	return append(Size(rows, cols), key...)
+}
+
+// ParseAttachKey decodes an ATTACH_TTY_KEY payload; ok is false as for
+// ParseSize. The key is not checked here (see internal/detachkey).
+func ParseAttachKey(p []byte) (rows, cols int, key string, ok bool) {
+	if rows, cols, ok = ParseSize(p); !ok {
+		return 0, 0, "", false
+	}
+	return rows, cols, string(p[4:]), true
 }
 
 // HistoryLines is the payload of HISTORY.

@@ -45,13 +45,6 @@ import (
 // FileName is the name `pty up` looks for in a directory.
 const FileName = "pty.toml"
 
-// Tags that tie a session to its file.
-const (
-	TagFile    = "ptyfile"         // absolute path of the pty.toml
-	TagSession = "ptyfile.session" // the key of [sessions.<key>]
-	TagTags    = "ptyfile.tags"    // comma-separated keys of the tags the file declared
-)
-
 // Shell runs every declared command, so a command line may use pipes,
 // variables and && like it would in a Makefile or Procfile.
 const Shell = "/bin/sh"
@@ -207,22 +200,22 @@ func (f *File) Launch(s Spec) Launch {
 // declared tags plus the identity tags.
 func (f *File) Tags(s Spec) map[string]string {
 	t := copyMap(s.Tags)
-	t[TagFile] = f.Path
-	t[TagSession] = s.Key
-	t[TagTags] = strings.Join(sortedKeys(s.Tags), ",")
+	t[layout.TagPtyfile] = f.Path
+	t[layout.TagPtyfileSession] = s.Key
+	t[layout.TagPtyfileTags] = strings.Join(sortedKeys(s.Tags), ",")
 	return t
 }
 
 // Owns reports whether the session with these tags was started from spec s
 // of this file.
 func (f *File) Owns(tags map[string]string, s Spec) bool {
-	return tags[TagFile] == f.Path && tags[TagSession] == s.Key
+	return tags[layout.TagPtyfile] == f.Path && tags[layout.TagPtyfileSession] == s.Key
 }
 
 // Origin returns the pty.toml path and session key a session was started
 // from, or ok=false when it did not come from a pty.toml.
 func Origin(tags map[string]string) (path, key string, ok bool) {
-	path, key = tags[TagFile], tags[TagSession]
+	path, key = tags[layout.TagPtyfile], tags[layout.TagPtyfileSession]
 	return path, key, path != "" && key != ""
 }
 
@@ -256,7 +249,7 @@ func ForSession(tags map[string]string) (f *File, s Spec, ok bool, err error) {
 func SyncTags(current, want map[string]string) (next map[string]string, changes []string, changed bool) {
 	next = copyMap(current)
 	var oldManaged []string
-	if v := current[TagTags]; v != "" {
+	if v := current[layout.TagPtyfileTags]; v != "" {
 		oldManaged = strings.Split(v, ",")
 	}
 	for _, k := range oldManaged {
@@ -278,7 +271,7 @@ func SyncTags(current, want map[string]string) (next map[string]string, changes 
 		ov, had := current[k]
 		nv, has := next[k]
 		switch {
-		case k == TagTags || k == TagFile || k == TagSession:
+		case k == layout.TagPtyfileTags || k == layout.TagPtyfile || k == layout.TagPtyfileSession:
 			// Identity bookkeeping; its changes are implied by the others.
 		case had && !has:
 			changes = append(changes, "-"+k)
@@ -667,7 +660,7 @@ func checkTagKey(k string) error {
 		return err
 	}
 	switch {
-	case k == TagFile || strings.HasPrefix(k, TagFile+"."):
+	case k == layout.TagPtyfile || strings.HasPrefix(k, layout.TagPtyfile+"."):
 		return fmt.Errorf("tag %q is reserved: pty sets the ptyfile tags itself", k)
 	case strings.Contains(k, ","):
 		// ptyfile.tags lists the declared keys separated by commas.

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ptyorg/pty/pkg/layout"
 )
 
 func write(t *testing.T, dir, body string) string {
@@ -76,7 +78,7 @@ QUEUE = "default"
 		ExtraEnv:       map[string]string{"PORT": "3000"},
 		Tags: map[string]string{
 			"strategy": "permanent", "keep": "true", "strategy.idle-days": "3",
-			TagFile: p, TagSession: "web", TagTags: "keep,strategy,strategy.idle-days",
+			layout.TagPtyfile: p, layout.TagPtyfileSession: "web", layout.TagPtyfileTags: "keep,strategy,strategy.idle-days",
 		},
 	}
 	if !reflect.DeepEqual(l, want) {
@@ -220,17 +222,17 @@ func TestSelect(t *testing.T) {
 
 func TestSyncTags(t *testing.T) {
 	current := map[string]string{
-		TagFile: "/p/pty.toml", TagSession: "web", TagTags: "old,port,strategy",
+		layout.TagPtyfile: "/p/pty.toml", layout.TagPtyfileSession: "web", layout.TagPtyfileTags: "old,port,strategy",
 		"old": "1", "port": "3000", "strategy": "permanent", "manual": "mine",
 		"strategy.status": "flapping", "strategy.consecutive-fast-fails": "3",
 	}
 	want := map[string]string{
-		TagFile: "/p/pty.toml", TagSession: "web", TagTags: "port,strategy",
+		layout.TagPtyfile: "/p/pty.toml", layout.TagPtyfileSession: "web", layout.TagPtyfileTags: "port,strategy",
 		"port": "4000", "strategy": "permanent",
 	}
 	next, changes, changed := SyncTags(current, want)
 	wantNext := map[string]string{
-		TagFile: "/p/pty.toml", TagSession: "web", TagTags: "port,strategy",
+		layout.TagPtyfile: "/p/pty.toml", layout.TagPtyfileSession: "web", layout.TagPtyfileTags: "port,strategy",
 		"port": "4000", "strategy": "permanent", "manual": "mine",
 	}
 	if !reflect.DeepEqual(next, wantNext) || !changed {
@@ -273,7 +275,7 @@ func TestForSession(t *testing.T) {
 	if _, _, ok, _ := ForSession(map[string]string{"x": "y"}); ok {
 		t.Fatal("untagged session reported as from a pty.toml")
 	}
-	tags := map[string]string{TagFile: p, TagSession: "a"}
+	tags := map[string]string{layout.TagPtyfile: p, layout.TagPtyfileSession: "a"}
 	write(t, dir, "[sessions.a]\ncommand=\"v2\"\n")
 	f, s, ok, err := ForSession(tags)
 	if err != nil || !ok || s.Command != "v2" || f.Path != p {

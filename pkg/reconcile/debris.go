@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/ptyfile"
 )
 
 // claimSuffix names the file a gc pass holds while it respawns a session,
@@ -49,7 +50,7 @@ func (p *pass) debris() {
 	root := p.o.Root
 	cutoff := time.Now().Add(-p.o.DebrisGrace)
 	groups := map[string][]os.DirEntry{}
-	var tmps []os.DirEntry
+	var tmps, idents []os.DirEntry
 	for _, de := range p.snap.files {
 		if de.IsDir() {
 			continue
@@ -57,6 +58,10 @@ func (p *pass) debris() {
 		name := de.Name()
 		if layout.IsTemp(name) {
 			tmps = append(tmps, de)
+			continue
+		}
+		if strings.HasPrefix(name, ptyfile.IdentityLockPrefix) {
+			idents = append(idents, de)
 			continue
 		}
 		id, suffix := splitSessionFile(name)
@@ -122,6 +127,24 @@ func (p *pass) debris() {
 		}
 	}
 
+	for _, de := range idents {
+		// An up, down or respawn that died holding a pty.toml session's
+		// identity lock left it; taking it is the staleness check (a held
+		// one is busy), and nothing else would ever remove it.
+		name := de.Name()
+		if !allOlder([]os.DirEntry{de}, cutoff) || locksHeld(root, []os.DirEntry{de}) {
+			continue
+		}
+		if p.o.DryRun {
+			p.emit(Action{Kind: KindDebris, File: name, Message: "Would remove debris: " + name})
+			continue
+		}
+		if l, err := layout.AcquireLock(filepath.Join(root, name), 0); err == nil {
+			l.Release()
+			p.emit(Action{Kind: KindDebris, File: name, Message: "Removed debris: " + name})
+		}
+	}
+
 	for _, de := range tmps {
 		name := de.Name()
 		pid := tmpOwner(name)
@@ -142,7 +165,8 @@ func (p *pass) debris() {
 }
 
 func isLockFile(name string) bool {
-	return strings.HasSuffix(name, layout.SuffixLock) || strings.HasSuffix(name, claimSuffix)
+	return strings.HasSuffix(name, layout.SuffixLock) || strings.HasSuffix(name, claimSuffix) ||
+		strings.HasPrefix(name, ptyfile.IdentityLockPrefix)
 }
 
 // locksHeld reports a lock file among files whose holder is alive (and

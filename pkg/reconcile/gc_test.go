@@ -103,13 +103,13 @@ func TestCleanupOnCleanExitPermanent(t *testing.T) {
 	if n := len(events(t, root, "crash", layout.EventSessionRespawn)); n != 1 {
 		t.Errorf("%d session_respawn events", n)
 	}
-	for _, k := range []string{reconcile.TagLastRespawnAt, reconcile.TagConsecutiveFails, reconcile.TagCommandHash} {
+	for _, k := range []string{layout.TagLastRespawnAt, layout.TagConsecutiveFails, layout.TagCommandHash} {
 		if _, ok := s.Meta.Tags[k]; !ok {
 			t.Errorf("respawned session lacks tag %s: %v", k, s.Meta.Tags)
 		}
 	}
-	if s.Meta.Tags[reconcile.TagCommandHash] != reconcile.CommandHash(s.Meta.Command, s.Meta.Args) {
-		t.Errorf("command hash %s", s.Meta.Tags[reconcile.TagCommandHash])
+	if s.Meta.Tags[layout.TagCommandHash] != reconcile.CommandHash(s.Meta.Command, s.Meta.Args) {
+		t.Errorf("command hash %s", s.Meta.Tags[layout.TagCommandHash])
 	}
 }
 
@@ -132,7 +132,7 @@ func TestFastFailFlapping(t *testing.T) {
 	mustHave(t, gcPass(t, root, flags...), "Flapping: flap (2 fast-fails in 600s, limit 2)")
 
 	s, _ := load(t, root, "flap")
-	if s.Meta.Tags[reconcile.TagStatus] != "flapping" || s.Meta.Tags[reconcile.TagConsecutiveFails] != "2" {
+	if s.Meta.Tags[layout.TagStatus] != "flapping" || s.Meta.Tags[layout.TagConsecutiveFails] != "2" {
 		t.Errorf("tags after flagging: %v", s.Meta.Tags)
 	}
 	fl := events(t, root, "flap", layout.EventSessionFlapping)
@@ -148,13 +148,13 @@ func TestFastFailFlapping(t *testing.T) {
 		t.Errorf("a pass over flapping sessions changed the root: %v", d)
 	}
 	// Removing the tag brings it back.
-	update(t, root, "flap", func(m *layout.Metadata) { delete(m.Tags, reconcile.TagStatus) })
+	update(t, root, "flap", func(m *layout.Metadata) { delete(m.Tags, layout.TagStatus) })
 	mustHave(t, gcPass(t, root, flags...), "Respawned: flap")
 	// So does changing the command: a new hash resets the count.
 	update(t, root, "flap1", func(m *layout.Metadata) { m.Args = []string{"-c", "exit 4"} })
 	mustHave(t, gcPass(t, root, flags...), "Respawned: flap1")
 	s, _ = load(t, root, "flap1")
-	if s.Meta.Tags[reconcile.TagStatus] != "" || s.Meta.Tags[reconcile.TagConsecutiveFails] != "0" {
+	if s.Meta.Tags[layout.TagStatus] != "" || s.Meta.Tags[layout.TagConsecutiveFails] != "0" {
 		t.Errorf("flap1 tags after a command change: %v", s.Meta.Tags)
 	}
 }
@@ -354,7 +354,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	waitStatus(t, root, "flap", layout.Exited)
 	vanish(t, root, "perm")
 	setTags(t, root, "flap", map[string]string{
-		reconcile.TagLastRespawnAt: layout.FormatTime(time.Now().Add(-time.Second)),
+		layout.TagLastRespawnAt: layout.FormatTime(time.Now().Add(-time.Second)),
 	})
 	update(t, root, "flap", func(m *layout.Metadata) { m.ExitedAt = layout.Now() })
 	lt := ":l" + strconv.Itoa(deadPid(t)) + "-zz"
@@ -672,7 +672,7 @@ func TestRespawnIsARelaunch(t *testing.T) {
 	}
 	e.CheckRelaunched(t, root, true)
 	s, _ := load(t, root, "perm")
-	if s.Meta.Tags[reconcile.TagConsecutiveFails] != "0" || s.Meta.Tags[reconcile.TagCommandHash] != reconcile.CommandHash(s.Meta.Command, s.Meta.Args) {
+	if s.Meta.Tags[layout.TagConsecutiveFails] != "0" || s.Meta.Tags[layout.TagCommandHash] != reconcile.CommandHash(s.Meta.Command, s.Meta.Args) {
 		t.Errorf("gc bookkeeping after the respawn: %v", s.Meta.Tags)
 	}
 }

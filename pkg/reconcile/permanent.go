@@ -35,7 +35,7 @@ func (p *pass) permanent() {
 			continue
 		}
 		p.done[id] = true
-		if truthy(e.tag(TagCleanupOnCleanExit)) && e.meta.ExitCode != nil && *e.meta.ExitCode == 0 {
+		if layout.Truthy(e.tag(layout.TagCleanupOnCleanExit)) && e.meta.ExitCode != nil && *e.meta.ExitCode == 0 {
 			p.remove(e, "clean-exit", " (clean exit)")
 			continue
 		}
@@ -86,28 +86,28 @@ func (p *pass) launchOptions(e *entry) (o spawn.Options, note string, declared b
 func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 	id := e.id
 	window := p.o.FastFailWindow
-	if n, ok := positiveInt(e.tag(TagFastFailWindow)); ok {
+	if n, ok := positiveInt(e.tag(layout.TagFastFailWindow)); ok {
 		window = time.Duration(n) * time.Second
 	}
 	limit := p.o.FastFailLimit
-	if n, ok := positiveInt(e.tag(TagFastFailLimit)); ok {
+	if n, ok := positiveInt(e.tag(layout.TagFastFailLimit)); ok {
 		limit = n
 	}
 	hash := CommandHash(o.Command, o.Args)
-	prevHash := e.tag(TagCommandHash)
-	if e.tag(TagStatus) == StatusFlapping && (prevHash == hash || prevHash == "") {
+	prevHash := e.tag(layout.TagCommandHash)
+	if e.tag(layout.TagStatus) == layout.StatusFlapping && (prevHash == hash || prevHash == "") {
 		p.emit(Action{Kind: KindSkipped, ID: id, Reason: "flapping",
 			Message: fmt.Sprintf("Skipped (flapping): %s — remove the strategy.status tag (pty tag %s --rm strategy.status) to retry", id, id)})
 		return
 	}
 	counter := 0
-	prev, _ := strconv.Atoi(e.tag(TagConsecutiveFails))
+	prev, _ := strconv.Atoi(e.tag(layout.TagConsecutiveFails))
 	// A count already at the limit without the flapping status means
 	// someone removed the status to retry: that retry starts from zero,
 	// or the very next fast fail would flag it again without a respawn.
-	retry := prev >= limit && e.tag(TagStatus) != StatusFlapping
+	retry := prev >= limit && e.tag(layout.TagStatus) != layout.StatusFlapping
 	if (prevHash == "" || prevHash == hash) && !retry {
-		last := layout.ParseTime(e.tag(TagLastRespawnAt))
+		last := layout.ParseTime(e.tag(layout.TagLastRespawnAt))
 		exited := layout.ParseTime(e.meta.ExitedAt)
 		if !last.IsZero() && !exited.IsZero() {
 			if d := exited.Sub(last); d >= 0 && d < window {
@@ -121,9 +121,9 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 		return
 	}
 	bookkeeping := map[string]string{
-		TagLastRespawnAt:    layout.Now(),
-		TagConsecutiveFails: strconv.Itoa(counter),
-		TagCommandHash:      hash,
+		layout.TagLastRespawnAt:    layout.Now(),
+		layout.TagConsecutiveFails: strconv.Itoa(counter),
+		layout.TagCommandHash:      hash,
 	}
 	msgNote := ""
 	if note != "" {
@@ -153,7 +153,20 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 // daemon. The start itself is lifecycle.Relaunch, as for every other way
 // of starting a session again; it replaces only the generation this pass
 // saw.
+//
+// A session from a pty.toml is respawned under its identity lock too, the
+// one `pty up` and `pty down` hold while they look at what runs of it and
+// act: an up that is starting it is never raced by a second start here,
+// and a down that is stopping it never sees it come back. A busy lock is a
+// skip (the next pass retries); a stale one is taken over.
 func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]string) error {
+	if path, key, ok := ptyfile.Origin(e.meta.Tags); ok {
+		ident, err := layout.AcquireLock(ptyfile.IdentityLock(p.o.Root, path, key), 0)
+		if err != nil {
+			return err
+		}
+		defer ident.Release()
+	}
 	claim, err := layout.AcquireLock(claimPath(p.o.Root, e.id), 0)
 	if err != nil {
 		return err
@@ -223,9 +236,9 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		if m.Tags == nil {
 			m.Tags = map[string]string{}
 		}
-		m.Tags[TagStatus] = StatusFlapping
-		m.Tags[TagConsecutiveFails] = strconv.Itoa(counter)
-		m.Tags[TagCommandHash] = hash
+		m.Tags[layout.TagStatus] = layout.StatusFlapping
+		m.Tags[layout.TagConsecutiveFails] = strconv.Itoa(counter)
+		m.Tags[layout.TagCommandHash] = hash
 		return []layout.Event{
 			layout.NewEvent(id, layout.EventSessionFlapping, "counter", counter, "limit", limit, "window", window),
 			layout.NewEvent(id, layout.EventTagsChange, "previous", prev, "value", maps.Clone(m.Tags)),

@@ -18,28 +18,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
-)
-
-// Tag names gc reads and writes. They match the original pty.
-const (
-	TagStrategy           = "strategy"
-	StrategyPermanent     = "permanent"
-	TagParent             = "parent"
-	TagKeep               = "keep"
-	TagCleanupOnCleanExit = "strategy.cleanup-on-clean-exit"
-	TagAbandonIfCwdGone   = "strategy.abandon-if-cwd-gone"
-	TagIdleDays           = "strategy.idle-days"
-	TagFastFailWindow     = "strategy.fast-fail-window"
-	TagFastFailLimit      = "strategy.fast-fail-limit"
-	TagStatus             = layout.TagStatus
-	StatusFlapping        = layout.StatusFlapping
-	TagLastRespawnAt      = layout.TagLastRespawnAt
-	TagConsecutiveFails   = layout.TagConsecutiveFails
-	TagCommandHash        = layout.TagCommandHash
-	TagPtyfile            = "ptyfile"
-	TagPtyfileSession     = "ptyfile.session"
 )
 
 // Defaults for the knobs a pass takes from flags and tags.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -43,7 +42,7 @@ func (e *entry) fingerprint() []byte { return fingerprint(e.full()) }
 
 func (e *entry) tag(k string) string { return e.meta.Tags[k] }
 
-func (e *entry) permanent() bool { return e.tag(TagStrategy) == StrategyPermanent }
+func (e *entry) permanent() bool { return layout.Permanent(e.meta.Tags) }
 
 type snapshot struct {
 	ids      []string // sessions with valid metadata, sorted
@@ -138,23 +137,4 @@ func sameGeneration(m *layout.Metadata, e *entry) bool {
 		return m.Generation == e.meta.Generation
 	}
 	return m.CreatedAt == e.meta.CreatedAt && m.Command == e.meta.Command
-}
-
-// truthy reads a boolean tag the way the daemon's reap policy does: any
-// value except false/0/no/off (and empty) is true.
-func truthy(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "false", "0", "no", "off":
-		return false
-	}
-	return true
-}
-
-// falsy reports an explicit false/0/no/off.
-func falsy(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "false", "0", "no", "off":
-		return true
-	}
-	return false
 }

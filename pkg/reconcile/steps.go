@@ -40,7 +40,7 @@ func (p *pass) orphans() {
 		progress = false
 		for _, id := range p.snap.ids {
 			e := p.snap.sessions[id]
-			parent := e.tag(TagParent)
+			parent := e.tag(layout.TagParent)
 			if p.done[id] || parent == "" || parent == id {
 				continue
 			}
@@ -82,7 +82,7 @@ func (p *pass) abandoned() {
 		}
 		var ev layout.Event
 		var reason, detail string
-		if e.meta.Cwd != "" && !falsy(e.tag(TagAbandonIfCwdGone)) {
+		if e.meta.Cwd != "" && !layout.Falsy(e.tag(layout.TagAbandonIfCwdGone)) {
 			gone, seen := cwdGone[e.meta.Cwd]
 			if !seen {
 				_, err := os.Stat(e.meta.Cwd)
@@ -96,7 +96,7 @@ func (p *pass) abandoned() {
 		}
 		if reason == "" {
 			days := p.o.IdleDays
-			if n, ok := positiveInt(e.tag(TagIdleDays)); ok {
+			if n, ok := positiveInt(e.tag(layout.TagIdleDays)); ok {
 				days = n
 			}
 			last := layout.ParseTime(e.meta.LastAttachAt)
@@ -138,11 +138,8 @@ func (p *pass) sweep() {
 			continue
 		}
 		p.done[id] = true
-		keep := false
-		if v, ok := e.meta.Tags[TagKeep]; ok && !falsy(v) {
-			keep = true
-		}
-		coce := truthy(e.tag(TagCleanupOnCleanExit))
+		keep := layout.Keep(e.meta.Tags)
+		coce := layout.Truthy(e.tag(layout.TagCleanupOnCleanExit))
 		clean := e.meta.ExitCode != nil && *e.meta.ExitCode == 0
 		var reason, label string
 		switch {

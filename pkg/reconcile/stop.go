@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -114,7 +115,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		// KeepStrategy: the record is about to go, and rewriting it now
 		// would only make our own re-check below see an edit.
 		res, err := lifecycle.Kill(root, target, lifecycle.KillOptions{KeepStrategy: true, Wait: p.o.StopTimeout})
-		if err != nil && !errors.Is(err, lifecycle.ErrNotRunning) {
+		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			if lifecycle.VerifyDaemon(target.Pid, root, e.id, target.Meta.Generation) {
 				return "shutdown-timeout, after signalling", err
 			}

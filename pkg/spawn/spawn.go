@@ -74,6 +74,8 @@ var (
 	ErrInUse   = errors.New("session id is already in use")
 	// ErrReplaced: the record named by ReplaceGeneration is gone.
 	ErrReplaced = errors.New("session was replaced or removed meanwhile")
+	// ErrNoCommand: Options.Command is empty.
+	ErrNoCommand = errors.New("no command given: write it after --, as in: pty run -- bash")
 )
 
 // RunningError is returned for an id whose daemon is alive.
@@ -110,7 +112,7 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 		return c, err
 	}
 	if o.Command == "" {
-		return c, errors.New("no command given: write it after --, as in: pty run -- bash")
+		return c, ErrNoCommand
 	}
 	if err := checkNUL(o); err != nil {
 		return c, err

@@ -103,7 +103,7 @@ func marker(m *layout.Metadata) string {
 	switch {
 	case m.Tags[layout.TagStatus] == layout.StatusFlapping:
 		return "[flapping]"
-	case m.Tags["strategy"] == "permanent":
+	case layout.Permanent(m.Tags):
 		return "[permanent]"
 	}
 	return ""
@@ -112,7 +112,7 @@ func marker(m *layout.Metadata) string {
 func tagText(m *layout.Metadata) string {
 	keys := make([]string, 0, len(m.Tags))
 	for k := range m.Tags {
-		if !listing.ReservedTag(k) {
+		if !layout.ReservedTag(k) {
 			keys = append(keys, k)
 		}
 	}

@@ -282,11 +282,7 @@ func TestPeekRedrawBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s struct {
-		Clients struct{ ReadOnly int } `json:"clients"`
-	}
-	json.Unmarshal(st, &s)
-	if s.Clients.ReadOnly != 1 {
+	if s, err := proto.ParseStatus(st); err != nil || s.Clients.ReadOnly != 1 {
 		t.Errorf("STATUS %s: want one read-only client", st)
 	}
 }

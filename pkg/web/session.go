@@ -165,7 +165,7 @@ func (f *follower) run() {
 	// flood's redraws the lines that scrolled by since the last one
 	// (Follow): the emulator's scrollback then holds every line the
 	// session kept, once and in order, as an attached terminal's does.
-	if err := conn.WriteFrame(proto.Peek, []byte{proto.PeekRedraw | proto.PeekFull | proto.PeekFollow}); err != nil {
+	if err := conn.WriteFrame(proto.Peek, proto.PeekRequest(proto.PeekRedraw|proto.PeekFull|proto.PeekFollow)); err != nil {
 		return
 	}
 	write := func(b []byte) {

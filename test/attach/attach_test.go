@@ -1,7 +1,6 @@
 package attach
 
 import (
-	"encoding/json"
 	"os"
 	"runtime"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
 )
 
@@ -26,21 +26,20 @@ func onTerminal(t *testing.T, root string, rows, cols int, env []string, args ..
 	return testutil.StartTerminal(t, cmd, rows, cols)
 }
 
-func status(t *testing.T, root, id string) map[string]any {
+func status(t *testing.T, root, id string) proto.StatusReply {
 	t.Helper()
 	raw, err := client.Status(root, id, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	json.Unmarshal(raw, &m)
-	return m
+	st, err := proto.ParseStatus(raw)
+	if err != nil {
+		t.Fatalf("STATUS %s: %v", raw, err)
+	}
+	return st
 }
 
-func size(st map[string]any) (int, int) {
-	term := st["terminal"].(map[string]any)
-	return int(term["rows"].(float64)), int(term["cols"].(float64))
-}
+func size(st proto.StatusReply) (int, int) { return st.Terminal.Rows, st.Terminal.Cols }
 
 func TestAttachTypeEchoDetach(t *testing.T) {
 	root := testutil.Root(t)
@@ -120,9 +119,8 @@ func TestSizeIsMinimumOfWriters(t *testing.T) {
 	if r, c := size(st); r != 30 || c != 90 {
 		t.Errorf("with a 10x20 follower the size is %dx%d, want 30x90", r, c)
 	}
-	cl := st["clients"].(map[string]any)
-	if cl["attached"].(float64) != 2 || cl["readOnly"].(float64) != 1 {
-		t.Errorf("clients = %v", cl)
+	if cl := st.Clients; cl.Attached != 2 || cl.ReadOnly != 1 {
+		t.Errorf("clients = %+v", cl)
 	}
 	// When the smaller writer leaves, the size grows to the other's.
 	a.Write(t, "\x1c")

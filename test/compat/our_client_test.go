@@ -9,6 +9,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
 )
 
@@ -138,13 +139,9 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 	})
 
 	t.Run("stats", func(t *testing.T) {
-		var s struct {
-			Terminal struct{ Cols, Rows int }
-			Process  struct{ Alive bool }
-			Daemon   struct{ Pid int }
-		}
 		r := oursMust(t, root, "stats", "--json", id)
-		if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
+		s, err := proto.ParseStatus([]byte(r.Stdout))
+		if err != nil {
 			t.Fatalf("our stats --json: %v\n%s", err, r.Stdout)
 		}
 		if s.Terminal.Cols != 80 || s.Terminal.Rows != 24 || !s.Process.Alive || s.Daemon.Pid != layout.At(root).Pid(id) {

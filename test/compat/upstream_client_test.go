@@ -8,6 +8,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
 )
 
@@ -142,15 +143,8 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 
 	t.Run("stats", func(t *testing.T) {
 		r := up.mustRun(t, root, "stats", "--json", id)
-		var s struct {
-			Terminal struct{ Cols, Rows int }
-			Process  struct {
-				Alive bool
-				Pid   int
-			}
-			Daemon struct{ Pid int }
-		}
-		if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
+		s, err := proto.ParseStatus([]byte(r.Stdout))
+		if err != nil {
 			t.Fatalf("upstream stats --json: %v\n%s", err, r.Stdout)
 		}
 		if s.Terminal.Cols != 80 || s.Terminal.Rows != 24 || !s.Process.Alive || s.Daemon.Pid != layout.At(root).Pid(id) {

@@ -430,3 +430,37 @@ func TestEventsFollowEndsWhenTheRecordGoes(t *testing.T) {
 		t.Fatalf("follower exited %d, want 0; output %q", code, w.output())
 	}
 }
+
+// Output that cannot be written (a full disk) is an error, exit 1 with the
+// reason, as for pty list and peek: only a reader that went away (a closed
+// pipe, | head) ends quietly.
+func TestEventsUnwritableOutputFails(t *testing.T) {
+	root := testutil.Root(t)
+	start(t, root, "s")
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		testutil.MissingTool(t, "/dev/full")
+	}
+	defer full.Close()
+	for _, args := range [][]string{{"events", "--recent", "s"}, {"events", "--recent", "--json", "--all"}} {
+		cmd := testutil.Command(t, root, "", args...)
+		var errb strings.Builder
+		cmd.Stdout, cmd.Stderr = full, &errb
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "no space left on device") {
+			t.Errorf("pty %v > /dev/full: %v, stderr %q; want exit 1 saying the disk is full", args, err, errb.String())
+		}
+	}
+	// A closed pipe is still a quiet end.
+	cmd := testutil.Command(t, root, "", "events", "--recent", "s")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	stdout.Close()
+	if err := cmd.Run(); err != nil && errb.Len() > 0 {
+		t.Errorf("events into a closed pipe: %v, stderr %q", err, errb.String())
+	}
+}

@@ -3,7 +3,6 @@ package oracle
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	creackpty "github.com/creack/pty"
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/proto"
 	"golang.org/x/sys/unix"
 )
 
@@ -170,12 +170,9 @@ func (p *pair) tmuxCursor() cursor {
 
 func (p *pair) ptyCursor() cursor {
 	p.t.Helper()
-	var st struct {
-		Terminal struct{ Rows, Cols, CursorX, CursorY int }
-		Modes    struct{ CursorHidden bool }
-	}
 	out := testutil.MustRun(p.t, p.root, "stats", "--json", p.id).Stdout
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
+	st, err := proto.ParseStatus([]byte(out))
+	if err != nil {
 		p.t.Fatalf("pty stats --json: %v\n%s", err, out)
 	}
 	return cursor{Rows: st.Terminal.Rows, Cols: st.Terminal.Cols, X: st.Terminal.CursorX, Y: st.Terminal.CursorY, Hidden: st.Modes.CursorHidden}

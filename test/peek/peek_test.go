@@ -3,6 +3,7 @@ package peek
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 func run(t *testing.T, root string, env []string, args ...string) testutil.Result {
@@ -30,8 +32,7 @@ func TestPeekWait(t *testing.T) {
 	// The waiter must be connected before the text appears for this to
 	// test the live path; either way it must see it.
 	testutil.WaitFor(t, 5*time.Second, "the waiter to connect", func() bool {
-		st, err := client.Status(root, "w", time.Second)
-		return err == nil && strings.Contains(string(st), `"readOnly":1`)
+		return readOnly(root, "w") == 1
 	})
 	if err := client.Send(root, "w", []byte("\r")); err != nil {
 		t.Fatal(err)
@@ -51,8 +52,7 @@ func TestPeekWaitSessionEndsWithoutMatch(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "e", "--", "sh", "-c", "echo last words; read x; exit 4")
 	go func() {
 		testutil.WaitFor(t, 5*time.Second, "the waiter", func() bool {
-			st, err := client.Status(root, "e", time.Second)
-			return err == nil && strings.Contains(string(st), `"readOnly":1`)
+			return readOnly(root, "e") == 1
 		})
 		client.Send(root, "e", []byte("\r"))
 	}()
@@ -90,8 +90,7 @@ func TestPeekFollowEndsWithExitCode(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "fo", "--", "sh", "-c", "echo begin; read x; echo later-line; exit 6")
 	u := testutil.StartTerminal(t, testutil.Command(t, root, "", "peek", "-f", "fo"), 24, 80)
 	testutil.WaitFor(t, 5*time.Second, "the follower", func() bool {
-		st, err := client.Status(root, "fo", time.Second)
-		return err == nil && strings.Contains(string(st), `"readOnly":1`)
+		return readOnly(root, "fo") == 1
 	})
 	client.Send(root, "fo", []byte("\r"))
 	code := u.Exit(t)
@@ -327,4 +326,53 @@ func TestAnotherUserIsDeniedNotToldVanished(t *testing.T) {
 			t.Errorf("%v as another user: %+v, want exit 1 and one line saying %q", args, r, want)
 		}
 	}
+}
+
+// The same when the record itself is readable by others (a user's umask
+// or chmod): the pid file and socket are still the owner's alone, so the
+// daemon's liveness cannot be told, and peek, stats, send and attach say
+// permission denied rather than that a running session vanished.
+func TestAnotherUserWithTheRecordIsDeniedNotToldVanished(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testutil.MissingTool(t, "root (to run pty as another user)")
+	}
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "mine", "--", "sleep", "60")
+	testutil.WaitFor(t, 10*time.Second, "the daemon", func() bool {
+		_, err := os.Stat(filepath.Join(root, "mine.pid"))
+		return err == nil
+	})
+	for _, p := range []string{root, testutil.BinDir(t)} {
+		if err := os.Chmod(p, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(root, "mine.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `cannot read session "mine" in ` + root + ` (owned by root): permission denied; run pty as that user`
+	for _, args := range [][]string{{"peek", "mine"}, {"stats", "mine"}, {"send", "mine", "x"}, {"attach", "mine"}} {
+		cmd := testutil.Command(t, root, "", args...)
+		cmd.Dir = "/"
+		cmd.Env = append(cmd.Env, "HOME=/nonexistent")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		r := testutil.RunCmd(t, cmd)
+		if r.Code != 1 || !strings.Contains(r.Stderr, want) || strings.Contains(r.Stdout+r.Stderr, "vanished") {
+			t.Errorf("%v as another user: %+v, want exit 1 and %q", args, r, want)
+		}
+	}
+}
+
+// readOnly is how many read-only clients the session's daemon has, or -1
+// when it does not answer.
+func readOnly(root, id string) int {
+	raw, err := client.Status(root, id, time.Second)
+	if err != nil {
+		return -1
+	}
+	st, err := proto.ParseStatus(raw)
+	if err != nil {
+		return -1
+	}
+	return st.Clients.ReadOnly
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // runEnv runs "pty args" with extra environment.
@@ -453,18 +454,8 @@ func TestStatusJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s struct {
-		Name     string
-		Terminal struct{ Rows, Cols, ScrollbackCapacity int }
-		Process  struct {
-			Alive     bool
-			Pid       int
-			Resources *struct{ RssKb int64 }
-		}
-		Daemon  struct{ Pid int }
-		Clients struct{ Total int }
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
+	s, err := proto.ParseStatus(raw)
+	if err != nil {
 		t.Fatalf("%v: %s", err, raw)
 	}
 	if s.Terminal.Rows != 30 || s.Terminal.Cols != 100 || !s.Process.Alive || s.Process.Resources == nil || s.Process.Resources.RssKb <= 0 || s.Daemon.Pid != daemonPid(t, root, "st") || s.Clients.Total != 1 {

@@ -1,7 +1,6 @@
 package run
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // seqLines is what `seq from to` prints, without the last newline.
@@ -65,10 +65,7 @@ func TestRunScrollbackFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st struct {
-		Terminal struct{ ScrollbackCapacity int }
-	}
-	if err := json.Unmarshal(raw, &st); err != nil || st.Terminal.ScrollbackCapacity != 24+50 {
+	if st, err := proto.ParseStatus(raw); err != nil || st.Terminal.ScrollbackCapacity != 24+50 {
 		t.Errorf("status %s (%v): want a capacity of 24 rows + 50 lines", raw, err)
 	}
 
@@ -218,8 +215,8 @@ func TestScrollbackMemoryBound(t *testing.T) {
 	// What the scrollback kept is the end of the flood: whole rows of
 	// zeros, the last of them just above the marker.
 	r := testutil.Run(t, root, "stats", "--json", "big")
-	var st struct{ Terminal struct{ ScrollbackUsed int } }
-	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
+	st, err := proto.ParseStatus([]byte(r.Stdout))
+	if err != nil {
 		t.Fatalf("stats: %v: %+v", err, r)
 	}
 	kept := st.Terminal.ScrollbackUsed - 24

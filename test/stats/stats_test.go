@@ -12,6 +12,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 func TestStats(t *testing.T) {
@@ -27,19 +28,9 @@ func TestStats(t *testing.T) {
 		return err == nil && s.Status == layout.Exited
 	})
 
-	var one struct {
-		Name     string
-		Terminal struct{ Cols, Rows, ScrollbackCapacity int }
-		Process  struct {
-			Alive     bool
-			Pid       int
-			Resources *struct{ RssKb int64 }
-		}
-		Daemon  struct{ Pid int }
-		Clients struct{ Total, Attached, ReadOnly int }
-	}
 	r := testutil.MustRun(t, root, "stats", "--json", "s1")
-	if err := json.Unmarshal([]byte(r.Stdout), &one); err != nil {
+	one, err := proto.ParseStatus([]byte(r.Stdout))
+	if err != nil {
 		t.Fatalf("stats --json s1: %v\n%s", err, r.Stdout)
 	}
 	if one.Terminal.Cols <= 0 || one.Terminal.Rows <= 0 || !one.Process.Alive || one.Process.Pid <= 0 || one.Daemon.Pid != layout.At(root).Pid("s1") {

@@ -1,8 +1,11 @@
 package up
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -11,7 +14,6 @@ import (
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
-	"github.com/ptyorg/pty/pkg/ptyfile"
 	"github.com/ptyorg/pty/pkg/ptyfile/manage"
 )
 
@@ -50,7 +52,7 @@ func byKey(t *testing.T, root, key string) (layout.Session, bool) {
 		t.Fatal(err)
 	}
 	for _, s := range all {
-		if s.Meta.Tags[ptyfile.TagSession] == key {
+		if s.Meta.Tags[layout.TagPtyfileSession] == key {
 			return s, true
 		}
 	}
@@ -86,8 +88,8 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	}
 	abs := filepath.Join(dir, "pty.toml")
 	m := web.Meta
-	if m.Tags[ptyfile.TagFile] != abs || m.Tags["strategy"] != "permanent" || m.Tags["tier"] != "front" ||
-		m.Tags[ptyfile.TagTags] != "strategy,tier" || m.Cwd != dir || m.DisplayCommand != "echo web-$PORT > out.txt; sleep 300" ||
+	if m.Tags[layout.TagPtyfile] != abs || m.Tags["strategy"] != "permanent" || m.Tags["tier"] != "front" ||
+		m.Tags[layout.TagPtyfileTags] != "strategy,tier" || m.Cwd != dir || m.DisplayCommand != "echo web-$PORT > out.txt; sleep 300" ||
 		m.ExtraEnv["PORT"] != "3000" || m.Name(web.ID) != "demo-web" {
 		t.Fatalf("web metadata: %+v tags %v", m, m.Tags)
 	}
@@ -139,6 +141,22 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	if layout.PidAlive(web.Pid) {
 		t.Fatalf("web's daemon %d still alive", web.Pid)
 	}
+}
+
+// upPerm runs pty up of a one-session pty.toml, a permanent "perm", and
+// returns its directory and the session.
+func upPerm(t *testing.T, root string) (string, layout.Session) {
+	t.Helper()
+	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
+	mustIn(t, root, dir, "up")
+	var s layout.Session
+	// up returns before the daemon takes over its launch claim.
+	testutil.WaitFor(t, 10*time.Second, "perm's daemon", func() bool {
+		var ok bool
+		s, ok = byKey(t, root, "perm")
+		return ok && s.Status == layout.Running && s.Pid > 0
+	})
+	return dir, s
 }
 
 func killDaemon(t *testing.T, root, id string) {
@@ -225,12 +243,7 @@ func TestHelp(t *testing.T) {
 
 func TestDownDeadAndUnknown(t *testing.T) {
 	root := testutil.Root(t)
-	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
-	mustIn(t, root, dir, "up")
-	s, ok := byKey(t, root, "perm")
-	if !ok {
-		t.Fatal("perm not started")
-	}
+	dir, s := upPerm(t, root)
 	killDaemon(t, root, s.ID)
 
 	r := in(t, root, dir, "down", "nosuch")
@@ -285,7 +298,7 @@ func TestConcurrentUpStartsEachSessionOnce(t *testing.T) {
 		var running []string
 		for _, s := range all {
 			if s.Status == layout.Running {
-				running = append(running, s.Meta.Tags[ptyfile.TagSession])
+				running = append(running, s.Meta.Tags[layout.TagPtyfileSession])
 			}
 		}
 		if len(running) != 2 {
@@ -302,5 +315,99 @@ func TestConcurrentUpStartsEachSessionOnce(t *testing.T) {
 				t.Fatalf("round %d: identity lock %s left behind", round, name)
 			}
 		}
+	}
+}
+
+// TestUpAndGcRespawnAtOnce: a permanent pty.toml session whose daemon died,
+// then pty up and pty gc at once, many times. gc's respawn takes the
+// session's identity lock as up does, so up never races a second start of
+// it: up reports it running (exit 0) and one session runs, every round.
+func TestUpAndGcRespawnAtOnce(t *testing.T) {
+	root := testutil.Root(t)
+	dir := project(t, "[sessions.perm]\ncommand = \"sleep 300\"\ntags = { strategy = \"permanent\" }\n")
+	mustIn(t, root, dir, "up")
+	for round := range 60 {
+		s, ok := byKey(t, root, "perm")
+		if !ok {
+			t.Fatalf("round %d: perm not in the registry", round)
+		}
+		killDaemon(t, root, s.ID)
+		var up, gc, gc2 testutil.Result
+		var wg sync.WaitGroup
+		wg.Add(3)
+		go func() { defer wg.Done(); up = in(t, root, dir, "up") }()
+		go func() { defer wg.Done(); gc = in(t, root, dir, "gc") }()
+		go func() { defer wg.Done(); gc2 = in(t, root, dir, "gc") }()
+		wg.Wait()
+		if up.Code != 0 || gc.Code != 0 || gc2.Code != 0 {
+			t.Fatalf("round %d: up %+v\ngc %+v", round, up, gc)
+		}
+		// up and gc return before the daemon they started takes over its
+		// launch claim: wait for it, and for no second one.
+		testutil.WaitForState(t, 10*time.Second, fmt.Sprintf("round %d: one session running (up %+v, gc %+v, gc %+v)", round, up, gc, gc2), func() (bool, string) {
+			all, err := layout.At(root).List()
+			if err != nil {
+				return false, err.Error()
+			}
+			running := 0
+			for _, s := range all {
+				if s.Status == layout.Running && s.Pid > 0 {
+					running++
+				}
+			}
+			return len(all) == 1 && running == 1, fmt.Sprintf("%d records, %d running", len(all), running)
+		})
+	}
+}
+
+// TestStaleIdentityLock: an up that died holding a session's identity lock
+// (a pid file naming a dead process) stops neither gc's respawn nor down,
+// and gc removes it as debris once nobody uses it.
+func TestStaleIdentityLock(t *testing.T) {
+	root := testutil.Root(t)
+	dir, s := upPerm(t, root)
+	abs, err := filepath.Abs(filepath.Join(dir, "pty.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := manage.IdentityLock(root, abs, "perm")
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := func() {
+		if err := os.WriteFile(lock, []byte(strconv.Itoa(dead.Process.Pid)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(lock, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale()
+	killDaemon(t, root, s.ID)
+	r := mustIn(t, root, dir, "gc")
+	if !strings.Contains(r.Stdout, "Respawned: "+s.ID) {
+		t.Fatalf("gc with a stale identity lock did not respawn:\n%s", r.Stdout)
+	}
+	stale()
+	r = mustIn(t, root, dir, "gc")
+	if !strings.Contains(r.Stdout, "Removed debris: "+filepath.Base(lock)) {
+		t.Fatalf("gc left a stale identity lock:\n%s", r.Stdout)
+	}
+	if _, err := os.Lstat(lock); !os.IsNotExist(err) {
+		t.Fatalf("stale identity lock still there: %v", err)
+	}
+	testutil.WaitFor(t, 10*time.Second, "the respawned daemon", func() bool {
+		s, ok := byKey(t, root, "perm")
+		return ok && s.Status == layout.Running && s.Pid > 0
+	})
+	stale()
+	r = mustIn(t, root, dir, "down")
+	if !strings.Contains(r.Stdout, "(stopped)") {
+		t.Fatalf("down with a stale identity lock:\n%s", r.Stdout)
+	}
+	if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
+		t.Fatalf("left: %v", ids)
 	}
 }

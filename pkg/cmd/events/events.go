@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/cli"
@@ -133,10 +134,12 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		} else {
 			_, err = fmt.Fprintln(io.Out, eventlog.Format(l, time.Local))
 		}
-		if err != nil {
+		if errors.Is(err, syscall.EPIPE) {
 			return eventlog.ErrStop // the reader went away (| head): done
 		}
-		return nil
+		// Anything else (a full disk, a closed descriptor) lost
+		// output: say so, rather than end as if all was printed.
+		return err
 	}
 
 	if o.Recent {
@@ -151,8 +154,10 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return err
 		}
 		for _, l := range lines {
-			if print(l) != nil {
+			if err := print(l); errors.Is(err, eventlog.ErrStop) {
 				return nil
+			} else if err != nil {
+				return err
 			}
 		}
 		return nil

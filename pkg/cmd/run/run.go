@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 func launchOptions(o Options) (spawn.Options, error) {
 	var so spawn.Options
 	if len(o.Argv) == 0 {
-		return so, errors.New("no command given: write it after --, as in: pty run -- bash")
+		return so, spawn.ErrNoCommand
 	}
 	for _, f := range []struct {
 		name   string
@@ -160,10 +160,10 @@ func launchOptions(o Options) (spawn.Options, error) {
 		setTag(&so, k, v)
 	}
 	if o.Permanent {
-		setTag(&so, "strategy", "permanent")
+		setTag(&so, layout.TagStrategy, layout.StrategyPermanent)
 	}
 	if o.CleanupOnCleanExit {
-		setTag(&so, "strategy.cleanup-on-clean-exit", "true")
+		setTag(&so, layout.TagCleanupOnCleanExit, "true")
 	}
 	for _, e := range o.Env {
 		k, v, err := cli.ParseKV("--env", e)

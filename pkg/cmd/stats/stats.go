@@ -13,9 +13,10 @@ import (
 
 	"github.com/ptyorg/pty/internal/errlog"
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
-	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/listing"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // Options are stats' flags and argument.
@@ -98,7 +99,13 @@ func Run(o Options, io cli.IO) error {
 			}
 			continue
 		}
-		st, err := lifecycle.QueryStatus(root, s.ID, lifecycle.StatusTimeout)
+		raw, err := client.Status(root, s.ID, client.StatusTimeout)
+		var st proto.StatusReply
+		if err == nil {
+			if st, err = proto.ParseStatus(raw); err != nil {
+				err = fmt.Errorf("session %s: STATUS reply is not valid JSON: %w", s.ID, err)
+			}
+		}
 		if err != nil {
 			failed = true
 			fmt.Fprintf(io.Err, "pty: %v\n", err)
@@ -108,12 +115,12 @@ func Run(o Options, io cli.IO) error {
 			continue
 		}
 		if o.JSON {
-			out = append(out, withErrorLog(st.Raw, el))
+			out = append(out, withErrorLog(json.RawMessage(raw), el))
 		} else {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
-			printStatus(w, s, st)
+			printStatus(w, s, &st)
 			printErrors(w, el)
 		}
 	}
@@ -226,7 +233,7 @@ func printDead(w io.Writer, now time.Time, s layout.Session, d deadInfo) {
 	}
 }
 
-func printStatus(w io.Writer, s layout.Session, st *lifecycle.Status) {
+func printStatus(w io.Writer, s layout.Session, st *proto.StatusReply) {
 	t := st.Terminal
 	fmt.Fprintf(w, "%s\n", title(s))
 	fmt.Fprintf(w, "  size        %dx%d (cols x rows), cursor at column %d, row %d\n", t.Cols, t.Rows, t.CursorX+1, t.CursorY+1)
@@ -234,7 +241,7 @@ func printStatus(w io.Writer, s layout.Session, st *lifecycle.Status) {
 	cl := st.Clients
 	var sizes []string
 	for _, c := range cl.Connections {
-		if c.Role == "writable" {
+		if c.Role == proto.RoleWritable {
 			sizes = append(sizes, fmt.Sprintf("%dx%d", c.Cols, c.Rows))
 		}
 	}
@@ -253,14 +260,14 @@ func printStatus(w io.Writer, s layout.Session, st *lifecycle.Status) {
 		fmt.Fprintf(w, "  process     not running\n")
 	}
 	fmt.Fprintf(w, "  daemon      pid %d%s\n", st.Daemon.Pid, resources(st.Daemon.Resources, false))
-	fmt.Fprintf(w, "  uptime      %s\n", listing.FormatAge(time.Duration(st.UptimeSeconds*float64(time.Second))))
+	fmt.Fprintf(w, "  uptime      %s\n", listing.FormatAge(time.Duration(st.Uptime*float64(time.Second))))
 }
 
-func resources(r *lifecycle.Resources, cpu bool) string {
+func resources(r *proto.Resources, cpu bool) string {
 	if r == nil {
 		return ""
 	}
-	s := ", " + memory(r.RssKB)
+	s := ", " + memory(r.RssKb)
 	if cpu {
 		s += fmt.Sprintf(", %.1f%% CPU", r.CPUPercent)
 	}

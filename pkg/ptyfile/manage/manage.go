@@ -6,16 +6,14 @@ package manage
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -53,7 +51,7 @@ func Owned(root string, f *ptyfile.File) ([]layout.Session, error) {
 	}
 	var out []layout.Session
 	for _, s := range all {
-		if s.Meta.Tags[ptyfile.TagFile] == f.Path {
+		if s.Meta.Tags[layout.TagPtyfile] == f.Path {
 			out = append(out, s)
 		}
 	}
@@ -111,19 +109,11 @@ func upLocked(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec,
 // may be waiting for its daemon's report for up to spawn.ReadyTimeout.
 const identityWait = spawn.ReadyTimeout + 5*time.Second
 
-// IdentityLock is the lock file of a pty.toml session identity (the
-// file's absolute path and the session's key) in root: up holds it across
-// its look at what runs and the start. The name
-// starts with '.', which no session id does, and ends in no suffix of a
-// session's files, so neither this pty nor the original takes it for part
-// of a session.
-func IdentityLock(root, path, key string) string {
-	h := sha256.Sum256([]byte(path + "\x00" + key))
-	return filepath.Join(root, IdentityLockPrefix+hex.EncodeToString(h[:16]))
-}
+// IdentityLock is ptyfile.IdentityLock: up, down and gc's respawn take it.
+func IdentityLock(root, path, key string) string { return ptyfile.IdentityLock(root, path, key) }
 
 // IdentityLockPrefix starts the names of identity locks.
-const IdentityLockPrefix = ".ptyfile-up-"
+const IdentityLockPrefix = ptyfile.IdentityLockPrefix
 
 func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, owned []layout.Session, o Output) (started bool, err error) {
 	want := f.Tags(s)
@@ -265,9 +255,61 @@ func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, faile
 			return 0, 0, fmt.Errorf("%s declares no session %q and none of its sessions is named so (it declares: %s)", f.Path, k, strings.Join(f.Keys(), ", "))
 		}
 	}
+	// Each key is stopped under its identity lock, with the registry read
+	// again under it: an up or a gc respawn of the key that was under way
+	// finishes first and what it started is stopped too, rather than left
+	// running beside a down that reported success.
+	for _, key := range downKeys(f, owned, keys) {
+		s, f1, e := downKey(root, f, key, o)
+		stopped, failed = stopped+s, failed+f1
+		if e != nil {
+			o.fail("sessions."+key, e)
+			failed++
+		}
+	}
+	fmt.Fprintf(o.Out, "Stopped %d %s.\n", stopped, plural(stopped, "session", "sessions"))
+	return stopped, failed, nil
+}
+
+// downKeys is what down stops: the given keys, else every key the file
+// declares or a session of it carries, in order.
+func downKeys(f *ptyfile.File, owned []layout.Session, keys []string) []string {
+	if len(keys) > 0 {
+		return keys
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(k string) {
+		if k != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, k := range f.Keys() {
+		add(k)
+	}
 	for _, sess := range owned {
-		key := sess.Meta.Tags[ptyfile.TagSession]
-		if len(want) > 0 && !want[key] {
+		add(sess.Meta.Tags[layout.TagPtyfileSession])
+	}
+	return out
+}
+
+// downKey stops the sessions of one key under its identity lock.
+func downKey(root string, f *ptyfile.File, key string, o Output) (stopped, failed int, err error) {
+	l, err := layout.AcquireLock(IdentityLock(root, f.Path, key), identityWait)
+	if errors.Is(err, layout.ErrLockBusy) {
+		return 0, 0, fmt.Errorf("another pty up is still starting this session (%w); try again", err)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	defer l.Release()
+	owned, err := Owned(root, f)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, sess := range owned {
+		if sess.Meta.Tags[layout.TagPtyfileSession] != key {
 			continue
 		}
 		was, err := downOne(root, sess)
@@ -284,7 +326,6 @@ func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, faile
 			fmt.Fprintf(o.Out, "○ %s (was not running; removed)\n", name)
 		}
 	}
-	fmt.Fprintf(o.Out, "Stopped %d %s.\n", stopped, plural(stopped, "session", "sessions"))
 	return stopped, failed, nil
 }
 
@@ -293,7 +334,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 		// Kill drops the strategy tag before it signals, and verifies
 		// that nothing the session started outlives it.
 		res, err := lifecycle.Kill(root, sess, lifecycle.KillOptions{})
-		if err != nil && !errors.Is(err, lifecycle.ErrNotRunning) {
+		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			return false, err
 		}
 		if len(res.Survivors) > 0 {
@@ -318,7 +359,7 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 
 func hasKey(ss []layout.Session, key string) bool {
 	for _, s := range ss {
-		if s.Meta.Tags[ptyfile.TagSession] == key {
+		if s.Meta.Tags[layout.TagPtyfileSession] == key {
 			return true
 		}
 	}
