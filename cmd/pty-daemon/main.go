@@ -4,6 +4,11 @@
 // is told to be a session's daemon by them) with its launch config on fd 3, a readiness
 // pipe on fd 4 and the session's listening socket, already published by its
 // launcher, on fd 5; it is not meant to be run by hand.
+//
+// One runs per session, so it is kept small: it must not link fmt,
+// reflection-based encoding/json, reflect.Value, crypto/ or os/exec
+// (test/daemon/link_test.go checks the built binary; docs/contributing.md
+// says why).
 package main
 
 import (

@@ -15,6 +15,15 @@
 // emulated screen and what clients are sent of it; clients.go, tty.go,
 // budget.go and framereader.go the connections and what they may hold;
 // record.go the session's record and events; status.go STATUS.
+//
+// Size: every session has a daemon of its own, so what this package links
+// is paid once per session. Nothing it calls may reach fmt, the
+// reflection-based parts of encoding/json (Marshal, Unmarshal, Encoder,
+// Decoder), reflect.Value, crypto/ or os/exec: errors are errs.Wrap or
+// errors.New with strconv, JSON goes through internal/jsonlite.
+// TestDaemonLinksNoHeavyPackages (test/daemon) reads the built binary's
+// symbols and fails naming what was linked; docs/contributing.md, "The
+// session daemon's size rule", says why and how to find the call.
 package daemon
 
 import (
