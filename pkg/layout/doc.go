@@ -20,6 +20,9 @@
 // constants, MetadataPatch, Paths and its methods, the Suffix* constants,
 // the Validate* functions, the Max* limits, the Tag* constants, the Err*
 // values and the error types (DamagedError, PermissionError, RefError).
+// pkg/eventlog's Follower, which follows a session's events as they are
+// appended, is stable too; it lives apart so that the daemon does not
+// link fsnotify.
 // Everything else exported here is pty's own plumbing (atomic writes and
 // their temporary names, locks, socket helpers, the process probes behind
 // Registry.DaemonAlive such as IdentifyDaemon and PidAlive, the root's
@@ -40,6 +43,7 @@
 // resident, so nothing here may use fmt or reflect (encoding/json's
 // encoder included) on a path the daemon reaches: events and records are
 // encoded by hand (internal/jsonlite), which is why event payloads hold
-// plain values only (see AppendEvents). cmd/pty-daemon's link test fails
-// when the daemon's binary links either.
+// plain values only (see AppendEvents). TestDaemonLinksNoHeavyPackages
+// (test/daemon) fails when the daemon's binary links either;
+// docs/contributing.md says how to find the call that pulled one in.
 package layout
