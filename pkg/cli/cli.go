@@ -1,6 +1,6 @@
 // Package cli holds what every pty-<sub> main shares: flag parsing with ff,
-// the root from the environment, and the one-line error convention (message
-// on stderr, exit status 1, never a stack trace).
+// the root from --root or the environment, and the one-line error
+// convention (message on stderr, exit status 1, never a stack trace).
 //
 // A flag is declared once on Command.Flags; Alias gives it its other
 // name (-f for --follow) and Env binds the one environment variable that
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -37,6 +38,7 @@ type Command struct {
 	aliases map[string]string // alias -> the flag's main name
 	env     []envBinding
 	values  map[string]string // flag -> what its value is, for completion
+	root    string            // --root, "" when not given
 }
 
 type envBinding struct{ flag, variable string }
@@ -48,8 +50,8 @@ type envBinding struct{ flag, variable string }
 func NewCommand(name, usage string, summary ...string) *Command {
 	fs := flag.NewFlagSet("pty "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var(rootFlag{}, "root", "the registry `DIR` (default ~/.local/state/pty)")
 	c := &Command{Name: name, Usage: usage, Summary: strings.Join(summary, " "), Flags: fs}
+	fs.Var(rootFlag{c}, "root", "the registry `DIR` (default ~/.local/state/pty)")
 	if b, ok := commands.Lookup(name); ok {
 		c.Summary = sentence(b.Summary)
 	}
@@ -126,24 +128,67 @@ func (c *Command) Values(name, kind string) {
 }
 
 // rootFlag is --root DIR, accepted by every command anywhere on its line
-// as the original pty accepts it, and bound to PTY_ROOT. It exports
-// PTY_ROOT, so Root and every program the command starts (a daemon, a
-// plugin) see the same registry.
-type rootFlag struct{}
+// as the original pty accepts it, and bound to PTY_ROOT (see Root).
+type rootFlag struct{ c *Command }
 
 func (rootFlag) String() string { return "" }
 
-func (rootFlag) Set(v string) error {
+func (f rootFlag) Set(v string) error {
 	if v == "" {
 		return errors.New("give the registry directory")
 	}
-	os.Unsetenv("PTY_SESSION_DIR") // an explicit root beats the legacy variable, silently
+	f.c.root = v
+	os.Unsetenv("PTY_SESSION_DIR") // TODO(cmdshape): gone once every main uses Command.System
 	return os.Setenv("PTY_ROOT", v)
 }
 
-// setFromEnv leaves PTY_SESSION_DIR alone: with both variables set, Root
-// warns that PTY_ROOT wins.
+// setFromEnv leaves PTY_ROOT to Root, which reads it with PTY_SESSION_DIR
+// so that it can warn when both are set.
 func (rootFlag) setFromEnv(string) error { return nil }
+
+// Root finds the registry of this run: --root when given, else what the
+// environment (read with getenv) names (layout.ResolveRoot: PTY_ROOT, the
+// deprecated PTY_SESSION_DIR, XDG_STATE_HOME, HOME), with any deprecation
+// notice to print. An explicit root beats the legacy variable silently.
+// It does not create the directory, but refuses one that exists and is
+// not a directory.
+func (c *Command) Root(getenv func(string) string) (dir string, warnings []string, err error) {
+	if c.root != "" {
+		env := getenv
+		getenv = func(k string) string {
+			switch k {
+			case "PTY_ROOT":
+				return c.root
+			case "PTY_SESSION_DIR":
+				return ""
+			}
+			return env(k)
+		}
+	}
+	r, err := layout.ResolveRoot(getenv)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := layout.CheckRootDir(r.Dir); err != nil {
+		return "", nil, err
+	}
+	return r.Dir, r.Warnings, nil
+}
+
+// System is the IO of a real run of c (the package's System) with the root
+// Root finds from the process's environment. It prints the deprecation
+// notices on stderr, and ends the process through Exit when there is no
+// usable root.
+func (c *Command) System() IO {
+	dir, warnings, err := c.Root(os.Getenv)
+	if err != nil {
+		Exit(err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, w)
+	}
+	return System(dir)
+}
 
 // PrintHelp writes --help output.
 func (c *Command) PrintHelp(w io.Writer) {
@@ -270,7 +315,7 @@ func (c *Command) exitOn(err error) {
 		os.Exit(0)
 	}
 	if err != nil {
-		Fatalf("%v (see 'pty %s --help')", c.FlagError(err), c.Name)
+		Exit(fmt.Errorf("%v (see 'pty %s --help')", c.FlagError(err), c.Name))
 	}
 }
 
@@ -434,6 +479,41 @@ func valueProblem(f *flag.Flag, why string) string {
 	return "is not valid"
 }
 
+// Message is the line a failed command prints for err: "pty: " and the
+// message, or the message as it is for an error that is a sentence naming
+// its own subject ("Session "web" not found."): one that says so with a
+// method Sentence() bool (errs.Sentence, Sentencef), and pkg/layout's
+// reference and root errors. An error wrapping one of those has its own
+// text first, so it is not a sentence unless it says so itself.
+func Message(err error) string {
+	msg := strings.TrimRight(err.Error(), "\n")
+	if isSentence(err) {
+		return msg
+	}
+	return "pty: " + msg
+}
+
+// isSentence reports whether err is printed without "pty: ".
+func isSentence(err error) bool {
+	if s, ok := err.(interface{ Sentence() bool }); ok {
+		return s.Sentence()
+	}
+	if _, ok := err.(*layout.RefError); ok {
+		return true
+	}
+	// pkg/layout's root checks (CheckRootDir, CheckRootPerms, EnsureRoot
+	// and the locks that call them) do not mark their errors; each begins
+	// with the root it is about.
+	return strings.HasPrefix(err.Error(), "pty root ")
+}
+
+// Sentencef is an error made with fmt.Sprintf whose text begins with what
+// it is about ("Session %q is not running."), printed without "pty: "
+// (see Message).
+func Sentencef(format string, args ...any) error {
+	return errs.Sentence(fmt.Sprintf(format, args...), nil)
+}
+
 // Fatalf prints "pty: <message>" on stderr and exits 1.
 func Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
@@ -535,7 +615,7 @@ func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error
 	}
 	s, err := layout.Load(root, current)
 	if errors.Is(err, layout.ErrNotFound) {
-		return s, fmt.Errorf("Session %q (from $PTY_SESSION) not found.", current)
+		return s, errs.Sentence(fmt.Sprintf("Session %q (from $PTY_SESSION) not found.", current), nil)
 	}
 	return s, err
 }

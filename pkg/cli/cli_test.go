@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
 )
 
 func TestFlagErrorsReadAsTyped(t *testing.T) {
@@ -114,5 +118,27 @@ func TestRootFromEnvKeepsLegacyWarning(t *testing.T) {
 	}
 	if os.Getenv("PTY_ROOT") != "/tmp/x" || os.Getenv("PTY_SESSION_DIR") != "" {
 		t.Fatal("--root does not win")
+	}
+}
+
+func TestMessageFormIsTheErrors(t *testing.T) {
+	ref := &layout.RefError{Ref: "web"}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("no session given"), "pty: no session given"},
+		// Only an error that says so is a sentence, whatever its text.
+		{errors.New(`Session "web" is a plain error`), `pty: Session "web" is a plain error`},
+		{errors.New("pty-ish words first"), "pty: pty-ish words first"},
+		{Sentencef("Session %q is not running.", "web"), `Session "web" is not running.`},
+		{ref, `Session "web" not found.`},
+		{layout.CheckRootDir("/dev/null"), "pty root /dev/null is not a directory: set PTY_ROOT to a directory (pty creates it when missing)"},
+		// A wrapper's own text comes first: it is not a sentence.
+		{fmt.Errorf("restart: %w", ref), `pty: restart: Session "web" not found.`},
+	} {
+		if got := Message(c.err); got != c.want {
+			t.Errorf("Message(%q) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -59,7 +60,8 @@ type ExitCode int
 func (e ExitCode) Error() string { return "exit status " + strconv.Itoa(int(e)) }
 
 // Exit ends a main with the outcome of its Run: status 0 for nil, the
-// status of an ExitCode, else the error as one line (Fatalf).
+// status of an ExitCode, else status 1 after the error's one line on
+// stderr (Message).
 func Exit(err error) {
 	var code ExitCode
 	switch {
@@ -68,5 +70,6 @@ func Exit(err error) {
 	case errors.As(err, &code):
 		os.Exit(int(code))
 	}
-	Fatalf("%v", err)
+	fmt.Fprintln(os.Stderr, Message(err))
+	os.Exit(1)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
 )
@@ -84,7 +85,7 @@ func waitDaemonGone(root, id, gen string, wait time.Duration) error {
 		// A foreign process under a reused pid is not ours to wait for.
 		if p, ok := procs.Lookup(pid); ok && !p.Zombie && VerifyDaemon(pid, root, id, gen) {
 			if !WaitGone(p, wait) {
-				return fmt.Errorf("Session %q: daemon did not exit within %v", id, wait)
+				return errs.Sentence(fmt.Sprintf("Session %q: daemon did not exit within %v", id, wait), nil)
 			}
 		}
 	}

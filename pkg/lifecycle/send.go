@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -48,7 +49,7 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 	sock := layout.PathsFor(root, id).Sock()
 	c, err := client.DialSocket(sock, SendTimeout)
 	if err != nil {
-		return fmt.Errorf("Session %q is not accepting input: %v", id, err)
+		return errs.Sentence(fmt.Sprintf("Session %q is not accepting input: %v", id, err), nil)
 	}
 	defer c.Close()
 	r := proto.NewReader(c)
@@ -108,7 +109,7 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 		}
 		if f.Type == proto.Refused {
 			// Sent instead of reading anything: nothing went through.
-			return fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, f.Payload)
+			return errs.Sentence(fmt.Sprintf("Session %q refused the input: %s; nothing was sent", id, f.Payload), nil)
 		}
 		if f.Type == proto.Status || f.Type == proto.Exit {
 			return nil
@@ -130,9 +131,9 @@ func modes(c net.Conn, r *proto.Reader, id string) (keys.Modes, error) {
 		}
 		switch f.Type {
 		case proto.Refused:
-			return keys.Modes{}, fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, f.Payload)
+			return keys.Modes{}, errs.Sentence(fmt.Sprintf("Session %q refused the input: %s; nothing was sent", id, f.Payload), nil)
 		case proto.Exit:
-			return keys.Modes{}, fmt.Errorf("Session %q ended before everything was sent", id)
+			return keys.Modes{}, errs.Sentence(fmt.Sprintf("Session %q ended before everything was sent", id), nil)
 		case proto.Status:
 			var st struct {
 				Modes struct {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/textdist"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -131,7 +132,7 @@ func Load(path string) (*File, error) {
 func Parse(path string, data []byte) (*File, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("pty.toml %s: %w", path, err)
+		return nil, errs.Sentence(fmt.Sprintf("pty.toml %s: %v", path, err), err)
 	}
 	f := &File{Path: abs, Dir: filepath.Dir(abs), display: path}
 	p := &parser{f: f}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ptyorg/pty/internal/detachkey"
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -69,11 +70,11 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			s = n
 		}
 		if s.Status == layout.Running {
-			return fmt.Errorf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID)
+			return errs.Sentence(fmt.Sprintf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID), nil)
 		}
 	}
 	if o.NoRestart {
-		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Status)
+		return errs.Sentence(fmt.Sprintf("Session %q is not running (status: %s).", s.ID, s.Status), nil)
 	}
 	if o.Restart {
 		describe(s, io)
@@ -92,7 +93,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	}
 	conn, err := client.Dial(io.Root, id)
 	if err != nil {
-		return fmt.Errorf("Session %q restarted but is not answering: %v", id, err)
+		return errs.Sentence(fmt.Sprintf("Session %q restarted but is not answering: %v", id, err), nil)
 	}
 	return Session(conn, id, key, &o.History, io)
 }
@@ -111,7 +112,7 @@ func NeedTerminal(in *os.File, cmd, id string) error {
 	}
 	hint := fmt.Sprintf("to read the screen use \"pty peek %s\" (or \"pty peek -f %s\" to follow it), to type into it \"pty send %s ...\"", ref, ref, ref)
 	if cmd == "pty run" {
-		return errors.New("pty run attaches to the session it starts and needs a terminal, but standard input is not one: add -d to start it in the background; then " + hint)
+		return errs.Sentence("pty run attaches to the session it starts and needs a terminal, but standard input is not one: add -d to start it in the background; then "+hint, nil)
 	}
 	return fmt.Errorf("%s needs a terminal, but standard input is not one: %s", cmd, hint)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/cmd/attach"
@@ -335,7 +336,7 @@ func attachTo(root, id string, key detachkey.Key, io cli.IO) error {
 			}
 			return nil
 		}
-		return fmt.Errorf("Session %q ended before it could be attached.", id)
+		return errs.Sentence(fmt.Sprintf("Session %q ended before it could be attached.", id), nil)
 	}
 	return attach.Session(conn, id, key, nil, io)
 }
