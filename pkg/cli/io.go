@@ -38,12 +38,19 @@ func System(root string) IO {
 
 // Getenv looks k up in io.Env; the last assignment wins, as for a process.
 func (io IO) Getenv(k string) string {
+	v, _ := io.LookupEnv(k)
+	return v
+}
+
+// LookupEnv is Getenv that also says whether k is set at all (NO_COLOR
+// counts when set to "").
+func (io IO) LookupEnv(k string) (string, bool) {
 	for i := len(io.Env) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(io.Env[i], k+"="); ok {
-			return v
+			return v, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // OutFile is Out when it is a file (a terminal, whose size matters), else nil.
