@@ -487,14 +487,15 @@ func valueProblem(f *flag.Flag, why string) string {
 // text first, so it is not a sentence unless it says so itself.
 func Message(err error) string {
 	msg := strings.TrimRight(err.Error(), "\n")
-	if isSentence(err) {
+	if IsSentence(err) {
 		return msg
 	}
 	return "pty: " + msg
 }
 
-// isSentence reports whether err is printed without "pty: ".
-func isSentence(err error) bool {
+// IsSentence reports whether err is printed without "pty: " (see
+// Message), for a command that builds its message from err's.
+func IsSentence(err error) bool {
 	if s, ok := err.(interface{ Sentence() bool }); ok {
 		return s.Sentence()
 	}

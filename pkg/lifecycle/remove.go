@@ -35,7 +35,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 		wait = DaemonWait
 	}
 	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, wait); err != nil {
-		return fmt.Errorf("%w; not removed.", err)
+		return errs.Sentence(err.Error()+"; not removed.", err)
 	}
 	return layout.Locked(root, s.ID, layout.MetaLockWait, func() error {
 		m, err := layout.ReadMetadata(root, s.ID)

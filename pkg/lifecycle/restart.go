@@ -80,7 +80,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 		}
 	}
 	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, DaemonWait); err != nil {
-		return "", fmt.Errorf("%w; not restarted.", err)
+		return "", errs.Sentence(err.Error()+"; not restarted.", err)
 	}
 	m, gen := s.Meta, ""
 	cur, err := layout.ReadMetadata(root, s.ID)

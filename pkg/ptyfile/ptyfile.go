@@ -116,6 +116,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Sentence: the message begins with the file and line it is about, as a
+// compiler's does, so commands print it without "pty: " (cli.Message).
+func (e *Error) Sentence() bool { return true }
+
 // Load reads and validates the pty.toml at path. Errors are *Error values
 // naming the file, the line and the field; a missing file is an error that
 // satisfies errors.Is(err, fs.ErrNotExist).
@@ -176,7 +180,7 @@ func (f *File) Select(keys []string) ([]Spec, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		if _, ok := f.Session(k); !ok {
-			return nil, fmt.Errorf("%s declares no session %q (it declares: %s)", f.display, k, strings.Join(f.Keys(), ", "))
+			return nil, errs.Sentence(fmt.Sprintf("%s declares no session %q (it declares: %s)", f.display, k, strings.Join(f.Keys(), ", ")), nil)
 		}
 		want[k] = true
 	}
@@ -243,7 +247,7 @@ func ForSession(tags map[string]string) (f *File, s Spec, ok bool, err error) {
 	}
 	s, found := f.Session(key)
 	if !found {
-		return f, Spec{}, true, fmt.Errorf("%s no longer declares session %q", path, key)
+		return f, Spec{}, true, errs.Sentence(fmt.Sprintf("%s no longer declares session %q", path, key), nil)
 	}
 	return f, s, true, nil
 }

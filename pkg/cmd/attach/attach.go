@@ -114,7 +114,7 @@ func NeedTerminal(in *os.File, cmd, id string) error {
 	if cmd == "pty run" {
 		return errs.Sentence("pty run attaches to the session it starts and needs a terminal, but standard input is not one: add -d to start it in the background; then "+hint, nil)
 	}
-	return fmt.Errorf("%s needs a terminal, but standard input is not one: %s", cmd, hint)
+	return errs.Sentence(fmt.Sprintf("%s needs a terminal, but standard input is not one: %s", cmd, hint), nil)
 }
 
 // describe shows how the session ended: its final screen's last lines,

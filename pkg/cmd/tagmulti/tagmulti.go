@@ -147,12 +147,16 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		var out []layout.Session
 		seen := map[string]bool{}
 		var errs []string
+		var first error
 		for _, r := range refs {
 			s, err := layout.Resolve(root, r)
 			if err == nil {
 				err = s.DamagedErr()
 			}
 			if err != nil {
+				if first == nil {
+					first = err
+				}
 				errs = append(errs, err.Error())
 				continue
 			}
@@ -162,7 +166,11 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 			}
 		}
 		if len(errs) > 0 {
-			return nil, fmt.Errorf("%s Nothing was changed.", strings.Join(errs, " "))
+			msg := strings.Join(errs, " ") + " Nothing was changed."
+			if cli.IsSentence(first) {
+				return nil, cli.Sentencef("%s", msg)
+			}
+			return nil, errors.New(msg)
 		}
 		return out, nil
 	}
