@@ -1,7 +1,7 @@
 // Package attach is `pty attach`: connect the user's terminal to a
-// session, offering to start an ended one again. cmd/pty-attach parses the
-// flags into Options; Run does the work against the streams, root and
-// environment it is given.
+// session, offering to start an ended one again. cmd/pty-attach only
+// parses the command line and calls Run, which does the work against the
+// streams, root and environment it is given.
 package attach
 
 import (
@@ -34,6 +34,46 @@ type Options struct {
 	// History is how much of the session's scrollback goes into the
 	// terminal's own scrollback first (--history, PTY_ATTACH_HISTORY).
 	History client.History
+}
+
+// Command declares attach's flags, filling o.
+func Command(o *Options) *cli.Command {
+	c := cli.NewCommand("attach",
+		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
+		"Attach this terminal to a session (Ctrl+\\ detaches).")
+	c.Long = `REF is a session id or a unique display name. Press Ctrl+\ to detach; press
+it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
+PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
+
+The session's scrollback is written into this terminal's own scrollback
+first, so you can scroll back to it as usual (--history N: only the last N
+lines, 0 for none). Reattaching in the same terminal writes it again.
+
+Detaching, the session ending, or this client being killed (TERM, INT or
+HUP) resets the modes the program set on this terminal (alternate screen,
+mouse, line drawing, ...). Killed, it prints [terminated] and exits with
+128 plus the signal's number; the session keeps running.
+
+If the session has ended, its last output is shown and you are asked
+whether to restart it with the same command, directory and environment (in
+the moment after its end while its daemon still answers, its final screen
+and exit code are shown instead). With -r it is restarted without asking,
+that moment included.
+A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and
+its counters), as "pty restart" does.
+
+Attaching needs a terminal on standard input. From a script or a pipe, use
+"pty peek REF" to read the screen, "pty peek -f REF" to follow it, and
+"pty send REF ..." to type into it.`
+	fs := c.Flags
+	fs.BoolVar(&o.Restart, "auto-restart", false, "restart an ended session without asking")
+	c.Alias("r", "auto-restart")
+	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
+	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
+	o.DetachKey = c.DetachKeyFlag()
+	fs.Var(&o.History, "history", client.HistoryUsage)
+	c.Env("history", client.HistoryEnv)
+	return c
 }
 
 // Run attaches io's terminal to the session and returns when the user

@@ -144,3 +144,12 @@ func TestYesRestartsAndAttaches(t *testing.T) {
 		t.Fatalf("attach after a restart: %v; output %q", err, out)
 	}
 }
+
+func TestCommandFillsOptions(t *testing.T) {
+	var o Options
+	c := Command(&o)
+	pos, err := c.ParseArgs([]string{"web", "-r", "--force", "--detach-key", "ctrl+a"})
+	if err != nil || len(pos) != 1 || pos[0] != "web" || !o.Restart || o.NoRestart || !o.Force || o.DetachKey().Spec() != "ctrl+a" {
+		t.Fatalf("parsed %q %v into %+v", pos, err, o)
+	}
+}
