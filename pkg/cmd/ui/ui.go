@@ -64,7 +64,7 @@ func Run(o Options, io cli.IO) error {
 		filter[k] = v
 	}
 	if io.Session != "" && !o.Force {
-		return fmt.Errorf("already inside pty session %q: the picker would nest. Detach first%s, or pass --force", io.Session, o.DetachKey().With())
+		return fmt.Errorf("already inside pty session %q: the picker would nest. Detach first%s, or pass --force", io.Session, o.DetachKey.Key().With())
 	}
 	out := io.OutFile()
 	if io.In == nil || out == nil || !term.IsTerminal(int(io.In.Fd())) || !term.IsTerminal(int(out.Fd())) {
@@ -84,7 +84,7 @@ func Run(o Options, io cli.IO) error {
 		Cwd:          cwd,
 		Shell:        io.Getenv("SHELL"),
 		Home:         io.Getenv("HOME"),
-		DetachKey:    o.DetachKey(),
+		DetachKey:    o.DetachKey.Key(),
 	})
 	if _, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(io.In), tea.WithOutput(out)).Run(); err != nil {
 		return fmt.Errorf("picker: %v", err)
