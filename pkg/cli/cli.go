@@ -138,8 +138,7 @@ func (f rootFlag) Set(v string) error {
 		return errors.New("give the registry directory")
 	}
 	f.c.root = v
-	os.Unsetenv("PTY_SESSION_DIR") // TODO(cmdshape): gone once every main uses Command.System
-	return os.Setenv("PTY_ROOT", v)
+	return nil
 }
 
 // setFromEnv leaves PTY_ROOT to Root, which reads it with PTY_SESSION_DIR
@@ -225,7 +224,7 @@ func (c *Command) flagHelp(f *flag.Flag) string {
 		placeholder = "DURATION"
 	}
 	head := dashed(f.Name)
-	for _, a := range c.AliasesOf(f.Name) {
+	for _, a := range c.aliasesOf(f.Name) {
 		head = dashed(a) + ", " + head
 	}
 	if placeholder != "" {
@@ -248,8 +247,8 @@ func (c *Command) flagHelp(f *flag.Flag) string {
 	return fmt.Sprintf("  %s\n  %*s%s\n", head, col-2, "", usage)
 }
 
-// AliasesOf returns the other names of the flag name, sorted.
-func (c *Command) AliasesOf(name string) []string {
+// aliasesOf returns the other names of the flag name, sorted.
+func (c *Command) aliasesOf(name string) []string {
 	var out []string
 	for a, n := range c.aliases {
 		if n == name {
@@ -315,12 +314,12 @@ func (c *Command) exitOn(err error) {
 		os.Exit(0)
 	}
 	if err != nil {
-		Exit(fmt.Errorf("%v (see 'pty %s --help')", c.FlagError(err), c.Name))
+		Exit(fmt.Errorf("%v (see 'pty %s --help')", c.flagError(err), c.Name))
 	}
 }
 
-// FlagError words an error of ParseArgs the way people type flags.
-func (c *Command) FlagError(err error) error {
+// flagError words an error of ParseArgs the way people type flags.
+func (c *Command) flagError(err error) error {
 	var ee envError
 	if errors.As(err, &ee) {
 		return ee
@@ -515,63 +514,9 @@ func Sentencef(format string, args ...any) error {
 	return errs.Sentence(fmt.Sprintf(format, args...), nil)
 }
 
-// Fatalf prints "pty: <message>" on stderr and exits 1.
-func Fatalf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if !strings.HasPrefix(msg, "pty") && !strings.HasPrefix(msg, "Session") {
-		msg = "pty: " + msg
-	}
-	fmt.Fprintln(os.Stderr, strings.TrimRight(msg, "\n"))
-	os.Exit(1)
-}
-
-// Check exits through Fatalf when err is not nil.
-func Check(err error) {
-	if err != nil {
-		Fatalf("%v", err)
-	}
-}
-
-// Root resolves the registry root from the environment and prints any
-// deprecation notice once. It does not create the directory, but refuses
-// one that exists and is not a directory.
-func Root() string {
-	r, err := layout.ResolveRoot(os.Getenv)
-	Check(err)
-	for _, w := range r.Warnings {
-		fmt.Fprintln(os.Stderr, w)
-	}
-	Check(layout.CheckRootDir(r.Dir))
-	return r.Dir
-}
-
-// WritableRoot is Root for commands that change or stop existing
-// sessions: it also refuses a root owned by another user or writable by
-// others (layout.CheckWritableRoot), before anything is touched.
-func WritableRoot() string {
-	dir := Root()
-	Check(layout.CheckWritableRoot(dir))
-	return dir
-}
-
-// EnsureRoot is Root, then creates the directory and checks its ownership
-// and mode, for commands that write.
-func EnsureRoot() string {
-	dir := Root()
-	Check(layout.EnsureRoot(dir))
-	return dir
-}
-
 // Context is cancelled on SIGINT or SIGTERM.
 func Context() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
-// Resolve resolves a reference or exits with the standard message.
-func Resolve(root, ref string) layout.Session {
-	s, err := layout.Resolve(root, ref)
-	Check(err)
-	return s
 }
 
 // StringList is a repeatable string flag.
@@ -594,17 +539,10 @@ func ParseKV(what, s string) (string, string, error) {
 }
 
 // ResolveOrCurrent resolves ref, or when ref is empty the session this
-// process runs inside ($PTY_SESSION, an exact id). hint completes the error
-// shown when there is neither, e.g. "give a session id or name".
-func ResolveOrCurrent(root, ref, hint string) layout.Session {
-	s, err := ResolveOrCurrentErr(root, ref, os.Getenv("PTY_SESSION"), hint)
-	Check(err)
-	return s
-}
-
-// ResolveOrCurrentErr is ResolveOrCurrent with the current session's id
-// (IO.Session) given, returning the error.
-func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error) {
+// process runs inside: current, the exact id IO.Session holds. hint
+// completes the error when there is neither, e.g. "give a session id or
+// name".
+func ResolveOrCurrent(root, ref, current, hint string) (layout.Session, error) {
 	if ref != "" {
 		return layout.Resolve(root, ref)
 	}

@@ -76,7 +76,7 @@ func TestEnvBindsOnlyNamedVariable(t *testing.T) {
 	t.Setenv("PTY_TEST_HISTORY", "lots")
 	c, _, _ = newTestCommand()
 	_, err := c.ParseArgs(nil)
-	if err == nil || c.FlagError(err).Error() != `PTY_TEST_HISTORY: "lots" is not a whole number` {
+	if err == nil || c.flagError(err).Error() != `PTY_TEST_HISTORY: "lots" is not a whole number` {
 		t.Fatalf("bad variable: %v", err)
 	}
 	c, _, _ = newTestCommand()
@@ -102,25 +102,6 @@ func TestAliasSharesValueAndHelpLine(t *testing.T) {
 	}
 }
 
-func TestRootFromEnvKeepsLegacyWarning(t *testing.T) {
-	t.Setenv("PTY_ROOT", "/tmp/r")
-	t.Setenv("PTY_SESSION_DIR", "/tmp/l")
-	c, _, _ := newTestCommand()
-	if _, err := c.ParseArgs(nil); err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("PTY_SESSION_DIR") != "/tmp/l" {
-		t.Fatal("PTY_ROOT from the environment dropped PTY_SESSION_DIR")
-	}
-	c, _, _ = newTestCommand()
-	if _, err := c.ParseArgs([]string{"--root", "/tmp/x"}); err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("PTY_ROOT") != "/tmp/x" || os.Getenv("PTY_SESSION_DIR") != "" {
-		t.Fatal("--root does not win")
-	}
-}
-
 func TestMessageFormIsTheErrors(t *testing.T) {
 	ref := &layout.RefError{Ref: "web"}
 	for _, c := range []struct {
@@ -140,5 +121,28 @@ func TestMessageFormIsTheErrors(t *testing.T) {
 		if got := Message(c.err); got != c.want {
 			t.Errorf("Message(%q) = %q, want %q", c.err, got, c.want)
 		}
+	}
+}
+
+func TestRootFlagIsNotExported(t *testing.T) {
+	t.Setenv("PTY_ROOT", "/tmp/env-root")
+	t.Setenv("PTY_SESSION_DIR", "/tmp/legacy")
+	c, _, _ := newTestCommand()
+	if _, err := c.ParseArgs([]string{"--root", "/tmp/flag-root"}); err != nil {
+		t.Fatal(err)
+	}
+	dir, warnings, err := c.Root(os.Getenv)
+	if err != nil || dir != "/tmp/flag-root" || len(warnings) != 0 {
+		t.Fatalf("Root = %q %q %v, want /tmp/flag-root without warnings", dir, warnings, err)
+	}
+	if os.Getenv("PTY_ROOT") != "/tmp/env-root" || os.Getenv("PTY_SESSION_DIR") != "/tmp/legacy" {
+		t.Fatalf("--root changed the environment: PTY_ROOT=%q PTY_SESSION_DIR=%q", os.Getenv("PTY_ROOT"), os.Getenv("PTY_SESSION_DIR"))
+	}
+	c, _, _ = newTestCommand()
+	if _, err := c.ParseArgs(nil); err != nil {
+		t.Fatal(err)
+	}
+	if dir, warnings, err := c.Root(os.Getenv); err != nil || dir != "/tmp/env-root" || len(warnings) != 1 {
+		t.Fatalf("Root from the environment = %q %q %v, want /tmp/env-root and the both-set warning", dir, warnings, err)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/ptyorg/pty/internal/detachkey"
@@ -25,7 +26,9 @@ func (c *Command) DetachKeyFlag() detachkey.Source {
 		}
 		k, err := detachkey.Parse(env)
 		if err != nil {
-			Fatalf("%s=%v", detachkey.Env, err)
+			// A Source cannot return the error, so a bad variable ends
+			// the process here, in the middle of a Run.
+			Exit(fmt.Errorf("%s=%v", detachkey.Env, err))
 		}
 		return k
 	}

@@ -67,7 +67,7 @@ func Run(o Options, io cli.IO) error {
 	if err := layout.CheckWritableRoot(root); err != nil {
 		return err
 	}
-	s, err := cli.ResolveOrCurrentErr(root, ref, io.Session, "pty emit REF user.NAME")
+	s, err := cli.ResolveOrCurrent(root, ref, io.Session, "pty emit REF user.NAME")
 	if err != nil {
 		return err
 	}

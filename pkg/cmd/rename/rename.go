@@ -54,7 +54,7 @@ func Run(o Options, io cli.IO) error {
 		}
 	}
 	resolve := func(args []string) (layout.Session, error) {
-		s, err := cli.ResolveOrCurrentErr(root, firstArg(args), io.Session, "give a session id or name")
+		s, err := cli.ResolveOrCurrent(root, firstArg(args), io.Session, "give a session id or name")
 		if err != nil {
 			return s, err
 		}
