@@ -86,7 +86,11 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return errors.New("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
 	}
 	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
-		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, o.DetachKey.Key().With())
+		key, err := o.DetachKey.Key(io.Getenv)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, key.With())
 	}
 	s, err := layout.Resolve(io.Root, o.Args[0])
 	if err != nil {
@@ -99,7 +103,11 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	// waiting for that daemon to finish.
 	if s.Status == layout.Running || s.Status == layout.Exited && !o.Restart {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
-			key := o.DetachKey.Key() // a bad key is said first
+			key, err := o.DetachKey.Key(io.Getenv) // a bad key is said first
+			if err != nil {
+				conn.Close()
+				return err
+			}
 			if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
 				conn.Close()
 				return err
@@ -121,7 +129,10 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	} else if !confirm(s, io) {
 		return nil
 	}
-	key := o.DetachKey.Key()
+	key, err := o.DetachKey.Key(io.Getenv)
+	if err != nil {
+		return err
+	}
 	if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
 		return err // before restarting what could not be shown
 	}

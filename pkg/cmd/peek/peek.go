@@ -126,8 +126,12 @@ func Run(o Options, io cli.IO) error {
 		}
 		return exitCode(wait(io, s, o.Waits, timeout, flags))
 	case o.Follow:
+		key, err := o.DetachKey.Key(io.Getenv)
+		if err != nil {
+			return err
+		}
 		client.IgnoreQuitKey()
-		return follow(io, o.ref(), o.DetachKey.Key(), flags)
+		return follow(io, o.ref(), key, flags)
 	}
 	return screen(io, o, flags)
 }

@@ -139,7 +139,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	nested := outer != "" && !o.Force
 	root := io.Root
 	if !o.Detach && !nested {
-		o.DetachKey.Key() // a bad key is said first
+		if _, err := o.DetachKey.Key(io.Getenv); err != nil {
+			return err // a bad key is said first
+		}
 		if err := attach.NeedTerminal(io.In, "pty run", ""); err != nil {
 			return err
 		}
@@ -180,7 +182,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return nil
 		}
 		if o.Again && errors.Is(err, spawn.ErrRunning) && !nested {
-			return attachTo(root, o.ID, o.DetachKey.Key(), io)
+			return attachTo(root, o.ID, o.DetachKey, io)
 		}
 		return err
 	}
@@ -188,7 +190,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		fmt.Fprintf(io.Out, "Session %q created.\n", sid)
 		return nil
 	}
-	return attachTo(root, sid, o.DetachKey.Key(), io)
+	return attachTo(root, sid, o.DetachKey, io)
 }
 
 // launchOptions checks the flags and turns them into launch settings.
@@ -298,9 +300,13 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 			return true, nil
 		}
 		if nested {
-			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first%s, or pass --force", outer, o.ID, o.DetachKey.Key().With())
+			key, err := o.DetachKey.Key(io.Getenv)
+			if err != nil {
+				return true, err
+			}
+			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first%s, or pass --force", outer, o.ID, key.With())
 		}
-		return true, attachTo(root, o.ID, o.DetachKey.Key(), io)
+		return true, attachTo(root, o.ID, o.DetachKey, io)
 	}
 	if nested && !o.Detach {
 		// Run in place with the stored settings filled in; no session
@@ -328,13 +334,13 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 		fmt.Fprintf(io.Out, "Session %q created.\n", o.ID)
 		return true, nil
 	case err == nil:
-		return true, attachTo(root, o.ID, o.DetachKey.Key(), io)
+		return true, attachTo(root, o.ID, o.DetachKey, io)
 	case errors.Is(err, spawn.ErrRunning) && o.Detach:
 		// Someone else started it meanwhile: it runs, as asked.
 		fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
 		return true, nil
 	case errors.Is(err, spawn.ErrRunning):
-		return true, attachTo(root, o.ID, o.DetachKey.Key(), io)
+		return true, attachTo(root, o.ID, o.DetachKey, io)
 	}
 	return true, err
 }
@@ -396,7 +402,11 @@ func inPlace(outer string, o spawn.Options, io cli.IO) error {
 // attachTo attaches to a session just started (or found running). A
 // command that ends at once may be gone before we connect; its record,
 // when kept, still says how it ended.
-func attachTo(root, id string, key detachkey.Key, io cli.IO) error {
+func attachTo(root, id string, src detachkey.Source, io cli.IO) error {
+	key, err := src.Key(io.Getenv)
+	if err != nil {
+		return err
+	}
 	conn, err := client.Dial(root, id)
 	if err != nil {
 		if m, merr := layout.ReadMetadata(root, id); merr == nil && m.ExitCode != nil {

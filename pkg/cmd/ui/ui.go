@@ -64,13 +64,21 @@ func Run(o Options, io cli.IO) error {
 		filter[k] = v
 	}
 	if io.Session != "" && !o.Force {
-		return fmt.Errorf("already inside pty session %q: the picker would nest. Detach first%s, or pass --force", io.Session, o.DetachKey.Key().With())
+		key, err := o.DetachKey.Key(io.Getenv)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("already inside pty session %q: the picker would nest. Detach first%s, or pass --force", io.Session, key.With())
 	}
 	out := io.OutFile()
 	if io.In == nil || out == nil || !term.IsTerminal(int(io.In.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return fmt.Errorf("the picker needs a terminal: in scripts use 'pty list', 'pty peek ID' and 'pty send ID ...'")
 	}
 	if err := layout.EnsureRoot(io.Root); err != nil {
+		return err
+	}
+	key, err := o.DetachKey.Key(io.Getenv)
+	if err != nil {
 		return err
 	}
 	cwd, err := os.Getwd()
@@ -84,7 +92,7 @@ func Run(o Options, io cli.IO) error {
 		Cwd:          cwd,
 		Shell:        io.Getenv("SHELL"),
 		Home:         io.Getenv("HOME"),
-		DetachKey:    o.DetachKey.Key(),
+		DetachKey:    key,
 	})
 	if _, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(io.In), tea.WithOutput(out)).Run(); err != nil {
 		return fmt.Errorf("picker: %v", err)

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +47,11 @@ func TestRunRefusesBeforeDrawing(t *testing.T) {
 		if err := Run(tc.o, io); err == nil || cli.Message(err) != tc.want {
 			t.Errorf("%q inside %q: %v, want %q", tc.o.Args, tc.session, err, tc.want)
 		}
+	}
+	// A bad PTY_DETACH_KEY is Run's error, from the environment in IO.
+	io.Session, io.Env = "outer", []string{"PTY_DETACH_KEY=bogus"}
+	if err := Run(c(), io); err == nil || !strings.HasPrefix(cli.Message(err), "pty: PTY_DETACH_KEY=") {
+		t.Errorf("a bad PTY_DETACH_KEY: %v", err)
 	}
 	if out.Len()+errb.Len() != 0 {
 		t.Errorf("refusals printed %q %q", out.String(), errb.String())
