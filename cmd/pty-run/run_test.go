@@ -144,6 +144,11 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 
 	// An id that is running, and one whose dead record is kept.
 	testutil.MustRun(t, root, "run", "-d", "--id", "busy", "--", "sleep", "30")
+	// run -d returns before the daemon takes over its launch claim.
+	testutil.WaitFor(t, 10*time.Second, "busy's daemon to take over its launch claim", func() bool {
+		_, claimed := layout.ReadLaunchClaim(root, "busy")
+		return !claimed
+	})
 	before := testutil.DirNames(t, root)
 	r := testutil.Run(t, root, "run", "-d", "--id", "busy", "--", "true")
 	if r.Code != 1 || r.Stderr != "Session \"busy\" is already running. Use \"pty attach busy\" to connect.\n" {

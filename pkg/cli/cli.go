@@ -519,6 +519,16 @@ func Context() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// ResolveToChange resolves ref for a command that changes or stops the
+// session: it first refuses a root owned by another user or writable by
+// others (layout.CheckWritableRoot), before anything is touched.
+func ResolveToChange(root, ref string) (layout.Session, error) {
+	if err := layout.CheckWritableRoot(root); err != nil {
+		return layout.Session{}, err
+	}
+	return layout.Resolve(root, ref)
+}
+
 // StringList is a repeatable string flag.
 type StringList []string
 

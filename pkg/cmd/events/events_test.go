@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,28 +13,10 @@ import (
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
-// syncBuffer is written by Run's follower and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestRunWaitsForTypeInProcess(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "ev", "--tag", "keep=true", "--", "sleep", "100")
-	var out, errb syncBuffer
+	var out, errb testutil.SyncBuffer
 	io := cli.IO{Out: &out, Err: &errb, Root: root, Now: time.Now}
 	done := make(chan error, 1)
 	go func() {
@@ -57,7 +38,7 @@ func TestRunWaitsForTypeInProcess(t *testing.T) {
 	}
 
 	// In a session, REF defaults to it.
-	out = syncBuffer{}
+	out.Reset()
 	io.Session = "ev"
 	if err := Run(context.Background(), Options{Recent: true}, io); err != nil || !strings.Contains(out.String(), "user.ping") {
 		t.Fatalf("--recent inside the session: %v %q", err, out.String())

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/ptyorg/pty/pkg/cli"
-	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 )
@@ -60,10 +59,7 @@ func Run(o Options, io cli.IO) error {
 		return errors.New("kill takes one session: pty kill REF (see 'pty kill --help')")
 	}
 	root := io.Root
-	if err := layout.CheckWritableRoot(root); err != nil {
-		return err
-	}
-	s, err := layout.Resolve(root, o.Args[0])
+	s, err := cli.ResolveToChange(root, o.Args[0])
 	if err != nil {
 		return err
 	}

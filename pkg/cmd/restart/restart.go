@@ -49,10 +49,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return errors.New("restart takes one session: pty restart [-y] REF (see 'pty restart --help')")
 	}
 	root := io.Root
-	if err := layout.CheckWritableRoot(root); err != nil {
-		return err
-	}
-	s, err := layout.Resolve(root, o.Args[0])
+	s, err := cli.ResolveToChange(root, o.Args[0])
 	if err != nil {
 		return err
 	}

@@ -37,10 +37,7 @@ func Run(o Options, io cli.IO) error {
 		return errors.New("rm takes one session: pty rm REF (see 'pty rm --help')")
 	}
 	root := io.Root
-	if err := layout.CheckWritableRoot(root); err != nil {
-		return err
-	}
-	s, err := layout.Resolve(root, o.Args[0])
+	s, err := cli.ResolveToChange(root, o.Args[0])
 	if err != nil {
 		return err
 	}

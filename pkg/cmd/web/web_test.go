@@ -1,11 +1,9 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,27 +11,9 @@ import (
 	"github.com/ptyorg/pty/pkg/cli"
 )
 
-// lockedBuffer is written by the server's goroutine and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestRunServesUntilCancelled(t *testing.T) {
 	root := testutil.Root(t)
-	var out, errb lockedBuffer
+	var out, errb testutil.SyncBuffer
 	io := cli.IO{Out: &out, Err: &errb, Root: root, Now: time.Now}
 
 	for _, c := range []struct {
