@@ -112,7 +112,7 @@ func benchList(b *testing.B, write func([]layout.Session, time.Time) error) {
 			start := cpuTime(syscall.RUSAGE_SELF)
 			defer reportCPU(b, syscall.RUSAGE_SELF, start)
 			for b.Loop() {
-				all, err := layout.ListFast(root)
+				all, err := layout.At(root).List()
 				if err != nil || len(all) != n {
 					b.Fatalf("List: %d sessions, %v", len(all), err)
 				}
@@ -150,7 +150,7 @@ func BenchmarkListExec(b *testing.B) {
 	}
 }
 
-// BenchmarkListLoadEach is the same work through layout.List (one Load,
+// BenchmarkListLoadEach is the same work through one Load,
 // with its own status probes, per id): the baseline ListFast is measured
 // against.
 func BenchmarkListLoadEach(b *testing.B) {
@@ -158,7 +158,7 @@ func BenchmarkListLoadEach(b *testing.B) {
 	start := cpuTime(syscall.RUSAGE_SELF)
 	defer reportCPU(b, syscall.RUSAGE_SELF, start)
 	for b.Loop() {
-		all, err := layout.List(root)
+		all, err := layout.At(root).List()
 		if err != nil || len(all) != 1000 {
 			b.Fatalf("List: %d sessions, %v", len(all), err)
 		}

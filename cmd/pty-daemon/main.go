@@ -1,6 +1,6 @@
 // Command pty-daemon is the per-session process that holds a session's
 // pseudo-terminal. spawn starts it as "pty-daemon <id> <generation>
-// <root>" (layout.DaemonArgs: ps shows which session it serves, and a pid
+// <root>" (registry.DaemonArgs: ps shows which session it serves, and a pid
 // is told to be a session's daemon by them) with its launch config on fd 3, a readiness
 // pipe on fd 4 and the session's listening socket, already published by its
 // launcher, on fd 5; it is not meant to be run by hand.

@@ -47,16 +47,16 @@ func Start(t testing.TB, root, id string, flapping bool) Ended {
 	}
 	testutil.MustRun(t, root, append(append(args, "--"), e.Command...)...)
 	testutil.WaitFor(t, 10*time.Second, "the first run's marker", func() bool { _, err := os.Stat(e.Marker); return err == nil })
-	pid := layout.ReadPid(root, id)
+	pid := layout.At(root).Pid(id)
 	if err := client.Send(root, id, []byte("\r")); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WaitFor(t, 10*time.Second, id+" to end and its daemon to exit", func() bool {
-		s, err := layout.Load(root, id)
-		return err == nil && s.Status == layout.Exited && (pid <= 0 || !processAlive(pid))
+		s, err := layout.At(root).Load(id)
+		return err == nil && s.Shown() == layout.Exited && (pid <= 0 || !processAlive(pid))
 	})
 	os.Remove(e.Marker)
-	e.Before, _ = layout.ReadMetadata(root, id)
+	e.Before, _ = layout.At(root).Metadata(id)
 	return e
 }
 
@@ -72,8 +72,8 @@ func (e Ended) CheckRelaunched(t testing.TB, root string, byGC bool) {
 		marker = strings.TrimSpace(string(b))
 		return strings.HasPrefix(marker, "agent=")
 	})
-	s, err := layout.Load(root, e.ID)
-	if err != nil || s.Status != layout.Running {
+	s, err := layout.At(root).Load(e.ID)
+	if err != nil || s.Shown() != layout.Running {
 		t.Fatalf("%s after the relaunch: %+v %v", e.ID, s, err)
 	}
 	m := s.Meta

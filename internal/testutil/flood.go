@@ -1,11 +1,14 @@
 package testutil
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptyorg/pty/pkg/term"
 )
 
 // FloodPad widens the flood's lines: a hundred columns, so that the
@@ -43,7 +46,12 @@ func WaitFloodScrollback(tm *Tmux, end string) []string {
 }
 
 // FloodMarker is the line that stands for lines not kept.
-var FloodMarker = regexp.MustCompile(`^\[pty: ([0-9,]+) lines? not kept; the session keeps 10,000\]$`)
+var FloodMarker = FloodMarkerKeeping(10000)
+
+// FloodMarkerKeeping is FloodMarker for a session that keeps keep lines.
+func FloodMarkerKeeping(keep int) *regexp.Regexp {
+	return regexp.MustCompile(`^\[pty: ([0-9,]+) lines? not kept; the session keeps ` + term.Thousands(int64(keep)) + `\]$`)
+}
 
 // CheckFlood checks the terminal's scrollback after a flood of the
 // numbers 1..n: the numbers are there in order, each once, and every gap
@@ -52,11 +60,23 @@ var FloodMarker = regexp.MustCompile(`^\[pty: ([0-9,]+) lines? not kept; the ses
 // the session's 10,000 lines of scrollback.
 func CheckFlood(t *testing.T, lines []string, n int) {
 	t.Helper()
+	if p := FloodProblem(lines, n, 10000, false); p != "" {
+		t.Fatal(p)
+	}
+}
+
+// FloodProblem is what CheckFlood finds wrong ("" for nothing), for a
+// session that keeps keep lines of scrollback: with keep >= n, every
+// number must be there and no marker. With topDropped, the terminal may
+// have dropped its own oldest lines (a scrollback shorter than the
+// flood's): what the first number follows is not checked.
+func FloodProblem(lines []string, n, keep int, topDropped bool) string {
+	marker := FloodMarkerKeeping(keep)
 	prev, markers, run, pendingGap := 0, 0, 0, int64(-1)
 	for i, l := range lines {
-		if m := FloodMarker.FindStringSubmatch(l); m != nil {
+		if m := marker.FindStringSubmatch(l); m != nil {
 			if pendingGap >= 0 {
-				t.Fatalf("line %d: two markers in a row: %q", i, l)
+				return fmt.Sprintf("line %d: two markers in a row: %q", i, l)
 			}
 			pendingGap, _ = strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
 			markers++
@@ -70,8 +90,8 @@ func CheckFlood(t *testing.T, lines []string, n int) {
 		if pendingGap >= 0 {
 			want = pendingGap
 		}
-		if got := int64(v - prev - 1); got != want {
-			t.Fatalf("line %d: %d follows %d: %d numbers missing, the marker said %d\n%s", i, v, prev, got, want,
+		if got := int64(v - prev - 1); got != want && !(topDropped && prev == 0) {
+			return fmt.Sprintf("line %d: %d follows %d: %d numbers missing, the marker said %d\n%s", i, v, prev, got, want,
 				floodSummary(lines))
 		}
 		if pendingGap >= 0 {
@@ -81,11 +101,18 @@ func CheckFlood(t *testing.T, lines []string, n int) {
 		run++
 	}
 	if prev != n {
-		t.Fatalf("the last number in the scrollback is %d, not %d\n%s", prev, n, floodSummary(lines))
+		return fmt.Sprintf("the last number in the scrollback is %d, not %d\n%s", prev, n, floodSummary(lines))
 	}
-	if markers == 0 || run < 10000 {
-		t.Fatalf("%d markers, %d numbers after the last: want a marker and the session's 10,000 lines", markers, run)
+	if keep >= n {
+		if markers != 0 || run != n {
+			return fmt.Sprintf("%d markers, %d numbers: want all %d and no marker\n%s", markers, run, n, floodSummary(lines))
+		}
+		return ""
 	}
+	if markers == 0 || run < keep {
+		return fmt.Sprintf("%d markers, %d numbers after the last: want a marker and the session's %d lines", markers, run, keep)
+	}
+	return ""
 }
 
 // floodSummary shows where lines break the run of numbers.

@@ -1,11 +1,14 @@
 // Package testutil drives the real pty binaries in tests: it builds every
-// cmd/* once per test process, gives each test its own short PTY_ROOT, and
-// kills any daemon left in that root when the test ends.
+// cmd/* once per source for all test processes, gives each test its own
+// short PTY_ROOT, and kills any daemon left in that root when the test
+// ends.
 package testutil
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,95 +29,39 @@ var (
 // ModuleRoot is the repository root (where go.mod is).
 func ModuleRoot(t testing.TB) string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	mod, err := moduleRoot()
 	if err != nil {
-		t.Fatalf("go env GOMOD: %v", err)
+		t.Fatal(err)
 	}
-	return filepath.Dir(strings.TrimSpace(string(out)))
+	return mod
 }
 
-// BinDir builds all commands (once per test process) and returns the
-// directory holding them.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	return filepath.Dir(strings.TrimSpace(string(out))), nil
+}
+
+// BinDir returns the directory holding every command built from the
+// module's current source. The build is shared by all test processes
+// (see cachedBinDir): the first to need a source's build makes it, the
+// others wait for it.
 func BinDir(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		reapBinDirs()
-		dir, err := os.MkdirTemp("", binDirPrefix+strconv.Itoa(os.Getpid())+"-")
+		mod, err := moduleRoot()
 		if err != nil {
 			buildErr = err
 			return
 		}
-		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/...")
-		cmd.Dir = ModuleRoot(t)
-		cmd.Env = buildEnv()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			// In a tree where several people work at once, one command
-			// that does not compile yet must not stop everyone else's
-			// tests: build the commands one by one and keep those that
-			// build. A test needing a missing one fails on its own.
-			if !buildEach(ModuleRoot(t), dir) {
-				buildErr = errors.New("go build ./cmd/...: " + err.Error() + "\n" + string(out))
-				return
-			}
-			os.Stderr.WriteString("testutil: some commands do not build, continuing without them:\n" + string(out))
-		}
-		binDir = dir
+		binDir, buildErr = cachedBinDir(mod)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return binDir
-}
-
-// binDirPrefix names the directories BinDir builds into, with the pid of
-// the test process that owns one.
-const binDirPrefix = "ptybin-"
-
-// reapBinDirs removes the build directories of test processes that have
-// ended. Nothing runs when a test process exits, and each directory holds
-// every command (about 100 MB), so without this every package's test run
-// left one behind: gigabytes per "go test ./...".
-func reapBinDirs() {
-	ents, _ := os.ReadDir(os.TempDir())
-	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), binDirPrefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pidStr, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidStr)
-		if err != nil || pid <= 0 || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-			continue // alive, or not ours to judge
-		}
-		os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-	}
-}
-
-// buildEnv builds the commands as install.sh does: without cgo, so tests
-// run the static binaries people install (no libc mapped into every
-// daemon).
-func buildEnv() []string { return append(os.Environ(), "CGO_ENABLED=0") }
-
-// buildEach builds every cmd/* separately into dir and reports whether
-// any of them built.
-func buildEach(mod, dir string) bool {
-	ents, err := os.ReadDir(filepath.Join(mod, "cmd"))
-	if err != nil {
-		return false
-	}
-	any := false
-	for _, e := range ents {
-		if !e.IsDir() {
-			continue
-		}
-		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/"+e.Name())
-		cmd.Dir = mod
-		cmd.Env = buildEnv()
-		if cmd.Run() == nil {
-			any = true
-		}
-	}
-	return any
 }
 
 // Root makes a fresh, short PTY_ROOT (sockets are limited to 104 bytes)
@@ -341,4 +288,17 @@ func DirNames(t testing.TB, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// WriteRecord writes m as session id's record (<id>.json) in root, for
+// tests that fabricate a registry state no command makes.
+func WriteRecord(t testing.TB, root, id string, m json.Marshaler) {
+	t.Helper()
+	b, err := m.MarshalJSON()
+	if err == nil {
+		err = os.WriteFile(filepath.Join(root, id+".json"), b, 0o600)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -526,7 +526,7 @@ func ResolveToChange(root, ref string) (layout.Session, error) {
 	if err := layout.CheckWritableRoot(root); err != nil {
 		return layout.Session{}, err
 	}
-	return layout.Resolve(root, ref)
+	return layout.At(root).Resolve(ref)
 }
 
 // StringList is a repeatable string flag.
@@ -554,7 +554,7 @@ func ParseKV(what, s string) (string, string, error) {
 // name".
 func ResolveOrCurrent(root, ref, current, hint string) (layout.Session, error) {
 	if ref != "" {
-		return layout.Resolve(root, ref)
+		return layout.At(root).Resolve(ref)
 	}
 	if current == "" {
 		return layout.Session{}, fmt.Errorf("no session given and not inside a pty session ($PTY_SESSION is unset): %s", hint)
@@ -562,7 +562,7 @@ func ResolveOrCurrent(root, ref, current, hint string) (layout.Session, error) {
 	if err := layout.ValidateID(current); err != nil {
 		return layout.Session{}, fmt.Errorf("$PTY_SESSION is not a session id: %v", err)
 	}
-	s, err := layout.Load(root, current)
+	s, err := layout.At(root).Load(current)
 	if errors.Is(err, layout.ErrNotFound) {
 		return s, errs.Sentence(fmt.Sprintf("Session %q (from $PTY_SESSION) not found.", current), nil)
 	}

@@ -18,12 +18,12 @@ import (
 func Settle(root string, s layout.Session) layout.Session {
 	deadline := time.Now().Add(time.Second)
 	for {
-		n, err := layout.Load(root, s.ID)
+		n, err := layout.At(root).Load(s.ID)
 		if err != nil {
 			return s
 		}
 		s = n
-		if s.Status != layout.Running || time.Now().After(deadline) {
+		if s.Shown() != layout.Running || time.Now().After(deadline) {
 			return s
 		}
 		time.Sleep(50 * time.Millisecond)

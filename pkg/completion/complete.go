@@ -303,7 +303,7 @@ func (System) Sessions(root string) []Candidate {
 	if root == "" {
 		return nil
 	}
-	ids, err := layout.IDs(root)
+	ids, err := layout.At(root).IDs()
 	if err != nil {
 		return nil
 	}
@@ -312,7 +312,7 @@ func (System) Sessions(root string) []Candidate {
 	isID := map[string]bool{}
 	for _, id := range ids {
 		isID[id] = true
-		m, err := layout.ReadMetadata(root, id)
+		m, err := layout.At(root).Metadata(id)
 		if err != nil {
 			continue
 		}

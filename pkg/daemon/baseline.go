@@ -80,32 +80,33 @@ type buildKey struct {
 	rows0, col int // the session's size
 }
 
-func (d *Daemon) keyOf(c *client) buildKey {
+func (d *Daemon) keyOfLocked(c *client) buildKey {
 	k := buildKey{role: c.role, rows0: d.rows, col: d.cols}
-	if c.role == roleWritable {
-		k.history, k.rows = c.history, c.rows
-	} else {
+	if c.role != roleWritable {
 		k.flags = c.flags
+	}
+	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
+		k.history, k.rows = c.history, c.termRowsLocked(d)
 	}
 	return k
 }
 
-// bigBaseline reports whether c's next baseline includes a scrollback
-// long enough to be rendered in slices. Called under d.mu.
-func (d *Daemon) bigBaseline(c *client) bool {
+// bigBaselineLocked reports whether c's next baseline includes a scrollback
+// long enough to be rendered in slices.
+func (d *Daemon) bigBaselineLocked(c *client) bool {
 	if d.screen.ScrollbackLen() < bigScrollback {
 		return false
 	}
-	if c.role == roleWritable {
+	if c.role == roleWritable || c.flags&proto.PeekRedraw != 0 {
 		return c.history != 0
 	}
 	return c.role == roleReadonly && c.flags&proto.PeekRedraw == 0 && c.flags&proto.PeekFull != 0
 }
 
-// deferBaseline marks c's baseline due, for its writer to render: until
+// deferBaselineLocked marks c's baseline due, for its writer to render: until
 // then c receives no output (the baseline will show it) and its replies
-// wait behind the baseline. Called under d.mu.
-func (d *Daemon) deferBaseline(c *client) {
+// wait behind the baseline.
+func (d *Daemon) deferBaselineLocked(c *client) {
 	c.due = true
 	c.live = false
 	c.stale = false
@@ -116,9 +117,9 @@ func (d *Daemon) deferBaseline(c *client) {
 	}
 }
 
-// coalesced reports whether c's PEEK asks for what its baseline that is
-// due or being rendered answers. Called under d.mu.
-func coalesced(c *client, flags byte) bool {
+// coalescedLocked reports whether c's PEEK asks for what its baseline that is
+// due or being rendered answers.
+func coalescedLocked(c *client, flags byte) bool {
 	if c.role != roleReadonly || c.peekFlags != flags {
 		return false
 	}
@@ -128,7 +129,7 @@ func coalesced(c *client, flags byte) bool {
 // buildLocked renders c's due baseline and queues it, with what was
 // queued before it and the output that arrived meanwhile behind it. It
 // lets go of d.mu while it waits for its turn and between slices; it
-// returns false once c is gone. Called under d.mu.
+// returns false once c is gone.
 func (d *Daemon) buildLocked(c *client) bool {
 	for c.due {
 		select {
@@ -155,11 +156,11 @@ func (d *Daemon) buildOnceLocked(c *client) bool {
 		return true
 	}
 	c.due = false
-	if !d.bigBaseline(c) {
+	if !d.bigBaselineLocked(c) {
 		// The scrollback shrank meanwhile (cleared): rendered at once.
 		ov := c.overflow
 		c.overflow = false
-		d.baseline(c)
+		d.baselineLocked(c)
 		c.overflow = ov
 		c.history = 0
 		c.live = true
@@ -170,14 +171,14 @@ func (d *Daemon) buildOnceLocked(c *client) bool {
 		}
 		return true
 	}
-	key := d.keyOf(c)
+	key := d.keyOfLocked(c)
 	if sh := d.shared; sh != nil && sh.gen == d.screenGen && sh.key == key {
 		c.history = 0
-		d.queueBuilt(c, c.pending, nil, proto.Size(d.rows, d.cols), sh.payload)
+		d.queueBuiltLocked(c, c.pending, nil, proto.Size(d.rows, d.cols), sh.payload)
 		c.drawn, c.mark = true, d.screen.HistorySeq()
 		return true
 	}
-	b := d.startBuild(c)
+	b := d.startBuildLocked(c)
 	c.build = b
 	// The terminal will hold the scrollback as it is now; what scrolls
 	// off later comes with the output, or with a redraw's catch-up.
@@ -187,9 +188,9 @@ func (d *Daemon) buildOnceLocked(c *client) bool {
 	b.before, c.pending = c.pending, nil
 	c.live, c.busy = true, true
 	for !b.done {
-		d.stepBuild(b)
+		d.stepBuildLocked(b)
 		c.buildHeld = cap(b.arena) + cap(b.screen)
-		d.recount(c)
+		d.recountLocked(c)
 		d.mu.Unlock()
 		runtime.Gosched() // the waiting get d.mu first
 		d.mu.Lock()
@@ -197,30 +198,30 @@ func (d *Daemon) buildOnceLocked(c *client) bool {
 			return false
 		}
 		if c.build != b {
-			// Superseded by another request (see deferBaseline),
+			// Superseded by another request (see deferBaselineLocked),
 			// which dropped the queue.
 			c.busy, c.buildHeld = false, 0
-			d.recount(c)
+			d.recountLocked(c)
 			return true
 		}
 	}
 	c.build = nil
 	c.busy = false
-	payload := d.finishBuild(b)
+	payload := d.finishBuildLocked(b)
 	c.buildHeld = 0
 	if d.screenGen == b.gen {
 		d.shared = &sharedBaseline{gen: b.gen, key: key, payload: payload}
 	}
-	d.queueBuilt(c, b.before, c.pending, proto.Size(b.rows, b.cols), payload)
+	d.queueBuiltLocked(c, b.before, c.pending, proto.Size(b.rows, b.cols), payload)
 	return true
 }
 
-// queueBuilt hands c's writer, which calls it, a large baseline: what
+// queueBuiltLocked hands c's writer, which calls it, a large baseline: what
 // was queued before it (before), GEOMETRY and the SCREEN frame's header
 // (c.pending), the payload itself (c.big, not copied: it may be shared),
 // then the replies held back behind it and the output that arrived since
-// it was begun (c.after). Called under d.mu.
-func (d *Daemon) queueBuilt(c *client, before, rest, geom, payload []byte) {
+// it was begun (c.after).
+func (d *Daemon) queueBuiltLocked(c *client, before, rest, geom, payload []byte) {
 	c.pending = before
 	var after []byte
 	if c.tty != nil {
@@ -232,7 +233,7 @@ func (d *Daemon) queueBuilt(c *client, before, rest, geom, payload []byte) {
 		c.pending = proto.AppendFrame(c.pending, proto.Geometry, geom)
 		n := len(payload)
 		c.pending = append(c.pending, byte(proto.Screen), byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
-		// The replies held back behind the baseline (see queue), in
+		// The replies held back behind the baseline (see queueLocked), in
 		// the same write as it.
 		after = append(after, c.ctl...)
 		c.ctl = c.ctl[:0]
@@ -241,14 +242,14 @@ func (d *Daemon) queueBuilt(c *client, before, rest, geom, payload []byte) {
 	c.live = true
 }
 
-// startBuild renders the screen part of c's baseline and marks the
-// scrollback whose lines stepBuild renders. Called under d.mu.
-func (d *Daemon) startBuild(c *client) *build {
+// startBuildLocked renders the screen part of c's baseline and marks the
+// scrollback whose lines stepBuild renders.
+func (d *Daemon) startBuildLocked(c *client) *build {
 	b := &build{rows: d.rows, cols: d.cols, mark: d.screen.MarkHistory(), flags: c.flags, gen: d.screenGen}
 	n := b.mark.Len()
 	b.next = n - 1
 	switch {
-	case c.role == roleWritable:
+	case c.role == roleWritable || c.flags&proto.PeekRedraw != 0:
 		b.kind = buildHistory
 		b.screen = d.screen.Redraw()
 		want := c.history
@@ -257,8 +258,8 @@ func (d *Daemon) startBuild(c *client) *build {
 		}
 		c.history = 0
 		b.stop = n - want
-		b.histRows = c.rows
-		b.budget = proto.MaxPayload - len(b.screen) - len(term.HistoryPrefix) - c.rows - len("\x1b[0m")
+		b.histRows = c.termRowsLocked(d)
+		b.budget = proto.MaxPayload - len(b.screen) - len(term.HistoryPrefix) - b.histRows - len("\x1b[0m")
 	case c.flags&proto.PeekPlain != 0:
 		b.kind = buildPeekPlain
 		b.screen = []byte(strings.TrimRight(d.screen.PlainText(false), "\n"))
@@ -286,11 +287,11 @@ func (d *Daemon) startBuild(c *client) *build {
 	return b
 }
 
-// stepBuild renders about buildSlice bytes more of the scrollback, from
+// stepBuildLocked renders about buildSlice bytes more of the scrollback, from
 // the newest line back, until the budget is spent, the lines asked for
 // are, or a line is no longer there (scrolled out of the scrollback,
-// cleared): the baseline then starts after it. Called under d.mu.
-func (d *Daemon) stepBuild(b *build) {
+// cleared): the baseline then starts after it.
+func (d *Daemon) stepBuildLocked(b *build) {
 	form := term.FormANSI
 	switch b.kind {
 	case buildPeekPlain:
@@ -338,8 +339,8 @@ func (d *Daemon) stepBuild(b *build) {
 	}
 }
 
-// finishBuild assembles the baseline's payload. Called under d.mu.
-func (d *Daemon) finishBuild(b *build) []byte {
+// finishBuildLocked assembles the baseline's payload.
+func (d *Daemon) finishBuildLocked(b *build) []byte {
 	sep := "\r\n"
 	switch b.kind {
 	case buildPeekPlain:

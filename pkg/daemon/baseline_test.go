@@ -22,6 +22,7 @@ import (
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
+	"github.com/ptyorg/pty/pkg/term"
 )
 
 // bigLines is how many lines of 1000 columns, a colour per cell, the
@@ -59,7 +60,7 @@ func bigSession(t testing.TB, root, id string, busy bool) int {
 		s, err := client.Peek(root, id, proto.PeekPlain)
 		return err == nil && strings.Contains(string(s.Screen), "ready")
 	})
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,13 +248,19 @@ func TestBigBaselineOnBusySession(t *testing.T) {
 	if !bytes.Contains(screen, []byte("line 03399")) || !bytes.Contains(screen, []byte("line 02000")) {
 		t.Errorf("the attach's baseline (%d bytes) lacks the history", len(screen))
 	}
+	waitData(t, r, "tick", "attach")
+}
+
+// waitData reads r until DATA with want in it.
+func waitData(t *testing.T, r *proto.Reader, want, who string) {
+	t.Helper()
 	for {
 		f, err := r.Next()
 		if err != nil {
-			t.Fatalf("attach: no live output after the baseline: %v", err)
+			t.Fatalf("%s: no live output after the baseline: %v", who, err)
 		}
-		if f.Type == proto.Data && bytes.Contains(f.Payload, []byte("tick")) {
-			break
+		if f.Type == proto.Data && bytes.Contains(f.Payload, []byte(want)) {
+			return
 		}
 	}
 }
@@ -335,15 +342,7 @@ func TestSharedBaselineGoesLive(t *testing.T) {
 	in := dial(t, root, "shared")
 	in.Write(append(header(byte(proto.Data), 9), "echo-me\r\n"...))
 	for i, r := range readers {
-		for {
-			f, err := r.Next()
-			if err != nil {
-				t.Fatalf("follower %d got no live output: %v", i, err)
-			}
-			if f.Type == proto.Data && bytes.Contains(f.Payload, []byte("echo-me")) {
-				break
-			}
-		}
+		waitData(t, r, "echo-me", fmt.Sprintf("follower %d", i))
 	}
 }
 
@@ -388,4 +387,39 @@ func BenchmarkStatusUnderFullPeeks(b *testing.B) {
 		worst = max(worst, time.Since(start))
 	}
 	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms")
+}
+
+// TestRedrawPeekHasHistory: a reader that keeps its own emulator (pty
+// web: PEEK with the redraw, full and follow bits) gets the scrollback
+// first, as ATTACH's history, rendered in slices, then the exact screen,
+// then the live output.
+func TestRedrawPeekHasHistory(t *testing.T) {
+	root := testutil.Root(t)
+	bigSession(t, root, "web", false)
+	c := dial(t, root, "web")
+	c.Write(append(header(byte(proto.Peek), 1), proto.PeekRedraw|proto.PeekFull|proto.PeekFollow))
+	c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	r := proto.NewReader(c)
+	for {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatalf("no baseline: %v", err)
+		}
+		if f.Type != proto.Screen {
+			continue
+		}
+		p := f.Payload
+		if !bytes.HasPrefix(p, []byte(term.HistoryPrefix)) {
+			t.Fatalf("the baseline starts %q, not with the history", p[:min(len(p), 40)])
+		}
+		// The screen's 50 rows hold the last lines and "ready".
+		redraw := bytes.LastIndex(p, []byte(term.RedrawPrefix+"\x1b[?6l"))
+		if redraw < 0 || !bytes.Contains(p[:redraw], []byte("line 03300")) || !bytes.Contains(p[redraw:], []byte("ready")) {
+			t.Fatalf("a baseline of %d bytes, the screen from %d: not the history, then the screen", len(p), redraw)
+		}
+		break
+	}
+	in := dial(t, root, "web")
+	in.Write(append(header(byte(proto.Data), 9), "echo-me\r\n"...))
+	waitData(t, r, "echo-me", "the redraw peek")
 }

@@ -67,7 +67,7 @@ func TestPeerAllowed(t *testing.T) {
 func start(t *testing.T, root, id string, args ...string) int {
 	t.Helper()
 	testutil.MustRun(t, root, append([]string{"run", "-d", "--id", id, "--"}, args...)...)
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +301,7 @@ func TestTerminalEventsAreLogged(t *testing.T) {
 	want := map[string]bool{layout.EventTitleChange: false, layout.EventBell: false, layout.EventNotification: false, layout.EventCursorVisible: false}
 	var evs []layout.Event
 	testutil.WaitFor(t, 10*time.Second, "terminal events in the log", func() bool {
-		evs, _ = layout.ReadEvents(root, "ev")
+		evs, _ = layout.At(root).Events("ev")
 		for _, e := range evs {
 			if _, ok := want[e.Type]; ok {
 				want[e.Type] = true

@@ -39,7 +39,7 @@ func startLimited(t *testing.T, root, id string, args ...string) int {
 	if r := testutil.RunCmd(t, cmd); r.Code != 0 {
 		t.Fatalf("start %s: %+v", id, r)
 	}
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}

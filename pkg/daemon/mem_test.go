@@ -21,12 +21,12 @@ import (
 func TestLastOutputAtPersisted(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "lo", "sh", "-c", "read x; echo $x; exec sleep 60")
-	if m, _ := layout.ReadMetadata(root, "lo"); m.LastOutputAt != "" {
+	if m, _ := layout.At(root).Metadata("lo"); m.LastOutputAt != "" {
 		t.Fatalf("lastOutputAt %q before any output", m.LastOutputAt)
 	}
 	testutil.MustRun(t, root, "send", "lo", "hello\r")
 	testutil.WaitFor(t, 5*time.Second, "lastOutputAt in the metadata", func() bool {
-		m, err := layout.ReadMetadata(root, "lo")
+		m, err := layout.At(root).Metadata("lo")
 		return err == nil && m.LastOutputAt != ""
 	})
 }
@@ -47,7 +47,7 @@ func TestOrphansReaped(t *testing.T) {
 	})
 	testutil.MustRun(t, root, "send", "orph", "\r")
 	testutil.WaitFor(t, 10*time.Second, "the exit to be recorded", func() bool {
-		m, err := layout.ReadMetadata(root, "orph")
+		m, err := layout.At(root).Metadata("orph")
 		return err == nil && m.ExitCode != nil && *m.ExitCode == 3
 	})
 }
@@ -114,11 +114,11 @@ func BenchmarkDaemonRSS(b *testing.B) {
 	for i := range b.N {
 		id := "idle" + strconv.Itoa(i)
 		testutil.MustRun(b, root, "run", "-d", "--id", id, "--", "sleep", "600")
-		idlePid := layout.ReadPid(root, id)
+		idlePid := layout.At(root).Pid(id)
 		id = "rss" + strconv.Itoa(i)
 		testutil.MustRun(b, root, "run", "-d", "--id", id, "--rows", "50", "--cols", "200", "--", "sh", "-c",
 			"seq 1 20000 | sed 's/$/ some log line text to make it eighty columns wide or so, like a real log/'; exec sleep 600")
-		pid := layout.ReadPid(root, id)
+		pid := layout.At(root).Pid(id)
 		testutil.WaitFor(b, 30*time.Second, "the last line on screen", func() bool {
 			s, err := client.Peek(root, id, proto.PeekPlain)
 			return err == nil && strings.Contains(string(s.Screen), "20000 some log")

@@ -2,8 +2,8 @@ package daemon
 
 import "runtime"
 
-// fitProcs sets how many processors the daemon runs on: the runtime's
-// default while a flood of output (see flooding), or output on its way to
+// fitProcsLocked sets how many processors the daemon runs on: the runtime's
+// default while a flood of output (see floodingLocked), or output on its way to
 // one, goes to an attached client, whose output is then written while the
 // next chunk is emulated, which a second processor does in parallel; one
 // otherwise. spawn starts the daemon with GOMAXPROCS=1 because every
@@ -13,8 +13,8 @@ import "runtime"
 // second processor made a session someone had once attached to cost a
 // third more than with one (TestAttachedSessionStaysSmall). A flood ends
 // with its garbage handed back to the system (metaLoop), after the
-// processors are back to one. Called under d.mu.
-func (d *Daemon) fitProcs(many bool) {
+// processors are back to one.
+func (d *Daemon) fitProcsLocked(many bool) {
 	switch {
 	case many && !d.manyProcs:
 		runtime.SetDefaultGOMAXPROCS()

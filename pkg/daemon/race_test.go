@@ -43,7 +43,7 @@ func TestDaemonHasNoDataRaces(t *testing.T) {
 	if r := testutil.RunCmd(t, cmd); r.Code != 0 {
 		t.Fatalf("run: %+v", r)
 	}
-	m, err := layout.ReadMetadata(root, "r")
+	m, err := layout.At(root).Metadata("r")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,10 +64,10 @@ func (d *Daemon) attachTTY(c *client, typ proto.Type, payload []byte, fds []int)
 	c.history, c.spoke = c.histWant, true
 	// Whatever was queued was framed for the socket.
 	c.pending, c.spare = nil, nil
-	d.recount(c)
+	d.recountLocked(c)
 	c.tty, c.ttyRaw, c.keys = screen, src, keys
-	d.queue(c, proto.TTYAttached, nil)
-	d.sync(c)
+	d.queueLocked(c, proto.TTYAttached, nil)
+	d.syncLocked(c)
 	d.mu.Unlock()
 	select {
 	case d.attached <- struct{}{}:
@@ -115,12 +115,12 @@ func (d *Daemon) detachTTY(c *client) {
 	c.keys.Close()
 	c.keys = nil
 	c.live = false
-	d.queue(c, proto.Detach, nil)
-	d.flush(c)
+	d.queueLocked(c, proto.Detach, nil)
+	d.flushLocked(c)
 }
 
-// closeTTY lets go of a terminal client's descriptors. Called under d.mu.
-func (c *client) closeTTY() {
+// closeTTYLocked lets go of a terminal client's descriptors.
+func (c *client) closeTTYLocked() {
 	if c.keys != nil {
 		c.keys.Close()
 		c.keys = nil

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -43,38 +42,6 @@ func parseLine(id string, raw []byte) Line {
 		l.Event = layout.Event{}
 	}
 	return l
-}
-
-// IDFromLogName returns the session id of a "<id>.events.jsonl" entry, or
-// "" for any other name (temporary files of an atomic rewrite included).
-func IDFromLogName(name string) string {
-	if layout.IsTemp(name) {
-		return ""
-	}
-	id, ok := strings.CutSuffix(name, layout.SuffixEvents)
-	if !ok || layout.ValidateID(id) != nil {
-		return ""
-	}
-	return id
-}
-
-// LogIDs lists the sessions that have an event log under root.
-func LogIDs(root string) ([]string, error) {
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("read pty root %s: %w", root, err)
-	}
-	var ids []string
-	for _, e := range ents {
-		if id := IDFromLogName(e.Name()); id != "" {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	return ids, nil
 }
 
 func readLog(root, id string) ([]Line, error) {
@@ -113,7 +80,7 @@ func Recent(root, id string, n int) ([]Line, error) {
 // RecentAll returns the last n events across every session under root,
 // ordered by timestamp (each log's own order is kept for equal stamps).
 func RecentAll(root string, n int) ([]Line, error) {
-	ids, err := LogIDs(root)
+	ids, err := layout.At(root).LogIDs()
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +168,7 @@ func (f Follower) Follow(ctx context.Context, fn func(Line) error) error {
 		for _, id := range ids {
 			fo.want[id] = true
 		}
-	} else if ids, err = LogIDs(f.Root); err != nil {
+	} else if ids, err = layout.At(f.Root).LogIDs(); err != nil {
 		return err
 	}
 	for _, id := range ids {
@@ -225,10 +192,10 @@ func (f Follower) Follow(ctx context.Context, fn func(Line) error) error {
 				return errors.New("follow events: the watcher closed")
 			}
 			name := filepath.Base(ev.Name)
-			if id := layout.SessionIDFromMetaName(name); id != "" && fo.want[id] && ended(false) {
+			if id := layout.IDFromName(name, layout.SuffixMeta); id != "" && fo.want[id] && ended(false) {
 				return stopped(fo.syncWanted())
 			}
-			id := IDFromLogName(name)
+			id := layout.IDFromName(name, layout.SuffixEvents)
 			if id == "" || (fo.want != nil && !fo.want[id]) {
 				continue
 			}
@@ -268,7 +235,7 @@ func stopped(err error) error {
 }
 
 func (fo *follower) rescan() error {
-	ids, err := LogIDs(fo.root)
+	ids, err := layout.At(fo.root).LogIDs()
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func (c *collector) waitCount(t *testing.T, n int) []Line {
 
 func emit(t *testing.T, root, id string, i int) {
 	t.Helper()
-	if err := layout.AppendEvents(root, id, layout.NewEvent(id, "user.n", "i", i)); err != nil {
+	if err := layout.At(root).AppendEvents(id, layout.NewEvent(id, "user.n", "i", i)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,7 +3,7 @@
 // environment and the child's, and the working-directory check both make.
 // It is apart from package spawn because every session's daemon links it:
 // the launcher's own needs (debug/elf, os/exec, fmt) stay out of the
-// daemon (cmd/pty-daemon's TestDaemonLinksNoHeavyPackages).
+// daemon (test/daemon's TestDaemonLinksNoHeavyPackages).
 package launchconfig
 
 import (
@@ -36,7 +36,7 @@ type Config struct {
 	Replace        bool                       `json:"replace,omitempty"`
 	ReplaceGen     string                     `json:"replaceGeneration,omitempty"`
 	// Generation is the new session's generation, minted here so it can
-	// also be in the daemon's arguments (layout.DaemonArgs), where anyone
+	// also be in the daemon's arguments (registry.DaemonArgs), where anyone
 	// can check a pid against a record.
 	Generation string `json:"generation,omitempty"`
 	// Set by Launch once it has claimed the session for the daemon (see

@@ -19,7 +19,7 @@ func TestMain(m *testing.M) {
 		n, _ := strconv.Atoi(os.Getenv("LAYOUT_TEST_WRITER_N"))
 		key := os.Getenv("LAYOUT_TEST_WRITER_KEY")
 		for i := 1; i <= n; i++ {
-			_, err := Update(root, "s", func(m *Metadata) ([]Event, error) {
+			_, err := updateRecord(root, "s", func(m *Metadata) ([]Event, error) {
 				if m.Tags == nil {
 					m.Tags = map[string]string{}
 				}
@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 func TestConcurrentWritersLoseNothing(t *testing.T) {
 	root := t.TempDir()
-	if err := WriteMetadata(root, "s", &Metadata{Command: "/bin/sh", CreatedAt: Now()}); err != nil {
+	if err := writeRecord(root, "s", &Metadata{Command: "/bin/sh", CreatedAt: Now()}); err != nil {
 		t.Fatal(err)
 	}
 	const writers, each = 20, 10
@@ -86,7 +86,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d reads saw a torn or missing file", bad, reads)
 	}
-	m, err := ReadMetadata(root, "s")
+	m, err := readMetadata(root, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			t.Errorf("writer %d's last update lost: tag is %q", w, v)
 		}
 	}
-	evs, _ := ReadEvents(root, "s")
+	evs, _ := readEvents(root, "s")
 	if len(evs) != writers*each {
 		t.Errorf("%d events, want %d", len(evs), writers*each)
 	}
@@ -110,11 +110,11 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 func TestEventRetention(t *testing.T) {
 	root := t.TempDir()
 	for i := 0; i < EventsMaxLines+10; i++ {
-		if err := AppendEvents(root, "s", NewEvent("s", "user.n", "i", i, "pad", strings.Repeat("x", 40))); err != nil {
+		if err := appendEventsTo(root, "s", NewEvent("s", "user.n", "i", i, "pad", strings.Repeat("x", 40))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	evs, err := ReadEvents(root, "s")
+	evs, err := readEvents(root, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestAtomicWriteLeavesNoTemp(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	for i := 0; i < 50; i++ {
-		if err := WriteFileAtomic(p, []byte(strconv.Itoa(i)), 0o600); err != nil {
+		if err := writeFileAtomic(p, []byte(strconv.Itoa(i)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +143,7 @@ func TestAtomicWriteLeavesNoTemp(t *testing.T) {
 		t.Errorf("entries: %v", ents)
 	}
 	// A write into a directory that does not exist fails cleanly.
-	if err := WriteFileAtomic(filepath.Join(dir, "no", "f"), []byte("x"), 0o600); err == nil {
+	if err := writeFileAtomic(filepath.Join(dir, "no", "f"), []byte("x"), 0o600); err == nil {
 		t.Error("write into a missing directory succeeded")
 	}
 }

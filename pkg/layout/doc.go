@@ -1,13 +1,45 @@
-// Package layout is the public core of pty's on-disk registry: where the root
-// is, what a session id and display name may be, which files a session owns,
-// the metadata and event formats, atomic writes, locks, and the derived
-// status of a session.
+// Package layout is the public core of pty's on-disk registry, the API
+// third-party pty-* commands (plugins) build on: where the root is, what
+// a session id and display name may be, which files a session owns, the
+// metadata and event formats, and the derived status of a session.
 //
-// Every pty binary and any third-party Go plugin imports this package, so it
-// stays small and free of daemon or terminal code. The file names and JSON
-// fields match the original TypeScript pty so that both implementations can
+// A plugin opens the registry with Open or OpenDefault and does
+// everything through the Registry it gets: List and Load sessions (each
+// with one derived Status), Resolve a reference as pty's commands do,
+// read its Events, change its tags, state and display name (SetTags,
+// StateSet, SetDisplayName, Update), EmitUser its own events, and
+// VerifyDaemon before it signals a pid. pty's own commands do the same,
+// so a plugin sees every session as pty list does. docs/plugins.md is the
+// guide.
+//
+// # Stability
+//
+// Stable (kept compatible across pty releases): Open, OpenDefault, At,
+// ResolveRoot, Registry and its methods, Session, Status and its
+// constants, Metadata and its methods, Event, NewEvent, the Event*
+// constants, MetadataPatch, Paths and its methods, the Suffix* constants,
+// the Validate* functions, the Max* limits, the Tag* constants, the Err*
+// values and the error types (DamagedError, PermissionError, RefError).
+// Everything else exported here is pty's own plumbing (atomic writes and
+// their temporary names, locks, socket helpers, the process probes behind
+// Registry.DaemonAlive such as IdentifyDaemon and PidAlive, the root's
+// checks): usable, but it may change; internal/registry holds what only
+// pty's launcher and daemon use.
+//
+// Every pty binary and any plugin imports this package, so it stays small
+// and free of daemon or terminal code. The file names and JSON fields
+// match the original TypeScript pty so that both implementations can
 // share one registry; docs/disk-layout.md is the contract.
 //
-// Reading the registry never changes it: listing, resolving a reference and
-// deriving status create no files and remove none.
+// Reading the registry never changes it: listing, resolving a reference
+// and deriving status create no files and remove none.
+//
+// # The daemon's size rule
+//
+// The session daemon links this package, and every session keeps one
+// resident, so nothing here may use fmt or reflect (encoding/json's
+// encoder included) on a path the daemon reaches: events and records are
+// encoded by hand (internal/jsonlite), which is why event payloads hold
+// plain values only (see AppendEvents). cmd/pty-daemon's link test fails
+// when the daemon's binary links either.
 package layout

@@ -28,7 +28,7 @@ func TestDiskLayoutDocumented(t *testing.T) {
 		check("event type", e)
 	}
 	check("event family", "user.*")
-	for _, s := range []string{SuffixMeta, SuffixEvents, SuffixSock, SuffixPid, SuffixLock, SuffixEventsLock, SuffixLaunch} {
+	for _, s := range []string{SuffixMeta, SuffixEvents, SuffixSock, SuffixPid, SuffixLock, SuffixEventsLock, SuffixLaunch, SuffixDaemonLog, SuffixDaemonLogOld} {
 		check("file", "<id>"+s)
 	}
 }

@@ -94,7 +94,7 @@ func (e Event) MarshalJSON() ([]byte, error) { return e.appendJSON(nil, json.Mar
 
 // appendJSON appends e as one JSON object, in json.Marshal's bytes: the
 // envelope first, for people reading the file, then the payload in key
-// order. Plain payload values (see AppendEventsPlain) are written without
+// order. Plain payload values (see AppendEvents) are written without
 // reflection; others by other, and they are an error when other is nil.
 func (e Event) appendJSON(b []byte, other func(any) ([]byte, error)) ([]byte, error) {
 	b = append(b, `{"session":`...)
@@ -125,6 +125,18 @@ func appendValue(b []byte, v any, other func(any) ([]byte, error)) ([]byte, erro
 		return append(b, "null"...), nil
 	case string:
 		return jsonlite.AppendString(b, v), nil
+	case *string:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		return jsonlite.AppendString(b, *v), nil
+	case *int:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		return strconv.AppendInt(b, int64(*v), 10), nil
+	case map[string]*string:
+		return jsonlite.AppendObject(b, v, func(b []byte, x *string) ([]byte, error) { return appendValue(b, x, other) })
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case int:
@@ -196,19 +208,16 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendEvents appends events to a session's log under its event lock.
-func AppendEvents(root, id string, evs ...Event) error {
-	return appendEvents(root, id, json.Marshal, evs)
-}
-
-// AppendEventsPlain is AppendEvents for events whose payloads hold only
-// plain values: nil, string, bool, the integer and float types,
-// json.RawMessage, []string, []int, map[string]string, and []any and
-// map[string]any of plain values. Any other value is an error. In return
-// it does not link encoding/json's reflection-based encoder, which is
-// half a megabyte of the session daemon, a binary every session keeps
-// resident. The bytes written are the same.
-func AppendEventsPlain(root, id string, evs ...Event) error {
+// appendEventsTo appends events to a session's log under its event lock.
+// Their payloads hold plain values only: nil, string, *string, bool, the
+// integer and float types, *int, json.RawMessage, []string, []int,
+// map[string]string, map[string]*string, and []any and map[string]any of
+// plain values; marshal anything else to a json.RawMessage first. Any
+// other value is an error. That spares every binary that writes events,
+// the session daemon included (a binary every session keeps resident),
+// encoding/json's reflection-based encoder: the size rule of
+// docs/contributing.md. The bytes are json.Marshal's.
+func appendEventsTo(root, id string, evs ...Event) error {
 	return appendEvents(root, id, nil, evs)
 }
 
@@ -228,12 +237,6 @@ func appendEvents(root, id string, other func(any) ([]byte, error), evs []Event)
 // lines go out in one write on an O_APPEND file, so a concurrent writer that
 // ignores our lock (an older pty) still cannot split a line of ours.
 func AppendEventsLocked(root, id string, evs ...Event) error {
-	return appendEventsLocked(root, id, json.Marshal, evs)
-}
-
-// AppendEventsLockedPlain is AppendEventsLocked for plain payloads, as
-// AppendEventsPlain is for AppendEvents.
-func AppendEventsLockedPlain(root, id string, evs ...Event) error {
 	return appendEventsLocked(root, id, nil, evs)
 }
 
@@ -311,7 +314,7 @@ func trimEvents(path string) error {
 	if len(b) <= EventsMaxBytes && bytes.Count(b, []byte{'\n'}) <= EventsMaxLines {
 		return nil
 	}
-	return WriteFileAtomic(path, keepNewest(b), 0o600)
+	return writeFileAtomic(path, keepNewest(b), 0o600)
 }
 
 // keepNewest returns the tail of a log that retention keeps: whole lines,
@@ -330,9 +333,9 @@ func keepNewest(b []byte) []byte {
 	return b[start:end]
 }
 
-// ReadEvents parses a session's log, skipping lines that are not JSON (a
+// readEvents parses a session's log, skipping lines that are not JSON (a
 // line cut by a crash must not hide the rest).
-func ReadEvents(root, id string) ([]Event, error) {
+func readEvents(root, id string) ([]Event, error) {
 	b, err := ReadFileNoFollow(PathsFor(root, id).Events())
 	if err != nil {
 		if os.IsNotExist(err) {

@@ -12,13 +12,13 @@ func BenchmarkAppendEventNearRetention(b *testing.B) {
 	root := b.TempDir()
 	pad := strings.Repeat("x", 60)
 	for i := 0; i < 600; i++ {
-		if err := AppendEvents(root, "s", NewEvent("s", "user.fill", "pad", pad)); err != nil {
+		if err := appendEventsTo(root, "s", NewEvent("s", "user.fill", "pad", pad)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := AppendEvents(root, "s", NewEvent("s", "user.n", "i", i, "pad", pad)); err != nil {
+		if err := appendEventsTo(root, "s", NewEvent("s", "user.n", "i", i, "pad", pad)); err != nil {
 			b.Fatal(err)
 		}
 	}

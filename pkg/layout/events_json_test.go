@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"sort"
 	"testing"
 )
@@ -182,29 +183,40 @@ func TestEventsWriteTheBytesEncodingJSONWrote(t *testing.T) {
 	}
 }
 
-func TestAppendEventsPlainWritesWhatAppendEventsWrites(t *testing.T) {
+func TestAppendEventsWritesPlainValuesAsJSONDoes(t *testing.T) {
 	root := t.TempDir()
+	name := "n<1>"
 	evs := []Event{
 		NewEvent("a", EventSessionExit, "exitCode", 0, "signal", 9),
-		NewEvent("b", EventSessionStart, "tags", map[string]string{"k": "<v>"}),
+		NewEvent("a", EventSessionStart, "tags", map[string]string{"k": "<v>"}),
 		NewEvent("a", EventDescendantsSurvived, "data", map[string]any{"pids": []int{3, 4}}),
 		NewEvent("a", EventStateSet, "key", "k", "value", json.RawMessage(`{ "x" : [1, "\u2028"] }`)),
+		NewEvent("a", EventDisplayNameChange, "previous", (*string)(nil), "value", &name),
+		NewEvent("a", EventMetadataChange, "value", map[string]any{"tags": map[string]*string{"k": &name, "gone": nil}}),
 	}
-	if err := AppendEvents(root, "a", evs...); err != nil {
+	if err := appendEventsTo(root, "a", evs...); err != nil {
 		t.Fatal(err)
 	}
-	if err := AppendEventsPlain(root, "b", evs...); err != nil {
-		t.Fatal(err)
+	b, _ := os.ReadFile(PathsFor(root, "a").Events())
+	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
+	if len(lines) != len(evs) {
+		t.Fatalf("%d lines for %d events:\n%s", len(lines), len(evs), b)
 	}
-	a, _ := os.ReadFile(PathsFor(root, "a").Events())
-	b, _ := os.ReadFile(PathsFor(root, "b").Events())
-	if !bytes.Equal(a, b) || len(a) == 0 {
-		t.Fatalf("AppendEvents wrote\n%s\nAppendEventsPlain wrote\n%s", a, b)
+	for i, e := range evs {
+		m := map[string]any{"session": e.Session, "type": e.Type, "ts": e.TS}
+		for k, v := range e.Fields {
+			m[k] = v
+		}
+		want, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, exp any
+		if json.Unmarshal(lines[i], &got) != nil || json.Unmarshal(want, &exp) != nil || !reflect.DeepEqual(got, exp) {
+			t.Errorf("event %d: wrote %s, json.Marshal says %s", i, lines[i], want)
+		}
 	}
-	if err := AppendEventsPlain(root, "b", NewEvent("b", "user.x", "v", notPlain{A: 1})); err == nil {
-		t.Fatal("AppendEventsPlain wrote a struct")
-	}
-	if err := AppendEvents(root, "b", NewEvent("b", "user.x", "v", notPlain{A: 1})); err != nil {
-		t.Fatalf("AppendEvents refused a struct: %v", err)
+	if err := appendEventsTo(root, "b", NewEvent("b", "user.x", "v", notPlain{A: 1})); err == nil {
+		t.Fatal("AppendEvents wrote a struct, which needs reflection")
 	}
 }

@@ -34,11 +34,6 @@ import (
 // it. That covers daemons of earlier versions of this pty ("pty-daemon
 // <id>") and of the original TypeScript pty (see upstream.go).
 
-// DaemonArgs is the argv a session daemon runs with.
-func DaemonArgs(root, id, generation string) []string {
-	return []string{DaemonName, id, generation, root}
-}
-
 // Verdict is what a pid is to a session.
 type Verdict uint8
 
@@ -140,11 +135,11 @@ func identify(pid int, args []string, root, id, gen string) Verdict {
 	return NotDaemon
 }
 
-// IsSessionDaemon reports whether pid is, provably, the daemon of session
+// isSessionDaemon reports whether pid is, provably, the daemon of session
 // id in root (of generation gen, when gen is not ""). Anything about to
 // signal a pid from a pid file or a record asks this first. Without /proc
 // it asks ps for the arguments.
-func IsSessionDaemon(pid int, root, id, gen string) bool {
+func isSessionDaemon(pid int, root, id, gen string) bool {
 	switch IdentifyDaemon(pid, root, id, gen) {
 	case IsDaemon:
 		return true

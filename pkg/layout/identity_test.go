@@ -44,18 +44,18 @@ func TestDaemonIdentity(t *testing.T) {
 		old  bool // the pid file predates the process
 		want Status
 	}{
-		{"its daemon", func(id string) []string { return DaemonArgs(root, id, gen) }, false, Running},
-		{"its daemon, pid file older (its generation says enough)", func(id string) []string { return DaemonArgs(root, id, gen) }, true, Running},
-		{"its daemon through a root spelled differently", func(id string) []string { return DaemonArgs(root+"/", id, gen) }, false, Running},
-		{"another generation's daemon", func(id string) []string { return DaemonArgs(root, id, "ffeeddccbbaa99887766554433221100") }, false, Vanished},
-		{"another root's daemon of the same id", func(id string) []string { return DaemonArgs(other, id, gen) }, false, Vanished},
-		{"another session's daemon", func(id string) []string { return DaemonArgs(root, id+"x", gen) }, false, Vanished},
+		{"its daemon", func(id string) []string { return daemonArgs(root, id, gen) }, false, Running},
+		{"its daemon, pid file older (its generation says enough)", func(id string) []string { return daemonArgs(root, id, gen) }, true, Running},
+		{"its daemon through a root spelled differently", func(id string) []string { return daemonArgs(root+"/", id, gen) }, false, Running},
+		{"another generation's daemon", func(id string) []string { return daemonArgs(root, id, "ffeeddccbbaa99887766554433221100") }, false, Vanished},
+		{"another root's daemon of the same id", func(id string) []string { return daemonArgs(other, id, gen) }, false, Vanished},
+		{"another session's daemon", func(id string) []string { return daemonArgs(root, id+"x", gen) }, false, Vanished},
 		{"an older daemon of this pty", func(id string) []string { return []string{DaemonName, id} }, false, Running},
 		{"an older daemon started after the pid file", func(id string) []string { return []string{DaemonName, id} }, true, Vanished},
 	} {
 		id := "s" + strconv.Itoa(i)
 		pid := start(c.args(id)...)
-		if err := WriteMetadata(root, id, &Metadata{Command: "/bin/sh", Cwd: root, CreatedAt: Now(), Generation: gen}); err != nil {
+		if err := writeRecord(root, id, &Metadata{Command: "/bin/sh", Cwd: root, CreatedAt: Now(), Generation: gen}); err != nil {
 			t.Fatal(err)
 		}
 		pidFile := PathsFor(root, id).Pid()
@@ -66,16 +66,16 @@ func TestDaemonIdentity(t *testing.T) {
 			past := time.Now().Add(-time.Hour)
 			os.Chtimes(pidFile, past, past)
 		}
-		if s, err := Load(root, id); err != nil || s.Status != c.want {
+		if s, err := load(root, id); err != nil || s.Status != c.want {
 			t.Errorf("%s: Load status %v (%v), want %v", c.what, s.Status, err, c.want)
 		}
-		all, err := ListFast(root)
+		all, err := listFast(root)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range all {
 			if s.ID == id && s.Status != c.want {
-				t.Errorf("%s: ListFast status %v, want %v", c.what, s.Status, c.want)
+				t.Errorf("%s: listFast status %v, want %v", c.what, s.Status, c.want)
 			}
 		}
 		os.Remove(pidFile) // testutil's cleanup must not SIGKILL our stand-ins' groups
@@ -108,4 +108,10 @@ func TestLockHeldByAReusedPidIsStale(t *testing.T) {
 		t.Fatalf("a lock whose pid was reused after it was taken stays busy: %v", err)
 	}
 	l.Release()
+}
+
+// daemonArgs is the argv pty starts a daemon with (internal/registry),
+// spelled out here as the format identity.go reads.
+func daemonArgs(root, id, generation string) []string {
+	return []string{DaemonName, id, generation, root}
 }

@@ -14,11 +14,11 @@ func TestStateKeyCountIsBounded(t *testing.T) {
 		m.State["k"+strconv.Itoa(i)] = json.RawMessage("1")
 	}
 	root, id := newSession(t, m)
-	if _, _, err := StateSet(root, id, "one-more", json.RawMessage("1")); err == nil || !strings.Contains(err.Error(), "at most 1024") {
+	if _, _, err := stateSet(root, id, "one-more", json.RawMessage("1")); err == nil || !strings.Contains(err.Error(), "at most 1024") {
 		t.Fatalf("key %d: %v", MaxStateKeys+1, err)
 	}
 	// Changing a key that exists is still fine.
-	if _, _, err := StateSet(root, id, "k0", json.RawMessage("2")); err != nil {
+	if _, _, err := stateSet(root, id, "k0", json.RawMessage("2")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -59,12 +59,12 @@ func TestOversizedRecordIsDamagedNotRead(t *testing.T) {
 	if err := os.Truncate(PathsFor(root, id).Meta(), MaxRecordBytes+1); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Load(root, id)
+	s, err := load(root, id)
 	if err != nil || !strings.Contains(s.Damaged, "larger than 128 MiB") {
 		t.Fatalf("Load: %+v, %v", s, err)
 	}
-	ss, err := ListFast(root)
+	ss, err := listFast(root)
 	if err != nil || len(ss) != 1 || ss[0].Damaged != s.Damaged {
-		t.Fatalf("ListFast: %+v, %v", ss, err)
+		t.Fatalf("listFast: %+v, %v", ss, err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A dirFile is what one directory entry of the root says for ListFast:
+// A dirFile is what one directory entry of the root says for listFast:
 // that a session has a record, a pid file or a socket.
 type dirFile uint8
 
@@ -120,26 +120,26 @@ func daemonAliveIn(root, id, gen string, f dirFile) (bool, int) {
 		return false, 0
 	}
 	if f&hasPid == 0 {
-		return DaemonAliveGen(root, id, gen) // socket only: the original pty's probe
+		return daemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
-		return DaemonAliveGen(root, id, gen) // removed since the directory read
+		return daemonAliveGen(root, id, gen) // removed since the directory read
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	if err != nil || pid <= 0 {
-		return DaemonAliveGen(root, id, gen)
+		return daemonAliveGen(root, id, gen)
 	}
-	return DaemonPidAlive(pid, root, id, gen), pid
+	return daemonPidAlive(pid, root, id, gen), pid
 }
 
-// ListFast is List from a single read of the root directory, for callers
+// listFast is List from a single read of the root directory, for callers
 // that read the whole registry (list, stats, the picker): same sessions,
 // same statuses, fewer system calls. A live session costs two reads: its
 // record, and the /proc entry of the daemon the record names. Records are
 // read by a few goroutines at once, since the time goes into system calls
 // that can overlap.
-func ListFast(root string) ([]Session, error) {
+func listFast(root string) ([]Session, error) {
 	fd, err := unix.Open(root, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -186,7 +186,7 @@ func ListFast(root string) ([]Session, error) {
 	return out[:n], nil
 }
 
-// listBatch is how many records a ListFast goroutine takes at a time, and
+// listBatch is how many records a listFast goroutine takes at a time, and
 // listWorkers how many goroutines read at most: enough to overlap system
 // calls on a few cores, few enough that a small registry is read by one.
 const (
@@ -194,7 +194,7 @@ const (
 	listWorkers = 4
 )
 
-// listDirs are the directories ListFast opens files in, each opened once:
+// listDirs are the directories listFast opens files in, each opened once:
 // a file is then opened by its name alone, not walked to from /. Without
 // /proc (proc is -1) daemons are identified as IdentifyDaemon does.
 type listDirs struct{ root, proc int }
@@ -215,7 +215,7 @@ func (d listDirs) close() {
 	}
 }
 
-// A lister reads sessions for one ListFast goroutine. Every file it reads
+// A lister reads sessions for one listFast goroutine. Every file it reads
 // goes into the same buffer: what a record decodes to is copied out of it,
 // and a fresh buffer per file would touch a fresh page of heap per file,
 // which costs a short-lived process such as pty list more than the read.
@@ -246,14 +246,13 @@ func (l *lister) one(id string, files dirFile) (Session, bool) {
 	// pid file's word as before.
 	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && files&hasPid != 0 &&
 		l.identify(m.DaemonPid, id, m.Generation) == IsDaemon {
-		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Status: Running}, true
+		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Live: true, Status: Running}, true
 	}
 	alive, pid := daemonAliveIn(l.root, id, m.Generation, files)
-	s := Session{ID: id, Meta: m, Pid: pid, Status: StatusOf(m, alive)}
-	if s.Status == Vanished {
-		s.Pid = 0
+	if !alive {
+		pid = 0
 	}
-	return s, true
+	return Session{ID: id, Meta: m, Pid: pid, Live: alive, Status: StatusOf(m, alive)}, true
 }
 
 // record is readMetadataFast reading into the lister's buffer. It takes a

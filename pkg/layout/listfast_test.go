@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// ListFast must agree with List (Load per id) on every kind of entry.
+// listFast must agree with List (Load per id) on every kind of entry.
 func TestListFastAgreesWithList(t *testing.T) {
 	root := t.TempDir()
 	daemonPid := testutil.FakeDaemon(t, root, "running", "0123")
@@ -31,7 +31,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 		if exited {
 			m.ExitCode, m.ExitedAt = &code, Now()
 		}
-		if err := WriteMetadata(root, id, m); err != nil {
+		if err := writeRecord(root, id, m); err != nil {
 			t.Fatal(err)
 		}
 		if pid > 0 {
@@ -52,7 +52,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 	// counts only as this record's daemon, else the pid file decides.
 	writeRec := func(id, gen string, recPid, filePid int) {
 		m := &Metadata{Command: "/bin/sh", CreatedAt: Now(), Generation: gen, DaemonPid: recPid}
-		if err := WriteMetadata(root, id, m); err != nil {
+		if err := writeRecord(root, id, m); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(filePid)), 0o600)
@@ -91,12 +91,12 @@ func TestListFastAgreesWithList(t *testing.T) {
 			t.Errorf("unknown field lost: %+v", s.Meta.Extra)
 		}
 	}
-	if none, err := ListFast(root + "/missing"); err != nil || len(none) != 0 {
+	if none, err := listFast(root + "/missing"); err != nil || len(none) != 0 {
 		t.Errorf("missing root: %v %v", none, err)
 	}
 }
 
-// ListFast reads every file of a listing into one buffer per goroutine and
+// listFast reads every file of a listing into one buffer per goroutine and
 // the root in one getdents pass: records larger than the buffer, records
 // of every size in turn, and more entries than one directory read returns
 // must all come out as List reads them.
@@ -119,7 +119,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	}
 	gen := "g-many"
 	pid := testutil.FakeDaemon(t, root, "s1", gen)
-	m, err := ReadMetadata(root, "s1")
+	m, err := readMetadata(root, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,20 +144,39 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	}
 }
 
-// listFastAsList lists root with ListFast, failing unless it finds n
+// listFastAsList lists root with listFast, failing unless it finds n
 // sessions and agrees with List.
 func listFastAsList(t *testing.T, root string, n int) []Session {
 	t.Helper()
-	slow, err := List(root)
+	slow, err := listSlow(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, err := ListFast(root)
+	fast, err := listFast(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(fast) != n || !reflect.DeepEqual(slow, fast) {
-		t.Fatalf("ListFast differs from List (%d sessions expected):\nList     %+v\nListFast %+v", n, slow, fast)
+		t.Fatalf("listFast differs from List (%d sessions expected):\nList     %+v\nListFast %+v", n, slow, fast)
 	}
 	return fast
+}
+
+// listSlow reads every session one load at a time, the reference the one
+// path (listFast) is compared with. A damaged record is listed with
+// Damaged set; one removed while we read is skipped.
+func listSlow(root string) ([]Session, error) {
+	ids, err := idsWith(root, SuffixMeta)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Session, 0, len(ids))
+	for _, id := range ids {
+		s, err := load(root, id)
+		if err != nil {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }

@@ -83,7 +83,7 @@ func waitReleased(path string, deadline time.Time) {
 // ever observe it empty, so "garbage content" really is garbage.
 func tryLock(path string) (*Lock, error) {
 	content := strconv.Itoa(os.Getpid())
-	tmp := TempName(path)
+	tmp := tempName(path)
 	// Removed whatever happens, a failed write included: on a full disk
 	// the create succeeds and the write does not, and every failed
 	// attempt would leave an empty temporary file behind.

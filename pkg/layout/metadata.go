@@ -222,9 +222,9 @@ func checkRecordShape(id string, b []byte) error {
 	return &DamagedError{ID: id, Reason: damagedEmpty}
 }
 
-// ReadMetadata reads and parses <id>.json. A record that exists but cannot
+// readMetadata reads and parses <id>.json. A record that exists but cannot
 // be used gives an error matching ErrDamaged.
-func ReadMetadata(root, id string) (*Metadata, error) {
+func readMetadata(root, id string) (*Metadata, error) {
 	m, _, err := readMetadataBytes(root, id)
 	return m, err
 }
@@ -245,15 +245,11 @@ func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
 	return &m, b, nil
 }
 
-// WriteMetadata writes <id>.json atomically, pretty-printed like the
-// original. It does not lock: read-modify-write goes through UpdateMetadata.
-func WriteMetadata(root, id string, m *Metadata) error {
-	return writeMetadata(root, id, m, true)
-}
-
-// WriteMetadataNoSync is WriteMetadata without waiting for the disk (see
-// WriteFileAtomicNoSync): for a session's creation, where the daemon
-// reports ready first and calls SyncFile on the metadata right after.
+// WriteMetadataNoSync writes <id>.json atomically, pretty-printed like the
+// original, without waiting for the disk (see WriteFileAtomicNoSync): for
+// a session's creation, where the daemon reports ready first and calls
+// SyncFile on the metadata right after. It does not lock; every other
+// change goes through Update.
 func WriteMetadataNoSync(root, id string, m *Metadata) error {
 	return writeMetadata(root, id, m, false)
 }

@@ -227,7 +227,7 @@ func TestMetadataWritesTheBytesEncodingJSONWrote(t *testing.T) {
 			t.Fatalf("record %d: json.Marshal gives %s, %v; before %s", i, viaMarshal, err, compactWant)
 		}
 		// And back: ours and the old decoder read the same record.
-		back, err := ReadMetadata(root, "s")
+		back, err := readMetadata(root, "s")
 		var old oldMetadata
 		if oerr := json.Unmarshal(got, &old); err != nil || oerr != nil || !reflect.DeepEqual(*back, Metadata(old)) {
 			t.Fatalf("record %d: read back %+v, %v; encoding/json read %+v, %v", i, back, err, old, oerr)

@@ -14,7 +14,7 @@ func newSession(t *testing.T, m *Metadata) (root, id string) {
 	if m == nil {
 		m = &Metadata{Command: "/bin/sh", CreatedAt: Now()}
 	}
-	if err := WriteMetadata(root, id, m); err != nil {
+	if err := writeRecord(root, id, m); err != nil {
 		t.Fatal(err)
 	}
 	return root, id
@@ -22,7 +22,7 @@ func newSession(t *testing.T, m *Metadata) (root, id string) {
 
 func events(t *testing.T, root, id string) []Event {
 	t.Helper()
-	evs, err := ReadEvents(root, id)
+	evs, err := readEvents(root, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func fieldJSON(t *testing.T, e Event, k string) string {
 func TestSetTags(t *testing.T) {
 	root, id := newSession(t, &Metadata{Command: "/bin/sh", CreatedAt: Now(), Tags: map[string]string{"a": "1"}})
 
-	changed, m, err := SetTags(root, id, map[string]string{"b": "x=y", "c": "3"}, []string{"a", "c"})
+	changed, m, err := setTags(root, id, map[string]string{"b": "x=y", "c": "3"}, []string{"a", "c"})
 	if err != nil || !changed {
 		t.Fatalf("SetTags: changed=%v err=%v", changed, err)
 	}
@@ -58,7 +58,7 @@ func TestSetTags(t *testing.T) {
 
 	// No-op: nothing written, no event.
 	before := snapshot(t, root)
-	changed, _, err = SetTags(root, id, map[string]string{"b": "x=y"}, []string{"zz"})
+	changed, _, err = setTags(root, id, map[string]string{"b": "x=y"}, []string{"zz"})
 	if err != nil || changed {
 		t.Fatalf("no-op: changed=%v err=%v", changed, err)
 	}
@@ -67,7 +67,7 @@ func TestSetTags(t *testing.T) {
 	}
 
 	// Removing the last tag removes the field.
-	if _, _, err := SetTags(root, id, nil, []string{"b"}); err != nil {
+	if _, _, err := setTags(root, id, nil, []string{"b"}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(PathsFor(root, id).Meta())
@@ -89,21 +89,21 @@ func TestSetTags(t *testing.T) {
 		{map[string]string{"k": "line\nbreak"}, nil},
 		{map[string]string{"a=b": "v"}, nil},
 	} {
-		if _, _, err := SetTags(root, id, c.set, c.rm); err == nil {
-			t.Errorf("SetTags(%v, %v) accepted bad input", c.set, c.rm)
+		if _, _, err := setTags(root, id, c.set, c.rm); err == nil {
+			t.Errorf("setTags(%v, %v) accepted bad input", c.set, c.rm)
 		}
 	}
 	if snapshot(t, root) != before {
 		t.Fatal("refused input changed the root")
 	}
-	if _, _, err := SetTags(root, "missing", map[string]string{"a": "b"}, nil); !errors.Is(err, ErrNotFound) {
+	if _, _, err := setTags(root, "missing", map[string]string{"a": "b"}, nil); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing session: %v", err)
 	}
 }
 
 func TestSetTagsIf(t *testing.T) {
 	root, id := newSession(t, &Metadata{Command: "/bin/sh", CreatedAt: Now(), Tags: map[string]string{"role": "db"}})
-	_, _, err := SetTagsIf(root, id, func(tags map[string]string) bool { return tags["role"] == "web" }, map[string]string{"x": "1"}, nil)
+	_, _, err := setTagsIf(root, id, func(tags map[string]string) bool { return tags["role"] == "web" }, map[string]string{"x": "1"}, nil)
 	if !errors.Is(err, ErrConditionFailed) {
 		t.Fatalf("err = %v, want ErrConditionFailed", err)
 	}
@@ -115,17 +115,17 @@ func TestSetTagsIf(t *testing.T) {
 func TestSetDisplayName(t *testing.T) {
 	root, id := newSession(t, nil)
 	name := "web"
-	if ch, m, err := SetDisplayName(root, id, &name); err != nil || !ch || *m.DisplayName != "web" {
+	if ch, m, err := setDisplayName(root, id, &name); err != nil || !ch || *m.DisplayName != "web" {
 		t.Fatalf("set: %v %v", ch, err)
 	}
-	if ch, _, err := SetDisplayName(root, id, &name); err != nil || ch {
+	if ch, _, err := setDisplayName(root, id, &name); err != nil || ch {
 		t.Fatalf("same name: changed=%v err=%v", ch, err)
 	}
-	if ch, m, err := SetDisplayName(root, id, nil); err != nil || !ch || m.DisplayName != nil {
+	if ch, m, err := setDisplayName(root, id, nil); err != nil || !ch || m.DisplayName != nil {
 		t.Fatalf("clear: %v %v", ch, err)
 	}
 	bad := " padded"
-	if _, _, err := SetDisplayName(root, id, &bad); err == nil {
+	if _, _, err := setDisplayName(root, id, &bad); err == nil {
 		t.Fatal("accepted a padded name")
 	}
 	evs := events(t, root, id)
@@ -141,28 +141,28 @@ func TestSetDisplayName(t *testing.T) {
 
 func TestState(t *testing.T) {
 	root, id := newSession(t, nil)
-	if ch, _, err := StateSet(root, id, "k", json.RawMessage(`{ "a" : [1, 2] }`)); err != nil || !ch {
+	if ch, _, err := stateSet(root, id, "k", json.RawMessage(`{ "a" : [1, 2] }`)); err != nil || !ch {
 		t.Fatalf("set: %v %v", ch, err)
 	}
 	// The same value in other spacing is no change.
-	if ch, _, err := StateSet(root, id, "k", json.RawMessage(`{"a":[1,2]}`)); err != nil || ch {
+	if ch, _, err := stateSet(root, id, "k", json.RawMessage(`{"a":[1,2]}`)); err != nil || ch {
 		t.Fatalf("same value: changed=%v err=%v", ch, err)
 	}
-	m, _ := ReadMetadata(root, id)
+	m, _ := readMetadata(root, id)
 	if got, _ := CompactJSON("", m.State["k"]); string(got) != `{"a":[1,2]}` {
 		t.Fatalf("state k = %s", got)
 	}
-	if _, _, err := StateSet(root, id, "bad", json.RawMessage(`{nope`)); err == nil {
+	if _, _, err := stateSet(root, id, "bad", json.RawMessage(`{nope`)); err == nil {
 		t.Fatal("accepted invalid JSON")
 	}
 	big := json.RawMessage(`"` + strings.Repeat("x", StateEventValueMax) + `"`)
-	if _, _, err := StateSet(root, id, "big", big); err != nil {
+	if _, _, err := stateSet(root, id, "big", big); err != nil {
 		t.Fatal(err)
 	}
-	if ch, _, err := StateDelete(root, id, "k"); err != nil || !ch {
+	if ch, _, err := stateDelete(root, id, "k"); err != nil || !ch {
 		t.Fatalf("delete: %v %v", ch, err)
 	}
-	if ch, _, err := StateDelete(root, id, "k"); err != nil || ch {
+	if ch, _, err := stateDelete(root, id, "k"); err != nil || ch {
 		t.Fatalf("delete missing: changed=%v err=%v", ch, err)
 	}
 	evs := events(t, root, id)
@@ -186,7 +186,7 @@ func TestPatchMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, m, err := PatchMetadata(root, id, p)
+	ch, m, err := patchMetadata(root, id, p)
 	if err != nil || !ch {
 		t.Fatalf("patch: %v %v", ch, err)
 	}
@@ -201,7 +201,7 @@ func TestPatchMetadata(t *testing.T) {
 		v != `{"displayName":"Worker","tags":{"new":"n","old":null}}` {
 		t.Fatalf("metadata_change previous=%s value=%s", p, v)
 	}
-	if ch, _, err := PatchMetadata(root, id, p); err != nil || ch {
+	if ch, _, err := patchMetadata(root, id, p); err != nil || ch {
 		t.Fatalf("repeat patch: changed=%v err=%v", ch, err)
 	}
 	for _, bad := range []string{``, `[]`, `{"displayName":5}`, `{"tags":{"a":1}}`, `{"tags":[]}`, `{"name":"x"}`, `{} {}`, `{"tags":{"":"v"}}`, `{"displayName":""}`} {
@@ -214,7 +214,7 @@ func TestPatchMetadata(t *testing.T) {
 func TestEmitUser(t *testing.T) {
 	root, id := newSession(t, nil)
 	text := "done"
-	if err := EmitUser(root, id, "user.build-done", json.RawMessage(`{"n": 1}`), &text); err != nil {
+	if err := emitUser(root, id, "user.build-done", json.RawMessage(`{"n": 1}`), &text); err != nil {
 		t.Fatal(err)
 	}
 	evs := events(t, root, id)
@@ -222,11 +222,11 @@ func TestEmitUser(t *testing.T) {
 		t.Fatalf("events: %+v", evs)
 	}
 	for _, typ := range []string{"bell", "user.", "user.a b", "session_exit", "users.x"} {
-		if err := EmitUser(root, id, typ, nil, nil); err == nil {
+		if err := emitUser(root, id, typ, nil, nil); err == nil {
 			t.Errorf("EmitUser accepted type %q", typ)
 		}
 	}
-	if err := EmitUser(root, "nope", "user.x", nil, nil); !errors.Is(err, ErrNotFound) {
+	if err := emitUser(root, "nope", "user.x", nil, nil); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing session: %v", err)
 	}
 	if _, err := os.Stat(PathsFor(root, "nope").Events()); !os.IsNotExist(err) {
@@ -237,7 +237,7 @@ func TestEmitUser(t *testing.T) {
 func TestEventRetentionKeepsNewestInOrder(t *testing.T) {
 	root, id := newSession(t, nil)
 	for i := 0; i < 2500; i++ {
-		if err := AppendEvents(root, id, NewEvent(id, "user.n", "i", i)); err != nil {
+		if err := appendEventsTo(root, id, NewEvent(id, "user.n", "i", i)); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(PathsFor(root, id).Events())

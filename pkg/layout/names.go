@@ -1,11 +1,11 @@
 package layout
 
-// SetDisplayName sets (name != nil) or clears (name == nil) a session's
+// setDisplayName sets (name != nil) or clears (name == nil) a session's
 // display name in one locked change and appends one display_name_change
 // event {previous, value}, each a string or null. Nothing is written and no
 // event appended when the name would not change. The name is validated
 // before any lock is taken.
-func SetDisplayName(root, id string, name *string) (changed bool, m *Metadata, err error) {
+func setDisplayName(root, id string, name *string) (changed bool, m *Metadata, err error) {
 	if err := ValidateID(id); err != nil {
 		return false, nil, err
 	}

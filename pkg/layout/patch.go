@@ -85,12 +85,12 @@ func (p MetadataPatch) Validate() error {
 	return p.validateTags()
 }
 
-// PatchMetadata applies p to session id (an exact id, never a display name)
+// patchMetadata applies p to session id (an exact id, never a display name)
 // in one locked change and appends one metadata_change event whose previous
 // and value objects hold only what changed: displayName (string or null)
 // and, under tags, each changed key (string, or null when absent). A patch
 // that changes nothing writes nothing and appends nothing.
-func PatchMetadata(root, id string, p MetadataPatch) (changed bool, m *Metadata, err error) {
+func patchMetadata(root, id string, p MetadataPatch) (changed bool, m *Metadata, err error) {
 	if err := ValidateID(id); err != nil {
 		return false, nil, err
 	}
@@ -132,7 +132,7 @@ func PatchMetadata(root, id string, p MetadataPatch) (changed bool, m *Metadata,
 			}
 		}
 		if len(nt) > 0 {
-			if err := CheckTagTotals(id, tags); err != nil && growsTags(m.Tags, tags) {
+			if err := checkTagTotals(id, tags); err != nil && growsTags(m.Tags, tags) {
 				return nil, err
 			}
 			prev["tags"], next["tags"] = pt, nt

@@ -13,6 +13,10 @@ const (
 	SuffixPid        = ".pid"
 	SuffixLock       = ".lock"
 	SuffixEventsLock = ".events.lock"
+	// The daemon's error log and its previous part (internal/errlog).
+	// Not ".log": the root holds gc.log, which session "gc" would own.
+	SuffixDaemonLog    = ".daemon.log"
+	SuffixDaemonLogOld = ".daemon.log.1"
 )
 
 // Paths names the files of one session. It is a value: computing it touches
@@ -32,24 +36,26 @@ func (p Paths) Sock() string       { return p.file(SuffixSock) }
 func (p Paths) Pid() string        { return p.file(SuffixPid) }
 func (p Paths) Lock() string       { return p.file(SuffixLock) }
 func (p Paths) EventsLock() string { return p.file(SuffixEventsLock) }
+func (p Paths) DaemonLog() string  { return p.file(SuffixDaemonLog) }
+
+func (p Paths) DaemonLogOld() string { return p.file(SuffixDaemonLogOld) }
 
 // All lists every file a session may own, for removal.
 func (p Paths) All() []string {
-	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events(), p.Launch()}
+	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events(), p.Launch(), p.DaemonLog(), p.DaemonLogOld()}
 }
 
 // IsTemp reports whether a directory entry is an in-flight atomic write,
 // which readers must ignore.
 func IsTemp(name string) bool { return strings.Contains(name, ".tmp.") }
 
-// SessionIDFromMetaName returns the id for a "<id>.json" entry, or "" when
-// the name is not a session's metadata file.
-func SessionIDFromMetaName(name string) string {
-	if IsTemp(name) || !strings.HasSuffix(name, SuffixMeta) {
-		return ""
-	}
-	id := strings.TrimSuffix(name, SuffixMeta)
-	if ValidateID(id) != nil {
+// IDFromName returns the session id of a directory entry "<id><suffix>"
+// (suffix one of the Suffix* constants: SuffixMeta for records,
+// SuffixEvents for event logs), or "" when name is not one, temporary
+// files of an atomic write included.
+func IDFromName(name, suffix string) string {
+	id, ok := strings.CutSuffix(name, suffix)
+	if !ok || IsTemp(name) || ValidateID(id) != nil {
 		return ""
 	}
 	return id

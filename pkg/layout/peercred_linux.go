@@ -2,6 +2,9 @@ package layout
 
 import "syscall"
 
+// peerCredKnown says whether socketPeerPid can name a socket's listener.
+const peerCredKnown = true
+
 // socketPeerPid returns the pid of the process listening on the unix
 // socket at path, as the kernel records it for the connection
 // (SO_PEERCRED), or 0. It names a daemon that left no pid file (the

@@ -8,31 +8,72 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/ptyorg/pty/pkg/procs"
 )
 
-// Status is derived from the files and the processes, never stored.
+// Status is derived from the files and the processes, never stored, by
+// one rule (StatusOf) that every command shares.
 type Status string
 
 const (
-	Running  Status = "running"  // the daemon is alive
-	Exited   Status = "exited"   // an exit was recorded
-	Vanished Status = "vanished" // the daemon is gone with no exit record: SIGKILL, OOM, crash
+	// Running: the daemon is alive and no exit is recorded.
+	Running Status = "running"
+	// Exiting: an exit is recorded and the daemon still lingers in its
+	// grace period, serving the final screen. The session is ended for
+	// every purpose (gc respawns or sweeps it, attach -r restarts it,
+	// kill ends the grace); listings show it as exited.
+	Exiting Status = "exiting"
+	// Exited: an exit is recorded and the daemon is gone.
+	Exited Status = "exited"
+	// Vanished: the daemon is gone with no exit record: SIGKILL, OOM, a
+	// crash.
+	Vanished Status = "vanished"
+	// Damaged: the record cannot be used (Session.Damaged says why);
+	// only its daemon is known (Session.Live, Session.Pid).
+	Damaged Status = "damaged"
 )
 
-// Gone reports whether a session has stopped, cleanly or not.
-func (s Status) Gone() bool { return s == Exited || s == Vanished }
+// Gone reports whether a session's command has stopped, cleanly or not
+// (exiting, exited or vanished).
+func (s Status) Gone() bool { return s == Exiting || s == Exited || s == Vanished }
+
+// Ended reports whether an exit is recorded (exiting or exited).
+func (s Status) Ended() bool { return s == Exiting || s == Exited }
 
 // Session is one registry entry as read at one moment.
 type Session struct {
 	ID     string
 	Meta   *Metadata
 	Status Status
-	Pid    int // the daemon's pid when running
-	// Damaged says why the record (<id>.json) cannot be used, or is "".
-	// A damaged session has an empty Meta and a status from its daemon
-	// alone (running or vanished): it is listed so it can be seen,
-	// stopped by its pid file and removed, but not otherwise used.
+	// Live says the session's daemon is alive (running, exiting, or a
+	// damaged record's daemon).
+	Live bool
+	// Pid is the daemon's pid while it is alive and known (0 when a
+	// daemon answers on its socket but names no pid).
+	Pid int
+	// Damaged says why the record (<id>.json) cannot be used, or is "";
+	// the status is then Damaged. A damaged session has an empty Meta:
+	// it is listed so it can be seen, stopped through its daemon's pid
+	// and removed, but not otherwise used.
 	Damaged string
+}
+
+// Shown is the status as pty's public formats show it (list, --json,
+// --status, the web API, the original pty's readers): running, exited
+// or vanished. An exiting session shows as exited; a damaged one as
+// running while its daemon lives, else vanished.
+func (s Session) Shown() Status {
+	switch s.Status {
+	case Exiting:
+		return Exited
+	case Damaged:
+		if s.Live {
+			return Running
+		}
+		return Vanished
+	}
+	return s.Status
 }
 
 // DamagedErr is the error to report for a damaged session when the
@@ -45,9 +86,9 @@ func (s Session) DamagedErr() error {
 }
 
 func damagedSession(root, id, reason string, alive bool, pid int) Session {
-	s := Session{ID: id, Meta: &Metadata{}, Status: Vanished, Damaged: reason}
+	s := Session{ID: id, Meta: &Metadata{}, Status: Damaged, Live: alive, Damaged: reason}
 	if alive {
-		s.Status, s.Pid = Running, pid
+		s.Pid = pid
 		if pid <= 0 {
 			// No pid file, and no record to hold daemonPid: ask the
 			// socket who listens, so kill can still stop it. The answer
@@ -55,7 +96,7 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 			// listens first (spawn's claim), so a connection queued
 			// before the daemon listens again names the launcher, which
 			// may have exited and its pid gone to another process.
-			if p := socketPeerPid(PathsFor(root, id).Sock()); DaemonPidAlive(p, root, id, "") {
+			if p := socketPeerPid(PathsFor(root, id).Sock()); daemonPidAlive(p, root, id, "") {
 				s.Pid = p
 			}
 		}
@@ -66,8 +107,8 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 // Name is the display name, or the id.
 func (s Session) Name() string { return s.Meta.Name(s.ID) }
 
-// ReadPid returns the pid in <id>.pid, or 0.
-func ReadPid(root, id string) int {
+// readPid returns the pid in <id>.pid, or 0.
+func readPid(root, id string) int {
 	b, err := readFileNoFollow(PathsFor(root, id).Pid())
 	if err != nil {
 		return 0
@@ -80,15 +121,15 @@ func ReadPid(root, id string) int {
 }
 
 // DaemonName is a session daemon's process name (/proc/<pid>/comm) and
-// the first word of its arguments (see DaemonArgs).
+// the first word of its arguments (see identity.go).
 const DaemonName = "pty-daemon"
 
-// DaemonPidAlive reports whether pid is the live daemon of session id in
+// daemonPidAlive reports whether pid is the live daemon of session id in
 // root, of generation gen when gen is not "" (see identity.go): a pid file
 // outlives its daemon after a crash or a reboot, and its pid may since
 // belong to anything, another session's daemon included. Without /proc
 // the process cannot be identified and kill(pid, 0) decides.
-func DaemonPidAlive(pid int, root, id, gen string) bool {
+func daemonPidAlive(pid int, root, id, gen string) bool {
 	switch IdentifyDaemon(pid, root, id, gen) {
 	case IsDaemon, Unverifiable:
 		return true
@@ -96,25 +137,48 @@ func DaemonPidAlive(pid int, root, id, gen string) bool {
 	return false
 }
 
-// DaemonAlive reports whether a session's daemon is alive and its pid. The
+// daemonAlive reports whether a session's daemon is alive and its pid. The
 // pid file answers without a socket round trip; only when there is no pid
 // file do we try the socket, as the original pty did. Any generation
 // counts: callers asking whether the id is taken.
-func DaemonAlive(root, id string) (bool, int) {
-	return DaemonAliveGen(root, id, "")
+func daemonAlive(root, id string) (bool, int) {
+	return daemonAliveGen(root, id, "")
 }
 
-// DaemonAliveGen is DaemonAlive for the record of generation gen: a live
+// daemonAliveGen is DaemonAlive for the record of generation gen: a live
 // daemon of another generation (a replacement starting) is not its daemon.
-func DaemonAliveGen(root, id, gen string) (bool, int) {
+func daemonAliveGen(root, id, gen string) (bool, int) {
 	p := PathsFor(root, id)
-	if pid := ReadPid(root, id); pid > 0 {
-		return DaemonPidAlive(pid, root, id, gen), pid
+	if pid := readPid(root, id); pid > 0 {
+		return daemonPidAlive(pid, root, id, gen), pid
 	}
 	if _, err := os.Lstat(p.Sock()); err != nil {
 		return false, 0
 	}
-	return socketAccepts(p.Sock()), 0
+	return socketDaemonAlive(root, id, gen, p.Sock()), 0
+}
+
+// socketDaemonAlive is the socket's word on whether session id's daemon
+// lives, for a session that left no pid file: something must accept a
+// connection there and, where the kernel names who listens (SO_PEERCRED),
+// that must be this session's daemon, since a socket's name may be bound
+// by any program once its daemon is gone. The original pty's daemon
+// carries its session in its environment only; as the socket's listener
+// now, its pid cannot be a reused one, so no start time is asked of it.
+func socketDaemonAlive(root, id, gen, path string) bool {
+	if !peerCredKnown {
+		return socketAccepts(path)
+	}
+	pid := socketPeerPid(path)
+	switch IdentifyDaemon(pid, root, id, gen) {
+	case IsDaemon, Unverifiable:
+		return true
+	}
+	if pid <= 0 {
+		return false
+	}
+	args, err := procs.Cmdline(pid)
+	return err == nil && isUpstreamDaemon(pid, args, root, id)
 }
 
 // socketAccepts reports whether something listens on the unix socket at
@@ -149,11 +213,13 @@ func socketAccepts(path string) bool {
 // whether its daemon lives; every command asks it (list, gc, attach,
 // kill, ...), so none can see a session differently. A recorded exit wins:
 // a daemon still alive after its command exited is only lingering for its
-// grace period (docs/protocol.md, Session end), serving the final screen,
-// and the session is exited for every purpose: gc respawns or sweeps it,
-// attach -r restarts it.
+// grace period (docs/protocol.md, Session end), serving the final screen:
+// the session is Exiting, ended for every purpose: gc respawns or sweeps
+// it, attach -r restarts it.
 func StatusOf(m *Metadata, daemonAlive bool) Status {
 	switch {
+	case m.Exited() && daemonAlive:
+		return Exiting
 	case m.Exited():
 		return Exited
 	case daemonAlive:
@@ -163,39 +229,31 @@ func StatusOf(m *Metadata, daemonAlive bool) Status {
 	}
 }
 
-// DeriveStatus computes a session's status from its metadata and daemon,
-// with the daemon's pid (0 when vanished).
-func DeriveStatus(root, id string, m *Metadata) (Status, int) {
-	alive, pid := DaemonAliveGen(root, id, m.Generation)
-	st := StatusOf(m, alive)
-	if st == Vanished {
-		pid = 0
-	}
-	return st, pid
-}
-
-// Load reads one session. ErrNotFound when it has no metadata; a damaged
+// load reads one session. ErrNotFound when it has no metadata; a damaged
 // record gives a session with Damaged set (see Session).
-func Load(root, id string) (Session, error) {
-	m, err := ReadMetadata(root, id)
+func load(root, id string) (Session, error) {
+	m, err := readMetadata(root, id)
 	var de *DamagedError
 	if errors.As(err, &de) {
 		if de.denied {
 			return Session{}, permissionError(root, id)
 		}
-		alive, pid := DaemonAlive(root, id)
+		alive, pid := daemonAlive(root, id)
 		return damagedSession(root, id, de.Reason, alive, pid), nil
 	}
 	if err != nil {
 		return Session{}, err
 	}
-	st, pid := DeriveStatus(root, id, m)
-	return Session{ID: id, Meta: m, Status: st, Pid: pid}, nil
+	alive, pid := daemonAliveGen(root, id, m.Generation)
+	if !alive {
+		pid = 0
+	}
+	return Session{ID: id, Meta: m, Status: StatusOf(m, alive), Live: alive, Pid: pid}, nil
 }
 
-// IDs lists the ids that have a metadata file, sorted. A missing root is an
-// empty registry.
-func IDs(root string) ([]string, error) {
+// idsWith lists the ids that have a file of suffix (see IDFromName),
+// sorted. A missing root is an empty registry.
+func idsWith(root, suffix string) ([]string, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -205,30 +263,12 @@ func IDs(root string) ([]string, error) {
 	}
 	var ids []string
 	for _, e := range ents {
-		if id := SessionIDFromMetaName(e.Name()); id != "" {
+		if id := IDFromName(e.Name(), suffix); id != "" {
 			ids = append(ids, id)
 		}
 	}
 	sort.Strings(ids)
 	return ids, nil
-}
-
-// List reads every session. A damaged record is listed with Damaged set;
-// one removed while we read is skipped.
-func List(root string) ([]Session, error) {
-	ids, err := IDs(root)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Session, 0, len(ids))
-	for _, id := range ids {
-		s, err := Load(root, id)
-		if err != nil {
-			continue
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 // RefError is a reference that resolved to no session or to several.
@@ -247,23 +287,23 @@ func (e *RefError) Error() string {
 // Is lets errors.Is(err, ErrNotFound) match a reference that found nothing.
 func (e *RefError) Is(target error) bool { return target == ErrNotFound && len(e.Candidates) == 0 }
 
-// Resolve finds the session a user means: an exact id wins; otherwise a
+// resolve finds the session a user means: an exact id wins; otherwise a
 // display name that exactly one session has.
-func Resolve(root, ref string) (Session, error) {
+func resolve(root, ref string) (Session, error) {
 	if ValidateID(ref) == nil {
-		if s, err := Load(root, ref); err == nil {
+		if s, err := load(root, ref); err == nil {
 			return s, nil
 		} else if !errors.Is(err, ErrNotFound) {
 			return Session{}, err
 		}
 	}
-	ids, err := IDs(root)
+	ids, err := idsWith(root, SuffixMeta)
 	if err != nil {
 		return Session{}, err
 	}
 	var match []string
 	for _, id := range ids {
-		m, err := ReadMetadata(root, id)
+		m, err := readMetadata(root, id)
 		if err == nil && m.DisplayName != nil && *m.DisplayName == ref {
 			match = append(match, id)
 		}
@@ -272,16 +312,16 @@ func Resolve(root, ref string) (Session, error) {
 	case 0:
 		return Session{}, &RefError{Ref: ref}
 	case 1:
-		return Load(root, match[0])
+		return load(root, match[0])
 	default:
 		return Session{}, &RefError{Ref: ref, Candidates: match}
 	}
 }
 
-// RemoveFiles deletes a session's files (socket, pid, metadata, events,
-// launch claim).
+// removeFiles deletes a session's files (socket, pid, metadata, events,
+// launch claim, the daemon's error log).
 // Missing files are fine; lock files are left to their holders.
-func RemoveFiles(root, id string) error {
+func removeFiles(root, id string) error {
 	var errs []error
 	for _, f := range PathsFor(root, id).All() {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {

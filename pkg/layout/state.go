@@ -66,11 +66,11 @@ func CompactJSON(what string, b []byte) (json.RawMessage, error) {
 	return json.RawMessage(buf.Bytes()), nil
 }
 
-// StateSet stores value (any JSON) under key in the session's state bag in
+// stateSet stores value (any JSON) under key in the session's state bag in
 // one locked change and appends one state.set event {key, value}, or
 // {key, valueBytes} when the value is over StateEventValueMax. Setting the
 // value a key already holds writes nothing and appends nothing.
-func StateSet(root, id, key string, value json.RawMessage) (changed bool, m *Metadata, err error) {
+func stateSet(root, id, key string, value json.RawMessage) (changed bool, m *Metadata, err error) {
 	if err := ValidateID(id); err != nil {
 		return false, nil, err
 	}
@@ -118,10 +118,10 @@ func StateSet(root, id, key string, value json.RawMessage) (changed bool, m *Met
 	})
 }
 
-// StateDelete removes key from the session's state bag in one locked change
+// stateDelete removes key from the session's state bag in one locked change
 // and appends one state.delete event {key}. Deleting a key that is not set
 // writes nothing, appends nothing and is not an error (changed is false).
-func StateDelete(root, id, key string) (changed bool, m *Metadata, err error) {
+func stateDelete(root, id, key string) (changed bool, m *Metadata, err error) {
 	if err := ValidateID(id); err != nil {
 		return false, nil, err
 	}

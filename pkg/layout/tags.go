@@ -141,9 +141,9 @@ func ValidateTagOps(set map[string]string, rm []string) error {
 	return nil
 }
 
-// CheckTagTotals refuses a session's complete tag map when it holds more
+// checkTagTotals refuses a session's complete tag map when it holds more
 // than MaxTags tags or MaxTagsBytes of keys and values.
-func CheckTagTotals(id string, tags map[string]string) error {
+func checkTagTotals(id string, tags map[string]string) error {
 	if len(tags) > MaxTags {
 		return fmt.Errorf("session %s would have %d tags: at most %d are allowed; remove some with --rm", id, len(tags), MaxTags)
 	}
@@ -163,7 +163,7 @@ func ValidateTags(id string, tags map[string]string) error {
 	if err := ValidateTagOps(tags, nil); err != nil {
 		return err
 	}
-	return CheckTagTotals(id, tags)
+	return checkTagTotals(id, tags)
 }
 
 // ApplyTags returns tags with set applied and then rm removed (so a key both
@@ -179,19 +179,19 @@ func ApplyTags(tags, set map[string]string, rm []string) map[string]string {
 	return out
 }
 
-// SetTags sets and removes tags of one session in one locked change (sets
+// setTags sets and removes tags of one session in one locked change (sets
 // first, then removals) and appends one tags_change event with the full
 // previous and new maps. Nothing is written and no event appended when the
 // tags would not change. Input is validated before any lock is taken.
-func SetTags(root, id string, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
-	return SetTagsIf(root, id, nil, set, rm)
+func setTags(root, id string, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
+	return setTagsIf(root, id, nil, set, rm)
 }
 
-// SetTagsIf is SetTags that first checks cond against the session's tags as
+// setTagsIf is SetTags that first checks cond against the session's tags as
 // read under the lock, and returns ErrConditionFailed (writing nothing) when
 // it is false: a bulk change selected by tag must not hit a session whose
 // tags changed since it was selected.
-func SetTagsIf(root, id string, cond func(tags map[string]string) bool, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
+func setTagsIf(root, id string, cond func(tags map[string]string) bool, set map[string]string, rm []string) (changed bool, m *Metadata, err error) {
 	if err := ValidateID(id); err != nil {
 		return false, nil, err
 	}
@@ -206,7 +206,7 @@ func SetTagsIf(root, id string, cond func(tags map[string]string) bool, set map[
 		if maps.Equal(next, m.Tags) {
 			return nil, ErrNoChange
 		}
-		if err := CheckTagTotals(id, next); err != nil && growsTags(m.Tags, next) {
+		if err := checkTagTotals(id, next); err != nil && growsTags(m.Tags, next) {
 			return nil, err
 		}
 		prev := m.Tags
@@ -226,7 +226,7 @@ func SetTagsIf(root, id string, cond func(tags map[string]string) bool, set map[
 // (fn returns ErrNoChange when it did not).
 func change(root, id string, fn func(m *Metadata) ([]Event, error)) (bool, *Metadata, error) {
 	changed := false
-	m, err := Update(root, id, func(m *Metadata) ([]Event, error) {
+	m, err := updateRecord(root, id, func(m *Metadata) ([]Event, error) {
 		evs, err := fn(m)
 		if err == nil {
 			changed = true

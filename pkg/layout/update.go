@@ -1,7 +1,6 @@
 package layout
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"time"
@@ -18,20 +17,15 @@ const MetaLockWait = 30 * time.Second
 // write happens and no event is appended.
 var ErrNoChange = errors.New("no change")
 
-// Update is the one way to change a session's metadata. It takes the event
+// updateRecord is the one way to change a session's metadata. It takes the event
 // lock and then the metadata lock (the fixed order that rules out deadlock),
 // reads the file, lets fn change it, writes it atomically and appends the
 // events fn returns, all before releasing. Holding the metadata lock across
 // read, change and write is what keeps concurrent writers from losing each
 // other's updates. It returns the metadata after the change (or as it was,
-// when fn returned ErrNoChange).
-func Update(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
-	return update(root, id, json.Marshal, fn)
-}
-
-// UpdatePlain is Update for events whose payloads hold only plain values,
-// as AppendEventsPlain is for AppendEvents.
-func UpdatePlain(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
+// when fn returned ErrNoChange). The events' payloads hold plain values
+// only (see AppendEvents).
+func updateRecord(root, id string, fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
 	return update(root, id, nil, fn)
 }
 
@@ -72,11 +66,11 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 			return nil, errs.Text(p.Events()+" "+ErrSymlink.Error(), ErrSymlink)
 		}
 	}
-	if err := WriteMetadata(root, id, m); err != nil {
+	if err := writeMetadata(root, id, m, true); err != nil {
 		return nil, err
 	}
 	if err := appendEncodedLocked(root, id, buf); err != nil {
-		if rerr := WriteFileAtomic(p.Meta(), orig, 0o600); rerr != nil {
+		if rerr := writeFileAtomic(p.Meta(), orig, 0o600); rerr != nil {
 			return nil, errs.Wrap(err.Error()+"; and the change could not be undone", rerr)
 		}
 		return nil, err
@@ -84,10 +78,10 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 	return m, nil
 }
 
-// Locked runs fn while holding both of a session's locks, for callers that
+// locked runs fn while holding both of a session's locks, for callers that
 // must re-check and act atomically (gc, rm, respawn) without the
 // read-change-write shape of Update.
-func Locked(root, id string, wait time.Duration, fn func() error) error {
+func locked(root, id string, wait time.Duration, fn func() error) error {
 	p := PathsFor(root, id)
 	el, err := AcquireLock(p.EventsLock(), wait)
 	if err != nil {

@@ -40,11 +40,11 @@ func ValidateUserEventType(typ string) error {
 	return nil
 }
 
-// EmitUser appends one user.* event {data?, text?} to a session's log under
+// emitUser appends one user.* event {data?, text?} to a session's log under
 // its event lock. data, when not nil, must be JSON; text, when not nil, is
 // kept as given. The session must exist: an event log without a session
 // would be debris.
-func EmitUser(root, id, typ string, data json.RawMessage, text *string) error {
+func emitUser(root, id, typ string, data json.RawMessage, text *string) error {
 	if err := ValidateID(id); err != nil {
 		return err
 	}

@@ -171,7 +171,7 @@ func Stop(root, id string, m *layout.Metadata) (Result, error) {
 			break
 		}
 		for _, p := range found {
-			if layout.IsSessionDaemon(p.PPid, root, id, m.Generation) {
+			if layout.At(root).VerifyDaemon(p.PPid, id, m.Generation) {
 				// Its daemon is alive after all (it was misjudged or
 				// has just been identified): they are its to stop.
 				return res, nil

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -98,16 +99,16 @@ type KillOptions struct {
 // none.
 func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	var res KillResult
-	if s.Status == layout.Vanished {
+	if s.Shown() == layout.Vanished {
 		return killLeftovers(root, s)
 	}
-	if s.Status == layout.Exited {
+	if s.Shown() == layout.Exited {
 		if err := endGrace(root, s, o.Wait); err != nil {
 			return res, err
 		}
 		return res, NotRunningError(s.ID)
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return res, NotRunningError(s.ID)
 	}
 	pid := s.Pid
@@ -122,7 +123,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	if !VerifyDaemon(pid, root, s.ID, gen) {
 		// It died since its status was read (its pid may be someone
 		// else's by now).
-		s.Status = layout.Vanished
+		s.Status, s.Live, s.Pid = layout.Vanished, false, 0
 		return killLeftovers(root, s)
 	}
 	res.DaemonPid = pid
@@ -161,6 +162,9 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		return res, fmt.Errorf("Failed to kill session %q: daemon PID %d is still running after %v.", s.ID, pid, wait)
 	}
 	cleanStale(root, s.ID, pid)
+	// A daemon killed before it took over its launcher's claim leaves
+	// the claim with no holder: drop it, or the id stays in use.
+	registry.DropLaunchClaim(root, s.ID, gen)
 	if len(desc) == 0 {
 		recordStopped(root, s.ID, gen)
 	}
@@ -178,7 +182,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 		// Leave a trace for whoever reads the log later; the record may
 		// be gone (ephemeral), and then there is nowhere to write it.
 		if _, err := os.Stat(layout.PathsFor(root, s.ID).Meta()); err == nil {
-			layout.AppendEvents(root, s.ID, layout.NewEvent(s.ID, layout.EventDescendantsSurvived,
+			layout.At(root).AppendEvents(s.ID, layout.NewEvent(s.ID, layout.EventDescendantsSurvived,
 				"data", map[string]any{"pids": res.Survivors}))
 		}
 	}
@@ -193,7 +197,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 // it is.
 func recordStopped(root, id, gen string) {
 	code, sig := 128+int(syscall.SIGTERM), int(syscall.SIGTERM)
-	m, err := layout.UpdatePlain(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	m, err := layout.At(root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Exited() || m.Generation != gen {
 			return nil, layout.ErrNoChange
 		}
@@ -206,11 +210,13 @@ func recordStopped(root, id, gen string) {
 	if v, ok := m.Tags["keep"]; ok && !slices.Contains([]string{"false", "0", "no", "off"}, strings.ToLower(strings.TrimSpace(v))) {
 		return
 	}
-	layout.Locked(root, id, layout.MetaLockWait, func() error {
-		if m, err := layout.ReadMetadata(root, id); err == nil && m.Generation == gen {
+	layout.At(root).Locked(id, layout.MetaLockWait, func() error {
+		if m, err := layout.At(root).Metadata(id); err == nil && m.Generation == gen {
 			p := layout.PathsFor(root, id)
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
+			os.Remove(p.DaemonLog())
+			os.Remove(p.DaemonLogOld())
 		}
 		return nil
 	})
@@ -233,7 +239,7 @@ func endGrace(root string, s layout.Session, wait time.Duration) error {
 // killLeftovers is Kill for a session whose daemon is gone.
 func killLeftovers(root string, s layout.Session) (KillResult, error) {
 	res := KillResult{DaemonGone: true}
-	if m, err := layout.ReadMetadata(root, s.ID); err == nil && (m.Exited() || m.Generation != s.Meta.Generation) {
+	if m, err := layout.At(root).Metadata(s.ID); err == nil && (m.Exited() || m.Generation != s.Meta.Generation) {
 		// It exited normally meanwhile (what it let run on was meant to),
 		// or was replaced.
 		return res, NotRunningError(s.ID)
@@ -258,9 +264,9 @@ func otherDaemon(p procs.Proc) bool {
 }
 
 // VerifyDaemon reports whether pid is, provably, the daemon of session id
-// in root (of generation gen, when not ""): layout.IsSessionDaemon.
+// in root (of generation gen, when not ""): layout.Registry.VerifyDaemon.
 func VerifyDaemon(pid int, root, id, gen string) bool {
-	return layout.IsSessionDaemon(pid, root, id, gen)
+	return layout.At(root).VerifyDaemon(pid, id, gen)
 }
 
 func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {
@@ -284,7 +290,7 @@ func killDaemonOnly(root, id, gen string, pid int, wait time.Duration) error {
 // DropStrategy removes the strategy tag (and so permanence) from a
 // session, recording a tags_change event.
 func DropStrategy(root, id string) error {
-	_, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.At(root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if _, ok := m.Tags["strategy"]; !ok {
 			return nil, layout.ErrNoChange
 		}
@@ -313,11 +319,11 @@ func WaitGone(p procs.Proc, timeout time.Duration) bool {
 // remove (it crashed mid-shutdown), but only while the pid file still
 // names that daemon: if a new session already took the id they are its.
 func cleanStale(root, id string, pid int) {
-	if layout.ReadPid(root, id) != pid {
+	if layout.At(root).Pid(id) != pid {
 		return
 	}
-	layout.Locked(root, id, layout.MetaLockWait, func() error {
-		if layout.ReadPid(root, id) != pid {
+	layout.At(root).Locked(id, layout.MetaLockWait, func() error {
+		if layout.At(root).Pid(id) != pid {
 			return nil
 		}
 		p := layout.PathsFor(root, id)

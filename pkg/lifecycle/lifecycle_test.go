@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
 )
@@ -44,7 +45,7 @@ while :; do sleep 0.05; done
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	daemon := &exec.Cmd{Path: "/bin/sh", Args: layout.DaemonArgs(root, "fake", "g1"), Dir: filepath.Dir(script)}
+	daemon := &exec.Cmd{Path: "/bin/sh", Args: registry.DaemonArgs(root, "fake", "g1"), Dir: filepath.Dir(script)}
 	daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := daemon.Start(); err != nil {
 		t.Fatal(err)
@@ -56,11 +57,9 @@ while :; do sleep 0.05; done
 	defer syscall.Kill(child, syscall.SIGKILL)
 
 	m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", Tags: map[string]string{"strategy": "permanent", "a": "b"}}
-	if err := layout.WriteMetadata(root, "fake", m); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteRecord(t, root, "fake", m)
 	os.WriteFile(layout.PathsFor(root, "fake").Pid(), []byte(strconv.Itoa(daemon.Process.Pid)), 0o600)
-	s, err := layout.Load(root, "fake")
+	s, err := layout.At(root).Load("fake")
 	if err != nil || s.Status != layout.Running {
 		t.Fatalf("fake session: %+v %v", s, err)
 	}
@@ -80,7 +79,7 @@ while :; do sleep 0.05; done
 	if _, err := os.Stat(layout.PathsFor(root, "fake").Pid()); !os.IsNotExist(err) {
 		t.Errorf("stale pid file kept: %v", err)
 	}
-	after, _ := layout.ReadMetadata(root, "fake")
+	after, _ := layout.At(root).Metadata("fake")
 	if _, ok := after.Tags["strategy"]; ok || after.Tags["a"] != "b" {
 		t.Errorf("tags after kill = %v", after.Tags)
 	}
@@ -99,14 +98,12 @@ func TestRemoveChecksTheGeneration(t *testing.T) {
 	old := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "aaaa", ExitCode: &code, ExitedAt: layout.Now()}
 	newer := old.Clone()
 	newer.Generation = "bbbb"
-	if err := layout.WriteMetadata(root, "x", newer); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteRecord(t, root, "x", newer)
 	err := Remove(root, layout.Session{ID: "x", Meta: old, Status: layout.Exited}, time.Second)
 	if !errors.Is(err, ErrReplaced) || !strings.Contains(err.Error(), "not removed") {
 		t.Errorf("remove of a replaced record: %v", err)
 	}
-	if _, err := layout.ReadMetadata(root, "x"); err != nil {
+	if _, err := layout.At(root).Metadata("x"); err != nil {
 		t.Errorf("replacement removed: %v", err)
 	}
 	if err := Remove(root, layout.Session{ID: "x", Meta: newer, Status: layout.Exited}, time.Second); err != nil {
@@ -137,9 +134,9 @@ func TestKillRefusesAForeignPid(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
-	layout.WriteMetadata(root, "old", &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now()})
+	testutil.WriteRecord(t, root, "old", &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now()})
 	os.WriteFile(layout.PathsFor(root, "old").Pid(), []byte(strconv.Itoa(other.Process.Pid)), 0o600)
-	s, _ := layout.Load(root, "old")
+	s, _ := layout.At(root).Load("old")
 	if s.Status != layout.Vanished {
 		t.Errorf("a session whose pid file names a foreign process is %s, want vanished", s.Status)
 	}
@@ -163,18 +160,16 @@ func TestKillRecordsAStopTheDaemonCouldNot(t *testing.T) {
 		root := testutil.Root(t)
 		pid := testutil.FakeDaemon(t, root, "young", "g1")
 		m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", DaemonPid: pid, Ephemeral: ephemeral}
-		if err := layout.WriteMetadata(root, "young", m); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteRecord(t, root, "young", m)
 		os.WriteFile(layout.PathsFor(root, "young").Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600)
-		s, err := layout.Load(root, "young")
+		s, err := layout.At(root).Load("young")
 		if err != nil || s.Status != layout.Running {
 			t.Fatalf("stand-in session: %+v %v", s, err)
 		}
 		if _, err := Kill(root, s, KillOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		after, err := layout.ReadMetadata(root, "young")
+		after, err := layout.At(root).Metadata("young")
 		if ephemeral {
 			if !errors.Is(err, layout.ErrNotFound) {
 				t.Errorf("ephemeral record after kill: %+v %v, want it removed", after, err)
@@ -184,7 +179,7 @@ func TestKillRecordsAStopTheDaemonCouldNot(t *testing.T) {
 		if err != nil || after.ExitCode == nil || *after.ExitCode != 143 || after.Signal == nil || *after.Signal != 15 {
 			t.Fatalf("record after kill: %+v %v, want exit 143 by signal 15", after, err)
 		}
-		evs, _ := layout.ReadEvents(root, "young")
+		evs, _ := layout.At(root).Events("young")
 		if len(evs) == 0 || evs[len(evs)-1].Type != layout.EventSessionExit {
 			t.Errorf("events after kill: %+v, want session_exit last", evs)
 		}

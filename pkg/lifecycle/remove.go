@@ -28,7 +28,7 @@ func RunningError(id string) error {
 // of the same id that follows, or that slipped in meanwhile, keeps its
 // files.
 func Remove(root string, s layout.Session, wait time.Duration) error {
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		return RunningError(s.ID)
 	}
 	if wait <= 0 {
@@ -37,14 +37,14 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, wait); err != nil {
 		return errs.Sentence(err.Error()+"; not removed.", err)
 	}
-	return layout.Locked(root, s.ID, layout.MetaLockWait, func() error {
-		m, err := layout.ReadMetadata(root, s.ID)
+	return layout.At(root).Locked(s.ID, layout.MetaLockWait, func() error {
+		m, err := layout.At(root).Metadata(s.ID)
 		switch {
 		case errors.Is(err, layout.ErrNotFound):
 			// Already removed (an ephemeral daemon's own cleanup, or a
 			// concurrent rm); sweep whatever is left unless a live
 			// daemon owns it.
-			if alive, _ := layout.DaemonAlive(root, s.ID); alive {
+			if alive, _ := layout.At(root).DaemonAlive(s.ID, ""); alive {
 				return replacedError(s.ID)
 			}
 		case err != nil:
@@ -53,10 +53,10 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 		case !sameRecord(s.Meta, m):
 			return replacedError(s.ID)
 		}
-		if alive, _ := layout.DaemonAlive(root, s.ID); err == nil && layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(root).DaemonAlive(s.ID, ""); err == nil && layout.StatusOf(m, alive) == layout.Running {
 			return replacedError(s.ID)
 		}
-		if err := layout.RemoveFiles(root, s.ID); err != nil {
+		if err := layout.At(root).Remove(s.ID); err != nil {
 			return fmt.Errorf("remove session %s: %w", s.ID, err)
 		}
 		return nil
@@ -81,7 +81,7 @@ func sameRecord(old, cur *layout.Metadata) bool {
 // lingers briefly to flush and clean up, and that cleanup must not run
 // after a removal or a new daemon's start on the same id.
 func waitDaemonGone(root, id, gen string, wait time.Duration) error {
-	if pid := layout.ReadPid(root, id); pid > 0 {
+	if pid := layout.At(root).Pid(id); pid > 0 {
 		// A foreign process under a reused pid is not ours to wait for.
 		if p, ok := procs.Lookup(pid); ok && !p.Zombie && VerifyDaemon(pid, root, id, gen) {
 			if !WaitGone(p, wait) {

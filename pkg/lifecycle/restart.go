@@ -67,7 +67,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 		// Its command, cwd and settings were in the record.
 		return "", errs.Sentence(fmt.Sprintf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID), nil)
 	}
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		if !o.Stop {
 			return "", spawn.RunningError(s.ID)
 		}
@@ -83,7 +83,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 		return "", errs.Sentence(err.Error()+"; not restarted.", err)
 	}
 	m, gen := s.Meta, ""
-	cur, err := layout.ReadMetadata(root, s.ID)
+	cur, err := layout.At(root).Metadata(s.ID)
 	switch {
 	case err == nil:
 		if !sameRecord(s.Meta, cur) {

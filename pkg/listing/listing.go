@@ -1,7 +1,7 @@
 // Package listing filters, sorts and formats the session registry for
 // `pty list`: the human sections, the --json array scripts depend on (the
 // original pty's shape), and the --summary counts. It only reads what
-// layout.ListFast returned; nothing here touches the disk.
+// layout.Registry.List returned; nothing here touches the disk.
 package listing
 
 import (
@@ -96,7 +96,7 @@ func Age(s layout.Session, now time.Time) (time.Duration, bool) {
 
 // Match reports whether a session passes the filter.
 func (f Filter) Match(s layout.Session, now time.Time) bool {
-	if f.Status != "" && s.Status != f.Status {
+	if f.Status != "" && s.Shown() != f.Status {
 		return false
 	}
 	for _, kv := range f.Tags {
@@ -166,7 +166,7 @@ type Entry struct {
 func NewEntry(s layout.Session) Entry {
 	e := Entry{
 		Name:      s.ID,
-		Status:    s.Status,
+		Status:    s.Shown(),
 		Command:   Command(s.Meta),
 		Cwd:       s.Meta.Cwd,
 		CreatedAt: s.Meta.CreatedAt,
@@ -174,7 +174,7 @@ func NewEntry(s layout.Session) Entry {
 		Tags:      s.Meta.Tags,
 		Damaged:   s.Damaged,
 	}
-	if s.Status == layout.Running && s.Pid > 0 {
+	if s.Shown() == layout.Running && s.Pid > 0 {
 		pid := s.Pid
 		e.Pid = &pid
 	}
@@ -257,13 +257,13 @@ func Summarize(ss []layout.Session, now time.Time) Summary {
 	sum := Summary{Total: len(ss)}
 	var oldAge, newAge time.Duration
 	for _, s := range ss {
-		sum.ByStatus.add(s.Status)
+		sum.ByStatus.add(s.Shown())
 		age, ok := Age(s, now)
 		if !ok {
 			continue
 		}
 		item := func() *SummaryItem {
-			it := &SummaryItem{Name: s.ID, Status: s.Status, AgeSeconds: int64(max(age, 0) / time.Second)}
+			it := &SummaryItem{Name: s.ID, Status: s.Shown(), AgeSeconds: int64(max(age, 0) / time.Second)}
 			if s.Meta.DisplayName != nil && *s.Meta.DisplayName != "" {
 				it.DisplayName = s.Meta.DisplayName
 			}

@@ -151,7 +151,7 @@ func WriteText(w io.Writer, ss []layout.Session, st Style, emptyMsg string) erro
 	for _, sec := range sections {
 		n := 0
 		for _, s := range ss {
-			if s.Status == sec.status {
+			if s.Shown() == sec.status {
 				n++
 			}
 		}
@@ -165,7 +165,7 @@ func WriteText(w io.Writer, ss []layout.Session, st Style, emptyMsg string) erro
 		b = st.appendPaint(b, sec.color, st.paint(bold, title, sec.color == ""), sec.color != "")
 		b = append(b, '\n')
 		for i, s := range ss {
-			if s.Status == sec.status {
+			if s.Shown() == sec.status {
 				b = appendRow(b, &rows[i], width, st, sec.color)
 			}
 		}
@@ -185,7 +185,7 @@ func makeRow(s layout.Session, st Style) row {
 	if ok {
 		ageText = FormatAge(age)
 	}
-	switch s.Status {
+	switch s.Shown() {
 	case layout.Running:
 		r.cols[2] = "up " + ageText
 	case layout.Exited:
@@ -202,7 +202,7 @@ func makeRow(s layout.Session, st Style) row {
 	r.mark, r.markCo = marker(s.Meta)
 	if s.Damaged != "" {
 		// Nothing of the record is known but what the daemon says.
-		r.cols[2] = map[layout.Status]string{layout.Running: "up ?"}[s.Status]
+		r.cols[2] = map[layout.Status]string{layout.Running: "up ?"}[s.Shown()]
 		r.mark, r.markCo = "[damaged record: "+s.Damaged+"]", red
 	}
 	return r

@@ -135,7 +135,7 @@ func tick() tea.Cmd {
 func (m *Model) load() tea.Cmd {
 	root, tags := m.o.Root, m.o.FilterTags
 	return func() tea.Msg {
-		all, err := layout.List(root)
+		all, err := layout.At(root).List()
 		if err != nil {
 			return sessionsMsg{err: err}
 		}
@@ -162,7 +162,7 @@ func Scope(all []layout.Session, tags map[string]string) []layout.Session {
 	}
 	listing.Sort(out)
 	rank := map[layout.Status]int{layout.Running: 0, layout.Exited: 1, layout.Vanished: 2}
-	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Status] < rank[out[j].Status] })
+	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Shown()] < rank[out[j].Shown()] })
 	return out
 }
 
@@ -392,12 +392,12 @@ func (m *Model) choose() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	// Re-read: the list may be up to a second old.
-	s, err := layout.Load(m.o.Root, it.sess.ID)
+	s, err := layout.At(m.o.Root).Load(it.sess.ID)
 	if err != nil {
 		m.setMessage(true, "%v", err)
 		return m, m.load()
 	}
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		return m, m.attach(s.ID)
 	}
 	m.mode = modeRestart

@@ -122,7 +122,7 @@ func (m *Model) rows() []string {
 		if d, ok := listing.Age(*s, now); ok {
 			age = listing.FormatAge(d)
 		}
-		switch s.Status {
+		switch s.Shown() {
 		case layout.Running:
 			c.mark, c.markStyle, c.when = markRunning, styleRunning, "up "+age
 		case layout.Exited:
@@ -230,7 +230,7 @@ func (m *Model) restartView() string {
 	s := m.target
 	var b strings.Builder
 	what := "exited"
-	if s.Status == layout.Vanished {
+	if s.Shown() == layout.Vanished {
 		what = "vanished (no exit was recorded: killed or crashed)"
 	} else if s.Meta.Signal != nil && *s.Meta.Signal > 0 {
 		what = "was killed by " + listing.SignalName(*s.Meta.Signal)

@@ -129,7 +129,10 @@ const (
 	// PeekRedraw asks for the baseline a writable client gets (the exact
 	// screen, cursor and modes, as Screen.Redraw) while staying read-only:
 	// a client that keeps its own emulator (pty web) can then apply the
-	// live stream on top of it. It overrides the other two bits.
+	// live stream on top of it. It overrides the plain bit; with PeekFull
+	// the scrollback comes first, as ATTACH's history, and with
+	// PeekFollow a flood's redraws bring the lines that scrolled by since
+	// the previous one, as a writable client's do.
 	PeekRedraw byte = 1 << 2
 	// PeekFollow asks that the text form (bits 0 and 2 clear) end, after
 	// the move to the cursor, with what the program's next output depends

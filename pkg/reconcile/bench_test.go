@@ -77,9 +77,7 @@ func fabricate(b *testing.B, n int) string {
 		if i%2 == 0 {
 			m.Tags["strategy"] = "permanent"
 		}
-		if err := layout.WriteMetadata(root, id, m); err != nil {
-			b.Fatal(err)
-		}
+		testutil.WriteRecord(b, root, id, m)
 		pid := strconv.Itoa(testutil.FakeDaemon(b, root, id, m.Generation))
 		if err := os.WriteFile(filepath.Join(root, id+".pid"), []byte(pid), 0o600); err != nil {
 			b.Fatal(err)

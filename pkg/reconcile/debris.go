@@ -14,7 +14,8 @@ import (
 
 // claimSuffix names the file a gc pass holds while it respawns a session,
 // so concurrent passes serialize. No session file ends this way (they end
-// in .json, .events.jsonl, .sock, .pid, .lock, .events.lock, .launch), so no id can
+// in .json, .events.jsonl, .sock, .pid, .lock, .events.lock, .launch,
+// .daemon.log, .daemon.log.1), so no id can
 // make a session's lock collide with another session's claim, as
 // "<id>.gc.lock" would with session "<id>.gc".
 const claimSuffix = ".gc-claim"
@@ -26,6 +27,7 @@ func claimPath(root, id string) string { return filepath.Join(root, id+claimSuff
 var sessionSuffixes = []string{
 	layout.SuffixEventsLock, layout.SuffixEvents, layout.SuffixMeta,
 	layout.SuffixSock, layout.SuffixPid, layout.SuffixLock, claimSuffix, layout.SuffixLaunch,
+	layout.SuffixDaemonLog, layout.SuffixDaemonLogOld,
 }
 
 func splitSessionFile(name string) (id, suffix string) {
@@ -84,7 +86,7 @@ func (p *pass) debris() {
 			continue
 		}
 		var removed []string
-		err := layout.Locked(root, id, 0, func() error {
+		err := layout.At(root).Locked(id, 0, func() error {
 			// Re-check now that nobody can be creating the session.
 			if _, err := readMeta(root, id); err == nil || ownerAlive(root, id) {
 				return errStale
@@ -169,7 +171,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 // ownerAlive reports a live daemon for id: its pid file names a live
 // process, or (with no pid file) its socket answers.
 func ownerAlive(root, id string) bool {
-	alive, _ := layout.DaemonAlive(root, id)
+	alive, _ := layout.At(root).DaemonAlive(id, "")
 	return alive
 }
 
@@ -184,7 +186,7 @@ func allOlder(files []os.DirEntry, cutoff time.Time) bool {
 }
 
 // tmpOwner returns the writer's pid from "<target>.tmp.<pid>.<rand>", the
-// name layout.TempName and the original pty both use.
+// name layout writes (tempName) and the original pty both use.
 func tmpOwner(name string) int {
 	i := strings.LastIndex(name, ".tmp.")
 	if i < 0 {

@@ -174,7 +174,7 @@ func TestOrphans(t *testing.T) {
 
 	pids := map[string]int{}
 	for _, id := range []string{"c", "gc1", "m"} {
-		pids[id] = layout.ReadPid(root, id)
+		pids[id] = layout.At(root).Pid(id)
 	}
 	out := gcPass(t, root)
 	// The chain p <- c <- gc1 goes in one pass; the permanent grandchild is
@@ -218,7 +218,7 @@ func TestAbandoned(t *testing.T) {
 		m.LastAttachAt = layout.FormatTime(time.Now().Add(-3*24*time.Hour - time.Hour))
 	})
 	update(t, root, "fresh", func(m *layout.Metadata) { m.LastAttachAt = layout.Now() })
-	apid, ipid := layout.ReadPid(root, "a"), layout.ReadPid(root, "idle")
+	apid, ipid := layout.At(root).Pid("a"), layout.At(root).Pid("idle")
 	if err := os.RemoveAll(gone); err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func TestGCRacingRunNeverRemovesNewSession(t *testing.T) {
 			t.Fatalf("run -a: %+v", runOut)
 		}
 		s, ok := load(t, root, id)
-		if !ok || s.Status != layout.Running || !layout.PidAlive(layout.ReadPid(root, id)) {
+		if !ok || s.Status != layout.Running || !layout.PidAlive(layout.At(root).Pid(id)) {
 			t.Fatalf("round %d: new session %s is %v/%s after racing gc; gc said %q", i, id, ok, s.Status, gcOut.Stdout)
 		}
 		if _, err := os.Stat(layout.PathsFor(root, id).Sock()); err != nil {
@@ -726,8 +726,8 @@ func TestPermanentInGraceIsRespawned(t *testing.T) {
 	start(t, root, nil, "--id", "grace", "--permanent", "--", "sh", "-c", "sleep 1; exit 3")
 	before, _ := load(t, root, "grace")
 	release := testutil.HoldGrace(t, root, "grace")
-	if s, _ := load(t, root, "grace"); s.Status != layout.Exited {
-		t.Fatalf("held in its grace period, grace is %s, want exited", s.Status)
+	if s, _ := load(t, root, "grace"); s.Status != layout.Exiting || s.Shown() != layout.Exited {
+		t.Fatalf("held in its grace period, grace is %s (shown %s), want exiting (shown exited)", s.Status, s.Shown())
 	}
 	cmd := testutil.Command(t, root, "", "gc")
 	done := make(chan testutil.Result, 1)

@@ -90,7 +90,7 @@ func mustHave(t *testing.T, lines []string, want ...string) {
 
 func load(t *testing.T, root, id string) (layout.Session, bool) {
 	t.Helper()
-	s, err := layout.Load(root, id)
+	s, err := layout.At(root).Load(id)
 	if err != nil {
 		return s, false
 	}
@@ -103,7 +103,7 @@ func waitStatus(t *testing.T, root, id string, want layout.Status) layout.Sessio
 	testutil.WaitFor(t, 15*time.Second, id+" to be "+string(want), func() bool {
 		var ok bool
 		s, ok = load(t, root, id)
-		return ok && s.Status == want && (want == layout.Running || !layout.PidAlive(layout.ReadPid(root, id)))
+		return ok && s.Status == want && (want == layout.Running || !layout.PidAlive(layout.At(root).Pid(id)))
 	})
 	// An exited daemon lingers for its shutdown; gc leaves it alone until
 	// its pid is gone.
@@ -125,7 +125,7 @@ func waitGone(t *testing.T, root, id string) {
 func vanish(t *testing.T, root, id string) {
 	t.Helper()
 	s := waitStatus(t, root, id, layout.Running)
-	pid := layout.ReadPid(root, id)
+	pid := layout.At(root).Pid(id)
 	if pid <= 0 {
 		t.Fatalf("%s has no pid file (status %s)", id, s.Status)
 	}
@@ -169,7 +169,7 @@ func setTags(t *testing.T, root, id string, kv map[string]string) {
 
 func update(t *testing.T, root, id string, fn func(m *layout.Metadata)) {
 	t.Helper()
-	if _, err := layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	if _, err := layout.At(root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		fn(m)
 		return nil, nil
 	}); err != nil {
@@ -226,7 +226,7 @@ func diffSnapshots(a, b map[string]string) []string {
 
 func events(t *testing.T, root, id, typ string) []layout.Event {
 	t.Helper()
-	evs, err := layout.ReadEvents(root, id)
+	evs, err := layout.At(root).Events(id)
 	if err != nil {
 		t.Fatal(err)
 	}

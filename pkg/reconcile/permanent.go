@@ -164,14 +164,14 @@ func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]stri
 	if err := p.stopLeftovers(e); err != nil {
 		return err
 	}
-	err = layout.Locked(p.o.Root, e.id, lockWait, func() error {
+	err = layout.At(p.o.Root).Locked(e.id, lockWait, func() error {
 		m, ok := unchanged(p.o.Root, e)
 		if !ok {
 			return errStale
 		}
 		// A daemon lingering after its recorded exit is no reason to
 		// wait for the next pass: Relaunch waits for it to finish.
-		if alive, _ := layout.DaemonAlive(p.o.Root, e.id); layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(p.o.Root).DaemonAlive(e.id, ""); layout.StatusOf(m, alive) == layout.Running {
 			return errStale
 		}
 		return nil
@@ -197,7 +197,7 @@ func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]stri
 		return err
 	}
 	// The new daemon starts a fresh event log; the respawn goes in it.
-	if err := layout.AppendEvents(p.o.Root, e.id, layout.NewEvent(e.id, layout.EventSessionRespawn)); err != nil {
+	if err := layout.At(p.o.Root).AppendEvents(e.id, layout.NewEvent(e.id, layout.EventSessionRespawn)); err != nil {
 		return fmt.Errorf("respawned, but logging session_respawn failed: %w", err)
 	}
 	return nil
@@ -212,11 +212,11 @@ func (p *pass) flag(e *entry, hash string, counter, limit, window int) {
 		p.emit(Action{Kind: KindFlapping, ID: id, Message: fmt.Sprintf("Would flag as flapping: %s (%s)", id, detail)})
 		return
 	}
-	_, err := layout.Update(p.o.Root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err := layout.At(p.o.Root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if !bytes.Equal(fingerprint(m), e.fingerprint()) {
 			return nil, errStale
 		}
-		if alive, _ := layout.DaemonAlive(p.o.Root, id); layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(p.o.Root).DaemonAlive(id, ""); layout.StatusOf(m, alive) == layout.Running {
 			return nil, errStale
 		}
 		prev := maps.Clone(m.Tags)

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -18,15 +15,10 @@ import (
 // compares the session under its locks with this.
 type entry struct {
 	id string
-	// meta has what the decisions read. It is decoded without keeping
-	// unknown fields (one JSON pass instead of two, for every session);
-	// raw is the file as read, decoded in full only for sessions gc acts
-	// on.
+	// meta is the record as the pass read it, unknown fields included.
 	meta  *layout.Metadata
-	raw   []byte
-	fullM *layout.Metadata
 	alive bool // the daemon process is alive
-	pid   int  // the daemon's pid, from the pid file (0 if none)
+	pid   int  // the daemon's pid while it is alive (0 if unknown)
 }
 
 // status is the session's status as every command sees it
@@ -42,19 +34,10 @@ func (e *entry) running() bool { return e.status() == layout.Running }
 
 // lingering reports an exited session whose daemon is still in its grace
 // period: what gc does to its files waits for that daemon to finish.
-func (e *entry) lingering() bool { return e.alive && e.status() == layout.Exited }
+func (e *entry) lingering() bool { return e.status() == layout.Exiting }
 
 // full is the metadata as the pass read it, unknown fields included.
-func (e *entry) full() *layout.Metadata {
-	if e.fullM == nil {
-		var m layout.Metadata
-		if err := json.Unmarshal(e.raw, &m); err != nil {
-			m = *e.meta // cannot happen: it parsed once already
-		}
-		e.fullM = &m
-	}
-	return e.fullM
-}
+func (e *entry) full() *layout.Metadata { return e.meta }
 
 func (e *entry) fingerprint() []byte { return fingerprint(e.full()) }
 
@@ -67,10 +50,13 @@ type snapshot struct {
 	sessions map[string]*entry
 	// files is every directory entry name, for the debris step.
 	files []os.DirEntry
-	// invalid holds ids whose <id>.json exists but does not parse.
+	// invalid holds ids whose <id>.json exists but is damaged.
 	invalid map[string]bool
 }
 
+// scan reads the registry as every command reads it (layout's List: the
+// same records, the same liveness check, the same status), and the
+// directory's names for the debris step.
 func scan(root string) (*snapshot, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
@@ -79,91 +65,40 @@ func scan(root string) (*snapshot, error) {
 		}
 		return nil, fmt.Errorf("read pty root %s: %w", root, err)
 	}
-	s := &snapshot{sessions: map[string]*entry{}, invalid: map[string]bool{}, files: ents}
-	var ids []string
-	for _, de := range ents {
-		if id := layout.SessionIDFromMetaName(de.Name()); id != "" {
-			ids = append(ids, id)
-		}
-	}
-	// Reading a session is a handful of small syscalls and a JSON decode;
-	// several readers at once hide the latency of a slow or busy disk, so
-	// a quiet pass over a thousand sessions stays well under 100 ms.
-	type result struct {
-		e       *entry
-		invalid bool
-	}
-	results := make([]result, len(ids))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	workers := min(len(ids), 2*runtime.GOMAXPROCS(0))
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 16<<10)
-			pidBuf := make([]byte, 0, 512)
-			for i := range next {
-				id := ids[i]
-				b, err := readRaw(layout.PathsFor(root, id).Meta(), buf)
-				if err != nil {
-					continue
-				}
-				buf = b
-				var pm plainMeta
-				if err := json.Unmarshal(b, &pm); err != nil {
-					results[i].invalid = true
-					continue
-				}
-				alive, pid := daemonAlive(root, id, pm.Generation, pidBuf)
-				raw := append([]byte(nil), b...)
-				results[i].e = &entry{id: id, meta: (*layout.Metadata)(&pm), raw: raw, alive: alive, pid: pid}
-			}
-		}()
-	}
-	for i := range ids {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, r := range results {
-		switch {
-		case r.e != nil:
-			s.sessions[ids[i]] = r.e
-			s.ids = append(s.ids, ids[i])
-		case r.invalid:
-			s.invalid[ids[i]] = true
-		}
-	}
-	sort.Strings(s.ids)
-	return s, nil
-}
-
-// plainMeta decodes like layout.Metadata without its UnmarshalJSON, so
-// unknown fields are skipped rather than collected in a second pass.
-type plainMeta layout.Metadata
-
-// readMeta is layout.ReadMetadata keeping the two failure kinds apart:
-// os.ErrNotExist (nothing there, perhaps removed meanwhile) versus a file
-// that does not parse (debris, or a hand edit gone wrong).
-func readMeta(root, id string) (*layout.Metadata, error) {
-	buf := make([]byte, 0, 16<<10)
-	return readMetaBuf(root, id, &buf)
-}
-
-// readMetaBuf reads with a reusable buffer: a scan does this for every
-// session.
-func readMetaBuf(root, id string, buf *[]byte) (*layout.Metadata, error) {
-	b, err := readRaw(layout.PathsFor(root, id).Meta(), *buf)
+	r := layout.At(root)
+	all, err := r.List()
 	if err != nil {
 		return nil, err
 	}
-	*buf = b
-	var m layout.Metadata
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("session %s: metadata is not valid JSON: %w", id, err)
+	s := &snapshot{sessions: map[string]*entry{}, invalid: map[string]bool{}, files: ents}
+	for _, ss := range all {
+		switch {
+		case ss.Status == layout.Damaged:
+			s.invalid[ss.ID] = true
+			continue
+		case !ss.Live:
+			if other, _ := r.DaemonAlive(ss.ID, ""); other {
+				// Another generation's daemon holds the id (the
+				// record is being replaced): not this pass's to
+				// touch, as pty rm refuses it.
+				continue
+			}
+		}
+		s.sessions[ss.ID] = &entry{id: ss.ID, meta: ss.Meta, alive: ss.Live, pid: ss.Pid}
+		s.ids = append(s.ids, ss.ID)
 	}
-	return &m, nil
+	return s, nil
+}
+
+// readMeta is Registry.Metadata keeping the two failure kinds apart:
+// os.ErrNotExist (nothing there, perhaps removed meanwhile) versus a
+// record that cannot be used (debris, or a hand edit gone wrong).
+func readMeta(root, id string) (*layout.Metadata, error) {
+	m, err := layout.At(root).Metadata(id)
+	if errors.Is(err, layout.ErrNotFound) {
+		return nil, os.ErrNotExist
+	}
+	return m, err
 }
 
 // fingerprint is what "the same session, unedited" means: every field but

@@ -24,7 +24,7 @@ func waitFirstKept(t *testing.T, root, id, first string) {
 
 func recordScrollback(t *testing.T, root, id string) int {
 	t.Helper()
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}

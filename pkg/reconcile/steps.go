@@ -235,7 +235,7 @@ func (p *pass) layoutTags() {
 		}
 		sort.Strings(dead)
 		if !p.o.DryRun {
-			_, err := layout.Update(p.o.Root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+			_, err := layout.At(p.o.Root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 				if !bytes.Equal(fingerprint(m), e.fingerprint()) {
 					return nil, errStale
 				}

@@ -41,7 +41,7 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 			return fmt.Errorf("the daemon (pid %d) of the exited session is still shutting down after %v", e.pid, p.o.StopTimeout)
 		}
 	}
-	return layout.Locked(p.o.Root, e.id, lockWait, func() error {
+	return layout.At(p.o.Root).Locked(e.id, lockWait, func() error {
 		if _, ok := unchanged(p.o.Root, e); !ok {
 			if e.lingering() {
 				if _, err := readMeta(p.o.Root, e.id); errors.Is(err, os.ErrNotExist) {
@@ -50,7 +50,7 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 			}
 			return errStale
 		}
-		if alive, _ := layout.DaemonAlive(p.o.Root, e.id); alive {
+		if alive, _ := layout.At(p.o.Root).DaemonAlive(e.id, ""); alive {
 			return errStale
 		}
 		if len(evs) > 0 {
@@ -58,7 +58,7 @@ func (p *pass) removeDead(e *entry, evs ...layout.Event) error {
 				return err
 			}
 		}
-		return layout.RemoveFiles(p.o.Root, e.id)
+		return layout.At(p.o.Root).Remove(e.id)
 	})
 }
 
@@ -79,7 +79,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		}
 	}
 	var target layout.Session
-	err := layout.Locked(root, e.id, lockWait, func() error {
+	err := layout.At(root).Locked(e.id, lockWait, func() error {
 		cur, ok := unchanged(root, e)
 		if !ok {
 			return errStale
@@ -89,22 +89,19 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 				return err
 			}
 		}
-		alive, dpid := layout.DaemonAliveGen(root, e.id, cur.Generation)
+		alive, dpid := layout.At(root).DaemonAlive(e.id, cur.Generation)
 		if !alive {
 			if e.alive {
 				// It died since the scan: it may have left processes,
 				// which the next pass (seeing it dead) stops.
 				return errStale
 			}
-			return layout.RemoveFiles(root, e.id)
+			return layout.At(root).Remove(e.id)
 		}
 		if dpid <= 0 {
 			return fmt.Errorf("%w: the daemon answers on its socket but has no pid file", errSignal)
 		}
-		target = layout.Session{ID: e.id, Meta: cur, Status: layout.Running, Pid: dpid}
-		if cur.Exited() {
-			target.Status = layout.Exited
-		}
+		target = layout.Session{ID: e.id, Meta: cur, Status: layout.StatusOf(cur, true), Live: true, Pid: dpid}
 		return nil
 	})
 	if err != nil {
@@ -132,7 +129,7 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 	if !waitDead(root, e.id, target.Meta.Generation, target.Pid, p.o.StopTimeout) {
 		return "shutdown-timeout, after signalling", fmt.Errorf("daemon pid %d is still running after %v", target.Pid, p.o.StopTimeout)
 	}
-	err = layout.Locked(root, e.id, lockWait, func() error {
+	err = layout.At(root).Locked(e.id, lockWait, func() error {
 		m, err := readMeta(root, e.id)
 		if errors.Is(err, os.ErrNotExist) {
 			// It reaped itself (ephemeral). Anything left is debris's
@@ -142,10 +139,10 @@ func (p *pass) stopAndRemove(e *entry, evs ...layout.Event) (string, error) {
 		if err == nil && !sameGeneration(m, e) {
 			return errStale
 		}
-		if alive, _ := layout.DaemonAlive(root, e.id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(e.id, ""); alive {
 			return errStale // a new daemon took the id meanwhile
 		}
-		return layout.RemoveFiles(root, e.id)
+		return layout.At(root).Remove(e.id)
 	})
 	if err != nil {
 		return phaseReason(err, "after signalling"), err

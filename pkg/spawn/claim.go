@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ptyorg/pty/internal/jsonlite"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -57,10 +58,10 @@ var errClaimPending = errors.New("session is being started")
 // or its daemon is, and reports whether that happened before deadline.
 func waitClaimResolved(root, id string, deadline time.Time) bool {
 	for {
-		if alive, _ := layout.DaemonAlive(root, id); !alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); !alive {
 			return true
 		}
-		if _, ok := layout.ReadLaunchClaim(root, id); !ok {
+		if _, ok := registry.ReadLaunchClaim(root, id); !ok {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -73,7 +74,7 @@ func waitClaimResolved(root, id string, deadline time.Time) bool {
 func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
 	root, id := cfg.Root, cfg.ID
 	p := layout.PathsFor(root, id)
-	err = layout.Locked(root, id, 5*time.Second, func() error {
+	err = layout.At(root).Locked(id, 5*time.Second, func() error {
 		if err := checkClaim(cfg); err != nil {
 			return err
 		}
@@ -81,7 +82,7 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 		// file still here is debris from a crash.
 		os.Remove(p.Sock())
 		os.Remove(p.Pid())
-		if err := layout.WriteLaunchClaim(root, id, cfg.Generation); err != nil {
+		if err := registry.WriteLaunchClaim(root, id, cfg.Generation); err != nil {
 			return fmt.Errorf("start session %s: %w", id, err)
 		}
 		ln, ino, err := listenUnix(p.Sock())
@@ -118,12 +119,15 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 			undo()
 			return err
 		}
+		// A new record starts a new event log, and a new error log.
 		os.Remove(p.Events())
+		os.Remove(p.DaemonLog())
+		os.Remove(p.DaemonLogOld())
 		ev := layout.NewEvent(id, layout.EventSessionStart)
 		if len(cfg.Tags) > 0 {
 			ev.Fields = map[string]any{"tags": cfg.Tags}
 		}
-		if err := layout.AppendEventsLockedPlain(root, id, ev); err != nil {
+		if err := layout.AppendEventsLocked(root, id, ev); err != nil {
 			undo()
 			return err
 		}
@@ -140,9 +144,9 @@ func checkClaim(cfg *launchconfig.Config) error {
 	// The daemon first, then the claim: a daemon found dead with its
 	// claim still there died before it took the session, so it never
 	// started the command (it removes the claim before it does).
-	alive, _ := layout.DaemonAlive(root, id)
-	m, err := layout.ReadMetadata(root, id)
-	if gen, ok := layout.ReadLaunchClaim(root, id); ok {
+	alive, _ := layout.At(root).DaemonAlive(id, "")
+	m, err := layout.At(root).Metadata(id)
+	if gen, ok := registry.ReadLaunchClaim(root, id); ok {
 		switch {
 		case err == nil && m.Generation != gen:
 			// Not the record's: debris of an earlier start.
@@ -153,7 +157,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 			return replaced
 		default:
 			// A start that never finished: take it over.
-			if err := layout.RemoveFiles(root, id); err != nil {
+			if err := layout.At(root).Remove(id); err != nil {
 				return fmt.Errorf("session %s: remove a start that never finished: %w", id, err)
 			}
 			return nil
@@ -170,7 +174,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		if g := cfg.ReplaceGen; g != "" && m.Generation != g {
 			return replaced
 		}
-		if err := layout.RemoveFiles(root, id); err != nil {
+		if err := layout.At(root).Remove(id); err != nil {
 			return fmt.Errorf("replace %s: %w", id, err)
 		}
 	case errors.Is(err, layout.ErrNotFound):
@@ -187,7 +191,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		if !cfg.Replace {
 			return InUseError(id)
 		}
-		layout.RemoveFiles(root, id)
+		layout.At(root).Remove(id)
 	}
 	return nil
 }

@@ -25,9 +25,9 @@ func TestReplaceGeneration(t *testing.T) {
 	}
 	var old *layout.Metadata
 	testutil.WaitFor(t, 10*time.Second, "x to exit and its daemon to end", func() bool {
-		s, err := layout.Load(root, "x")
+		s, err := layout.At(root).Load("x")
 		old = s.Meta
-		alive, _ := layout.DaemonAlive(root, "x")
+		alive, _ := layout.At(root).DaemonAlive("x", "")
 		return err == nil && s.Status == layout.Exited && !alive
 	})
 	again := spawn.Options{ID: "x", Command: "sleep", Args: []string{"100"}, Replace: true}
@@ -36,7 +36,7 @@ func TestReplaceGeneration(t *testing.T) {
 	if _, err := spawn.Start(ctx, root, again); !errors.Is(err, spawn.ErrReplaced) {
 		t.Fatalf("stale generation: got %v, want ErrReplaced", err)
 	}
-	if m, err := layout.ReadMetadata(root, "x"); err != nil || m.Generation != old.Generation {
+	if m, err := layout.At(root).Metadata("x"); err != nil || m.Generation != old.Generation {
 		t.Fatalf("the record was touched: %v %v", m, err)
 	}
 
@@ -44,7 +44,7 @@ func TestReplaceGeneration(t *testing.T) {
 	if _, err := spawn.Start(ctx, root, again); err != nil {
 		t.Fatalf("matching generation: %v", err)
 	}
-	s, err := layout.Load(root, "x")
+	s, err := layout.At(root).Load("x")
 	if err != nil || s.Status != layout.Running || s.Meta.Generation == old.Generation {
 		t.Fatalf("after replace: %+v %v", s, err)
 	}

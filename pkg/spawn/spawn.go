@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
@@ -382,17 +383,17 @@ func DefaultDisplayName(cwd, command string, args []string) string {
 // that the caller did not ask to replace. nil means it is free (or
 // replaceable).
 func Check(root, id string, replace bool) error {
-	if _, ok := layout.ReadLaunchClaim(root, id); ok {
+	if _, ok := registry.ReadLaunchClaim(root, id); ok {
 		// Being started, or a start that never finished: only claim,
 		// under the session's locks, can tell which and act on it.
 		return nil
 	}
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err == nil {
-		if alive, _ := layout.DaemonAlive(root, id); layout.StatusOf(m, alive) == layout.Running {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); layout.StatusOf(m, alive) == layout.Running {
 			return RunningError(id)
 		}
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 			// An exited session whose daemon still answers for its grace
 			// period (docs/protocol.md, Session end): replacing it now
 			// would race its cleanup, so wait for that to end (within
@@ -402,7 +403,7 @@ func Check(root, id string, replace bool) error {
 			}
 			// Its last step, reaping the record or not, is under the
 			// session's lock.
-			layout.Locked(root, id, 5*time.Second, func() error { return nil })
+			layout.At(root).Locked(id, 5*time.Second, func() error { return nil })
 			return Check(root, id, replace)
 		}
 		if !replace {
@@ -412,7 +413,7 @@ func Check(root, id string, replace bool) error {
 	}
 	if !errors.Is(err, layout.ErrNotFound) {
 		// A damaged record: its daemon may still be running.
-		if alive, _ := layout.DaemonAlive(root, id); alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 			return RunningError(id)
 		}
 		if !replace {
@@ -423,7 +424,7 @@ func Check(root, id string, replace bool) error {
 		}
 		return nil
 	}
-	if alive, _ := layout.DaemonAlive(root, id); alive {
+	if alive, _ := layout.At(root).DaemonAlive(id, ""); alive {
 		return RunningError(id)
 	}
 	return nil
@@ -435,7 +436,7 @@ const lingerWait = 6 * time.Second
 func waitGone(root, id string, max time.Duration) bool {
 	deadline := time.Now().Add(max)
 	for {
-		if alive, _ := layout.DaemonAlive(root, id); !alive {
+		if alive, _ := layout.At(root).DaemonAlive(id, ""); !alive {
 			return true
 		}
 		if time.Now().After(deadline) {
@@ -476,11 +477,11 @@ func Start(ctx context.Context, root string, o Options) (string, error) {
 // and gc's respawn all come through here, and the old processes would run
 // on beside the new session, untracked.
 func stopLeftovers(root, id, gen string) error {
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil || m.Exited() || (gen != "" && m.Generation != gen) {
 		return nil
 	}
-	if alive, _ := layout.DaemonAliveGen(root, id, m.Generation); alive {
+	if alive, _ := layout.At(root).DaemonAlive(id, m.Generation); alive {
 		return nil
 	}
 	res, err := leftovers.Stop(root, id, m)
@@ -605,7 +606,7 @@ func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW,
 		return 0, fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, err)
 	}
 	defer null.Close()
-	pid, err := syscall.ForkExec(path, layout.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(path, registry.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), &syscall.ProcAttr{
 		// Its identity, for whoever finds its pid in a pid file: a pid
 		// is trusted only if these arguments match the record.
 		Dir:   "/",
@@ -634,11 +635,11 @@ func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW,
 // abandon removes the session claimed for a daemon that died before it
 // ran, unless someone else's session has the id by now.
 func abandon(cfg launchconfig.Config, pid int) {
-	layout.Locked(cfg.Root, cfg.ID, 5*time.Second, func() error {
-		if layout.IsSessionDaemon(pid, cfg.Root, cfg.ID, cfg.Generation) {
+	layout.At(cfg.Root).Locked(cfg.ID, 5*time.Second, func() error {
+		if layout.At(cfg.Root).VerifyDaemon(pid, cfg.ID, cfg.Generation) {
 			return nil // alive after all: it serves the session
 		}
-		m, err := layout.ReadMetadata(cfg.Root, cfg.ID)
+		m, err := layout.At(cfg.Root).Metadata(cfg.ID)
 		if err != nil || m.Generation != cfg.Generation {
 			return nil
 		}

@@ -112,6 +112,10 @@ func (s *Screen) appendMarker(b []byte, n int64) []byte {
 	return append(b, "]\x1b[0m\r\n"...)
 }
 
+// Thousands is n as the marker line writes it: in decimal, with commas
+// between thousands.
+func Thousands(n int64) string { return string(appendThousands(nil, n)) }
+
 // appendThousands writes n in decimal with commas between thousands.
 func appendThousands(b []byte, n int64) []byte {
 	d := strconv.AppendInt(nil, n, 10)
@@ -185,3 +189,21 @@ func (s *Screen) historyLineCost(cells []Cell) int {
 	}
 	return n
 }
+
+// AppendHistoryLine appends the cells of the scrollback line numbered seq
+// (see HistorySeq) to dst, at their stored length; ok is false when the
+// scrollback no longer keeps that line (or never had it). A reader that
+// shows the scrollback line by line (pty web) takes the lines after the
+// last one it has this way.
+func (s *Screen) AppendHistoryLine(dst []Cell, seq int64) (_ []Cell, ok bool) {
+	newest := s.HistorySeq()
+	i := int64(s.hist.n) - 1 - (newest - seq)
+	if seq > newest || i < 0 {
+		return dst, false
+	}
+	return s.hist.at(int(i)).appendCells(dst), true
+}
+
+// Scrollback is the number of lines the scrollback keeps at most (0: it
+// keeps none).
+func (s *Screen) Scrollback() int { return s.hist.max }

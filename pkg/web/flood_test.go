@@ -56,11 +56,13 @@ func TestFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stuck.CloseNow()
+	stuck.SetReadLimit(4 * web.MaxHistoryBatch)
 	live, _, err := dialLive(t, w, c, "/live/s/"+id, w.base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer live.CloseNow()
+	live.SetReadLimit(4 * web.MaxHistoryBatch) // the scrollback comes in batches
 
 	stuckErr := make(chan error, 1)
 	go func() {

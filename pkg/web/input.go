@@ -4,22 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
-	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/lifecycle"
-	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
 )
 
 // pageMsg is a message from a session page.
 type pageMsg struct {
-	T    string `json:"t"`    // "ack", "key", "text", "paste" or "hist"
+	T    string `json:"t"`    // "ack", "key", "text" or "paste"
 	Key  string `json:"key"`  // KeyboardEvent.key, for "key"
 	Mods int    `json:"mods"` // modShift|modAlt|modCtrl|modMeta, for "key"
 	Data string `json:"data"` // for "text" and "paste"
@@ -33,19 +29,11 @@ const (
 	modMeta  = 8
 )
 
-// histInterval is the shortest time between two scrollback requests a
-// page may make; more are ignored.
-const histInterval = 500 * time.Millisecond
-
 type inputState struct {
 	f     *follower
 	c     *wsConn
 	write bool
 	acks  chan struct{} // the page drew a screen update
-
-	mu       sync.Mutex
-	histBusy bool
-	lastHist time.Time
 }
 
 func (in *inputState) readLoop(ctx context.Context) {
@@ -65,8 +53,6 @@ func (in *inputState) readLoop(ctx context.Context) {
 			case in.acks <- struct{}{}:
 			default:
 			}
-		case "hist":
-			in.history(ctx)
 		case "key", "text", "paste":
 			if !in.write {
 				in.c.sendJSON(ctx, map[string]string{"t": "error", "msg": "read-only: input is refused (start pty web with --write to type)"})
@@ -174,52 +160,4 @@ func keyBytes(key string, mods int, m term.Modes) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
-}
-
-// history sends the session's scrollback: the lines above the screen in
-// a full capture, at most MaxHistoryLines of them, rendered like rows.
-func (in *inputState) history(ctx context.Context) {
-	in.mu.Lock()
-	if in.histBusy || time.Since(in.lastHist) < histInterval {
-		in.mu.Unlock()
-		return
-	}
-	in.histBusy, in.lastHist = true, time.Now()
-	in.mu.Unlock()
-	go func() {
-		defer func() {
-			in.mu.Lock()
-			in.histBusy = false
-			in.mu.Unlock()
-		}()
-		snap, err := client.Peek(in.f.s.o.Root, in.f.id, proto.PeekFull)
-		if err != nil {
-			return
-		}
-		all := strings.Split(strings.TrimRight(client.PeekText(string(snap.Screen)), "\n"), "\n")
-		onScreen, cols := in.f.viewportLines()
-		n := max(len(all)-onScreen, 0)
-		lines := all[:n]
-		if len(lines) > MaxHistoryLines {
-			lines = lines[len(lines)-MaxHistoryLines:]
-		}
-		in.c.send(ctx, historyMsg(lines, cols))
-	}()
-}
-
-// historyMsg renders capture lines (text with SGR) through a one-row
-// emulator, so scrollback has the same runs as the screen.
-func historyMsg(lines []string, cols int) []byte {
-	scr := term.New(1, max(cols, 1), term.Options{Scrollback: -1})
-	var enc rowEncoder
-	b := []byte(`{"t":"hist","lines":[`)
-	for i, l := range lines {
-		scr.Write([]byte("\x1b[0m\x1b[H\x1b[2K"))
-		scr.Write([]byte(l))
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, enc.encodeScreenRow(scr, 0, cols, -1)...)
-	}
-	return append(b, "]}"...)
 }

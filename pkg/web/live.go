@@ -128,7 +128,7 @@ func entryFor(s layout.Session, now time.Time, home string) listEntry {
 	// Shown escaped as `pty list` shows them: a record written by
 	// another tool may hold bidi controls that would reverse the page's
 	// text, or zero-width characters that make one name pass for another.
-	e := listEntry{ID: s.ID, Status: string(s.Status), Cwd: listing.Printable(listing.TildePath(s.Meta.Cwd, home)),
+	e := listEntry{ID: s.ID, Status: string(s.Shown()), Cwd: listing.Printable(listing.TildePath(s.Meta.Cwd, home)),
 		Command: listing.Printable(listing.Command(s.Meta)), Tags: listing.Printable(tagText(s.Meta)), Marker: marker(s.Meta)}
 	if s.Meta.DisplayName != nil && *s.Meta.DisplayName != s.ID {
 		e.Name = listing.Printable(*s.Meta.DisplayName)
@@ -137,7 +137,7 @@ func entryFor(s layout.Session, now time.Time, home string) listEntry {
 	if d, ok := listing.Age(s, now); ok {
 		age = listing.FormatAge(d)
 	}
-	switch s.Status {
+	switch s.Shown() {
 	case layout.Running:
 		e.When = "up " + age
 	case layout.Exited:
@@ -170,7 +170,7 @@ func newRegistry(ctx context.Context, root string) *registry {
 }
 
 func (r *registry) rebuild() {
-	all, err := layout.ListFast(r.root)
+	all, err := layout.At(r.root).List()
 	now := time.Now()
 	home := os.Getenv("HOME")
 	msg := struct {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +35,12 @@ type snapshot struct {
 	alt        bool
 	ended      bool
 	code       int // with ended; -1 when unknown
+	// histSeq is the number of the newest scrollback line (as
+	// term.Screen.HistorySeq counts them) of the emulator histGen, the
+	// last one scrolled off this screen: a page is sent the lines up to
+	// it with the screen.
+	histSeq int64
+	histGen int
 }
 
 // follower follows one session for all its viewers: one read-only PEEK
@@ -49,24 +54,31 @@ type follower struct {
 
 	dirty chan struct{} // cap 1: output arrived since the last snapshot
 
-	mu      sync.Mutex
-	scr     *term.Screen // nil until the first baseline
-	rows    int
-	cols    int
-	viewers int
-	snap    *snapshot
-	changed chan struct{} // closed when snap or events change
-	ended   bool
-	code    int
-	events  []string
-	evSeq   int
+	// keep is how many scrollback lines the emulator and the pages
+	// keep: the session's, and a line for a marker.
+	keep int
+
+	mu     sync.Mutex
+	scr    *term.Screen // nil until the first baseline
+	scrGen int          // counts emulators: a new one numbers its lines afresh
+	// histCache is the last batch of scrollback rows sent to a page.
+	histCache histBatch
+	rows      int
+	cols      int
+	viewers   int
+	snap      *snapshot
+	changed   chan struct{} // closed when snap or events change
+	ended     bool
+	code      int
+	events    []string
+	evSeq     int
 	// inMu guards input, so typing never holds up the stream (mu).
 	inMu  sync.Mutex
 	input *client.Conn // a command connection, for typing
 }
 
 // follow returns the follower of id, starting it for the first viewer.
-func (s *server) follow(id string) *follower {
+func (s *server) follow(id string, keep int) *follower {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := s.followers[id]
@@ -78,7 +90,7 @@ func (s *server) follow(id string) *follower {
 	if f == nil {
 		ctx, cancel := context.WithCancel(s.ctx)
 		f = &follower{s: s, id: id, ctx: ctx, cancel: cancel, dirty: make(chan struct{}, 1),
-			changed: make(chan struct{}), code: -1}
+			changed: make(chan struct{}), code: -1, keep: keep}
 		s.followers[id] = f
 		go f.run()
 		go f.publish()
@@ -149,7 +161,11 @@ func (f *follower) run() {
 		<-f.ctx.Done()
 		conn.Close()
 	}()
-	if err := conn.WriteFrame(proto.Peek, []byte{proto.PeekRedraw}); err != nil {
+	// The exact screen, first with the scrollback (Full), and in a
+	// flood's redraws the lines that scrolled by since the last one
+	// (Follow): the emulator's scrollback then holds every line the
+	// session kept, once and in order, as an attached terminal's does.
+	if err := conn.WriteFrame(proto.Peek, []byte{proto.PeekRedraw | proto.PeekFull | proto.PeekFollow}); err != nil {
 		return
 	}
 	write := func(b []byte) {
@@ -179,21 +195,31 @@ func (f *follower) run() {
 			f.mu.Unlock()
 			f.markDirty()
 		case proto.Screen:
-			// A baseline (the first, a resync, or a flood's redraw)
-			// replaces the screen whole.
 			f.mu.Lock()
-			rows, cols := f.rows, f.cols
-			if rows <= 0 || cols <= 0 {
-				rows, cols = 24, 80
-			}
-			scr := term.New(rows, cols, term.Options{Scrollback: -1})
-			if bytes.HasPrefix(fr.Payload, []byte(redrawPrefix)) {
-				scr.Write(fr.Payload)
+			exact := bytes.HasPrefix(fr.Payload, []byte(redrawPrefix))
+			if f.scr != nil && exact {
+				// A resync or a flood's redraw, over the screen in
+				// place as a terminal draws it (proto.RedrawInPlace):
+				// the lines it starts with scroll into the scrollback,
+				// and no ED 2 pushes a copy of the screen there.
+				rows, _ := f.scr.Size()
+				f.scr.Write(proto.RedrawInPlace(nil, fr.Payload, rows))
 			} else {
-				// A daemon that does not know PeekRedraw sent text.
-				scr.Write(bytes.ReplaceAll(fr.Payload, []byte("\n"), []byte("\r\n")))
+				rows, cols := f.rows, f.cols
+				if rows <= 0 || cols <= 0 {
+					rows, cols = 24, 80
+				}
+				scr := term.New(rows, cols, term.Options{Scrollback: f.keep})
+				if exact {
+					scr.Write(fr.Payload)
+				} else {
+					// A daemon that does not know PeekRedraw sent text,
+					// each time the whole of it.
+					scr.Write(bytes.ReplaceAll(fr.Payload, []byte("\n"), []byte("\r\n")))
+				}
+				f.scr = scr
+				f.scrGen++
 			}
-			f.scr = scr
 			f.mu.Unlock()
 			f.markDirty()
 		case proto.Exit:
@@ -225,6 +251,7 @@ func (f *follower) publish() {
 				sn.rows, sn.cols = scr.Size()
 				cy, cx, vis := scr.Cursor()
 				sn.title = scr.Title()
+				sn.histSeq, sn.histGen = scr.HistorySeq(), f.scrGen
 				sn.alt = scr.Modes().AltScreen
 				sn.lines = make([][]byte, sn.rows)
 				var prev [][]byte
@@ -379,20 +406,86 @@ func (f *follower) modes() term.Modes {
 	return f.scr.Modes()
 }
 
-// viewportLines is how many rows of the screen are not trailing blank
-// rows, as a text capture counts them.
-func (f *follower) viewportLines() (int, int) {
+// histRows returns, for a page that has the scrollback lines of emulator
+// gen up to mark, the rows of the lines after it up to upTo, as a JSON
+// array's elements, within MaxHistoryBatch bytes. Lines the emulator no
+// longer keeps (the page fell behind by more than keep lines) are one dim
+// marker row. A mark below zero stands for a page that has none yet,
+// which gets the lines the emulator keeps. It returns the new mark. The
+// rows may be shared with other pages: they are not to be modified.
+func (f *follower) histRows(enc *rowEncoder, gen int, mark, upTo int64) ([]byte, int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.scr == nil {
-		return 0, 80
+	scr := f.scr
+	if scr == nil || f.scrGen != gen {
+		return nil, mark // a newer snapshot comes
 	}
-	_, cols := f.scr.Size()
-	t := strings.TrimRight(string(f.scr.ANSI(false)), "\n")
-	if t == "" {
-		return 0, cols
+	newest := scr.HistorySeq()
+	oldest := newest - int64(scr.ScrollbackLen()) + 1
+	if mark < 0 {
+		mark = oldest - 1
 	}
-	return strings.Count(t, "\n") + 1, cols
+	upTo = min(upTo, newest)
+	mark = min(mark, upTo)
+	// Pages that follow the same snapshots ask for the same rows: they
+	// are encoded once.
+	key := histKey{gen: gen, mark: mark, upTo: upTo, oldest: oldest}
+	if c := &f.histCache; c.key == key && c.rows != nil {
+		return c.rows, c.next
+	}
+	var b []byte
+	sep := func() {
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+	}
+	if lost := oldest - 1 - mark; lost > 0 {
+		sep()
+		b = appendMarkerRow(b, lost, f.keep)
+		mark = oldest - 1
+	}
+	var cells []term.Cell
+	for mark < upTo && len(b) < MaxHistoryBatch {
+		var ok bool
+		cells, ok = scr.AppendHistoryLine(cells[:0], mark+1)
+		if !ok {
+			break
+		}
+		sep()
+		b = append(b, enc.encode(len(cells), -1, func(x int) term.Cell { return cells[x] }, scr.CellText)...)
+		mark++
+	}
+	if b != nil {
+		f.histCache = histBatch{key: key, rows: b, next: mark}
+	}
+	return b, mark
+}
+
+// histKey names a batch of scrollback rows (follower.histRows).
+type histKey struct {
+	gen                int
+	mark, upTo, oldest int64
+}
+
+// histBatch is the last batch of scrollback rows encoded.
+type histBatch struct {
+	key  histKey
+	rows []byte
+	next int64
+}
+
+// appendMarkerRow is the row that stands for n lines a page was not
+// sent, dim, as the daemon's marker for lines the session did not keep.
+func appendMarkerRow(b []byte, n int64, keep int) []byte {
+	text := "[pty: " + term.Thousands(n) + " lines not kept; the page keeps " + term.Thousands(int64(keep)) + "]"
+	if n == 1 {
+		text = "[pty: 1 line not kept; the page keeps " + term.Thousands(int64(keep)) + "]"
+	}
+	b = append(b, "[["...)
+	b = appendJSONString(b, []byte(text))
+	b = append(b, ",-1,-1,"...)
+	b = strconv.AppendInt(b, int64(term.AttrDim), 10)
+	return append(b, "]]"...)
 }
 
 // sessionMsg is the first message of a session page.
@@ -403,6 +496,8 @@ type sessionMsg struct {
 	Status  string `json:"status"`
 	Command string `json:"command"`
 	Write   bool   `json:"write"`
+	// Scrollback is how many scrollback lines the page keeps.
+	Scrollback int `json:"scrollback"`
 }
 
 // endedMsg describes a session that is not running: its last lines.
@@ -413,18 +508,23 @@ type endedMsg struct {
 }
 
 func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
-	sess, err := layout.Load(s.o.Root, id)
+	sess, err := layout.At(s.o.Root).Load(id)
 	if err != nil {
 		c.sendJSON(ctx, map[string]string{"t": "error", "msg": "no session " + id + " in the registry"})
 		c.c.Close(websocket.StatusNormalClosure, "")
 		return
 	}
-	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Status),
-		Command: listing.Command(sess.Meta), Write: s.o.Write}
+	keep := term.DefaultScrollback
+	if sess.Meta != nil && sess.Meta.Scrollback != nil {
+		keep = *sess.Meta.Scrollback
+	}
+	keep = min(keep+1, MaxHistoryLines)
+	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Shown()),
+		Command: listing.Command(sess.Meta), Write: s.o.Write, Scrollback: keep}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return
 	}
-	if sess.Status != layout.Running {
+	if sess.Shown() != layout.Running {
 		s.sendEnded(ctx, c, id, sess)
 		s.sendRecentEvents(ctx, c, id)
 		// Until the page goes: CloseRead's context ends with the
@@ -432,7 +532,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 		<-c.c.CloseRead(ctx).Done()
 		return
 	}
-	f := s.follow(id)
+	f := s.follow(id, keep)
 	defer s.unfollow(f)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -448,22 +548,49 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	// session prints or however slowly the page draws, and a page that
 	// stops answering is dropped.
 	var last *snapshot
+	// The page has the scrollback lines of emulator histGen up to
+	// mark; -1: none yet.
+	histGen, mark := 0, int64(-1)
+	var enc rowEncoder
 	lastEv := 0
 	awaiting := false
 	ackTimer := time.NewTimer(time.Hour)
 	ackTimer.Stop()
 	defer ackTimer.Stop()
+	// Scrollback lines left over from a full batch go with the next
+	// update, a frame later, as a new snapshot would.
+	var sent time.Time
+	frame := time.NewTimer(time.Hour)
+	frame.Stop()
+	defer frame.Stop()
 	for {
 		sn, evs, evSeq, changed := f.current()
-		if !awaiting && sn != nil && sn != last {
-			if msg := screenDiff(last, sn); msg != nil {
+		histLeft := sn != nil && sn.histGen == histGen && mark < sn.histSeq
+		sendHist := histLeft
+		if histLeft && sn == last && !awaiting {
+			if wait := FrameInterval - time.Since(sent); wait > 0 {
+				frame.Reset(wait)
+				sendHist = false
+			}
+		}
+		if !awaiting && sn != nil && (sn != last || sendHist) {
+			// The lines that scrolled off the screen go with it, so
+			// the page never shows a line twice or misses one.
+			reset := sn.histGen != histGen
+			if reset {
+				histGen, mark = sn.histGen, -1
+			}
+			var hist []byte
+			hist, mark = f.histRows(&enc, sn.histGen, mark, sn.histSeq)
+			if msg := screenDiff(last, sn, hist, reset); msg != nil {
 				if err := c.send(ctx, msg); err != nil {
 					return
 				}
-				awaiting = true
+				awaiting, sent = true, time.Now()
 				ackTimer.Reset(s.viewerTimeout())
 			}
 			last = sn
+			histLeft = mark < sn.histSeq
 		}
 		if evSeq != lastEv {
 			lastEv = evSeq
@@ -471,8 +598,8 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 				return
 			}
 		}
-		if sn != nil && sn.ended && sn == last {
-			if sess, err := layout.Load(s.o.Root, id); err == nil {
+		if sn != nil && sn.ended && sn == last && !histLeft {
+			if sess, err := layout.At(s.o.Root).Load(id); err == nil {
 				if sn.code >= 0 {
 					code := sn.code
 					sess.Meta.ExitCode = &code
@@ -487,6 +614,7 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 			c.c.Close(websocket.StatusGoingAway, "")
 			return
 		case <-changed:
+		case <-frame.C:
 		case <-in.acks:
 			awaiting = false
 			ackTimer.Stop()
@@ -520,8 +648,11 @@ func (s *server) sendRecentEvents(ctx context.Context, c *wsConn, id string) {
 }
 
 // screenDiff is the message taking a page from prev (nil: nothing yet)
-// to sn: the rows that changed, or all of them when the size did.
-func screenDiff(prev, sn *snapshot) []byte {
+// to sn: the rows that changed, or all of them when the size did, after
+// the scrollback rows hist (JSON array elements) that scrolled off since
+// the last message. With reset, the page's scrollback is of another
+// emulator and is dropped first.
+func screenDiff(prev, sn *snapshot, hist []byte, reset bool) []byte {
 	full := prev == nil || prev.rows != sn.rows || prev.cols != sn.cols
 	var b bytes.Buffer
 	b.WriteString(`{"t":"screen","rows":`)
@@ -535,6 +666,14 @@ func screenDiff(prev, sn *snapshot) []byte {
 	}
 	if full {
 		b.WriteString(`,"full":true`)
+	}
+	if reset {
+		b.WriteString(`,"histReset":true`)
+	}
+	if len(hist) > 0 {
+		b.WriteString(`,"hist":[`)
+		b.Write(hist)
+		b.WriteByte(']')
 	}
 	b.WriteString(`,"lines":[`)
 	n := 0
@@ -553,7 +692,7 @@ func screenDiff(prev, sn *snapshot) []byte {
 		b.WriteByte(']')
 	}
 	b.WriteString("]}")
-	if n == 0 && !full && prev.title == sn.title && prev.alt == sn.alt {
+	if n == 0 && !full && !reset && len(hist) == 0 && prev.title == sn.title && prev.alt == sn.alt {
 		return nil
 	}
 	return b.Bytes()

@@ -55,8 +55,13 @@ const (
 	// MaxPaste bounds the text of one paste (and of one message of typed
 	// text).
 	MaxPaste = 128 << 10
-	// MaxHistoryLines bounds the scrollback sent to a page.
-	MaxHistoryLines = 10000
+	// MaxHistoryLines bounds the scrollback a page keeps, whatever the
+	// session's (a page keeps as many lines as the session, and one
+	// more for a marker line).
+	MaxHistoryLines = 100000
+	// MaxHistoryBatch bounds the scrollback lines one update carries, in
+	// bytes of JSON; the rest follows in the next updates.
+	MaxHistoryBatch = 1 << 20
 	// FrameInterval is the shortest time between two updates to a viewer.
 	FrameInterval = 33 * time.Millisecond
 	// WriteTimeout is how long a viewer may take to read one message, or

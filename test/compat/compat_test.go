@@ -116,7 +116,7 @@ func (u *upstream) start(t *testing.T, root, id string, args ...string) {
 		t.Logf("upstream run -d: its daemon missed its 3 s start limit (attempt %d), retrying", attempt)
 		testutil.WaitFor(t, 10*time.Second, "upstream's timed-out daemon to stop", func() bool {
 			_, err := os.Stat(layout.PathsFor(root, id).Sock())
-			pid := layout.ReadPid(root, id)
+			pid := layout.At(root).Pid(id)
 			return os.IsNotExist(err) || (pid > 0 && !layout.PidAlive(pid))
 		})
 	}
@@ -181,7 +181,7 @@ func addField(t *testing.T, root, id, key string, value any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = layout.Update(root, id, func(m *layout.Metadata) ([]layout.Event, error) {
+	_, err = layout.At(root).Update(id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Extra == nil {
 			m.Extra = map[string]json.RawMessage{}
 		}
@@ -224,7 +224,7 @@ func parseList(t *testing.T, who, out string) map[string]listEntry {
 // parser.
 func eventTypes(t *testing.T, root, id string) []string {
 	t.Helper()
-	evs, err := layout.ReadEvents(root, id)
+	evs, err := layout.At(root).Events(id)
 	if err != nil {
 		t.Fatal(err)
 	}

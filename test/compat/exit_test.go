@@ -63,7 +63,7 @@ func TestExitWhileAttached(t *testing.T) {
 	var m *layout.Metadata
 	testutil.WaitFor(t, 5*time.Second, "upstream's final exit record to read here", func() bool {
 		var err error
-		m, err = layout.ReadMetadata(root, "up3")
+		m, err = layout.At(root).Metadata("up3")
 		return err == nil && m.ExitCode != nil && *m.ExitCode == 3 &&
 			len(m.LastLines) > 0 && m.LastLines[len(m.LastLines)-1] == "bye"
 	})
@@ -143,7 +143,7 @@ func TestRestartAcross(t *testing.T) {
 		if l.Status != "running" || l.Tags["keep"] != "true" || l.Cwd != root {
 			t.Errorf("%s after its restart across: %+v", id, l)
 		}
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(layout.ReadPid(root, id)) + "/comm"); err == nil && strings.TrimSpace(string(b)) != daemon {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(layout.At(root).Pid(id)) + "/comm"); err == nil && strings.TrimSpace(string(b)) != daemon {
 			t.Errorf("%s restarted under %q, want %s", id, strings.TrimSpace(string(b)), daemon)
 		}
 	}

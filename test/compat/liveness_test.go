@@ -62,9 +62,7 @@ func TestUpstreamDaemonIdentity(t *testing.T) {
 		id := "s" + strconv.Itoa(i)
 		pidFile := layout.PathsFor(root, id).Pid()
 		pid := start(c.env(id), c.args...)
-		if err := layout.WriteMetadata(root, id, &layout.Metadata{Command: "/bin/sh", Cwd: root, CreatedAt: layout.Now()}); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteRecord(t, root, id, &layout.Metadata{Command: "/bin/sh", Cwd: root, CreatedAt: layout.Now()})
 		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(pid)), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -72,15 +70,15 @@ func TestUpstreamDaemonIdentity(t *testing.T) {
 			past := time.Now().Add(-time.Hour)
 			os.Chtimes(pidFile, past, past)
 		}
-		if got := layout.DaemonPidAlive(pid, root, id, ""); got != c.want {
-			t.Errorf("%s (pid %d): DaemonPidAlive = %v, want %v", c.what, pid, got, c.want)
+		if got := layout.At(root).VerifyDaemon(pid, id, ""); got != c.want {
+			t.Errorf("%s (pid %d): IsSessionDaemon = %v, want %v", c.what, pid, got, c.want)
 		}
 		// And through the registry: a record whose pid file names it.
 		want := layout.Vanished
 		if c.want {
 			want = layout.Running
 		}
-		if s, err := layout.Load(root, id); err != nil || s.Status != want {
+		if s, err := layout.At(root).Load(id); err != nil || s.Status != want {
 			t.Errorf("%s: status %v (%v), want %v", c.what, s.Status, err, want)
 		}
 		os.Remove(pidFile) // testutil's cleanup must not SIGKILL our stand-ins' groups

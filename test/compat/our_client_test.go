@@ -23,7 +23,7 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 	up.start(t, root, id, append([]string{"--tag", "team=core", "--"}, catProgram...)...)
 	ready := []string{"READY plain"}
 	waitScreen(t, func() testutil.Result { return ours(t, root, "peek", "--plain", id) }, ready, "our peek of an upstream session")
-	meta, err := layout.ReadMetadata(root, id)
+	meta, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatalf("upstream's metadata does not parse here: %v", err)
 	}
@@ -37,7 +37,7 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 		if !ok {
 			t.Fatalf("our list --json has no %s: %v", id, l)
 		}
-		pid := layout.ReadPid(root, id)
+		pid := layout.At(root).Pid(id)
 		if e.Status != "running" || e.Pid == nil || *e.Pid != pid {
 			t.Errorf("we see status %q pid %v, want running with upstream's daemon pid %d", e.Status, e.Pid, pid)
 		}
@@ -147,7 +147,7 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
 			t.Fatalf("our stats --json: %v\n%s", err, r.Stdout)
 		}
-		if s.Terminal.Cols != 80 || s.Terminal.Rows != 24 || !s.Process.Alive || s.Daemon.Pid != layout.ReadPid(root, id) {
+		if s.Terminal.Cols != 80 || s.Terminal.Rows != 24 || !s.Process.Alive || s.Daemon.Pid != layout.At(root).Pid(id) {
 			t.Errorf("our stats of upstream's daemon: %+v", s)
 		}
 		if text := oursMust(t, root, "stats", id).Stdout; !strings.Contains(text, "80x24") {
@@ -211,7 +211,7 @@ func TestOurKillStopsUpstreamDaemon(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
 	up.start(t, root, "up2", "--", "sleep", "600")
-	pid := layout.ReadPid(root, "up2")
+	pid := layout.At(root).Pid("up2")
 	// gc sweeps stopped sessions: a live upstream one is not stopped.
 	if r := oursMust(t, root, "gc"); strings.Contains(r.Stdout, "up2") {
 		t.Errorf("our gc acted on a running upstream session: %q", r.Stdout)

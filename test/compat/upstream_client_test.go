@@ -23,7 +23,7 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 		"--tag", "team=core", "--tag", "keep=true", "--rows", "24", "--cols", "80", "--"}, catProgram...)...)
 	ready := []string{"READY plain"}
 	waitScreen(t, func() testutil.Result { return ours(t, root, "peek", "--plain", id) }, ready, "our peek")
-	meta, err := layout.ReadMetadata(root, id)
+	meta, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 		if !ok {
 			t.Fatalf("upstream list --json has no %s: %v", id, l)
 		}
-		pid := layout.ReadPid(root, id)
+		pid := layout.At(root).Pid(id)
 		if e.Status != "running" || e.Pid == nil || *e.Pid != pid {
 			t.Errorf("upstream sees status %q pid %v, want running with our daemon's pid %d", e.Status, e.Pid, pid)
 		}
@@ -88,7 +88,7 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 		if !strings.Contains(out, "color=blue") || strings.Contains(out, "team") {
 			t.Errorf("our tag after upstream's: %q", out)
 		}
-		m, err := layout.ReadMetadata(root, id)
+		m, err := layout.At(root).Metadata(id)
 		if err != nil {
 			t.Fatalf("upstream's rewrite does not parse here: %v", err)
 		}
@@ -98,7 +98,7 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 		if compact(m.Extra["futureField"]) != `{"n":1}` {
 			t.Errorf("upstream's tag lost an unknown field: %s", m.Extra["futureField"])
 		}
-		evs, err := layout.ReadEvents(root, id)
+		evs, err := layout.At(root).Events(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestUpstreamClientsOnOurDaemon(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
 			t.Fatalf("upstream stats --json: %v\n%s", err, r.Stdout)
 		}
-		if s.Terminal.Cols != 80 || s.Terminal.Rows != 24 || !s.Process.Alive || s.Daemon.Pid != layout.ReadPid(root, id) {
+		if s.Terminal.Cols != 80 || s.Terminal.Rows != 24 || !s.Process.Alive || s.Daemon.Pid != layout.At(root).Pid(id) {
 			t.Errorf("upstream stats: %+v", s)
 		}
 		if text := up.mustRun(t, root, "stats", id).Stdout; !strings.Contains(text, "80x24") {

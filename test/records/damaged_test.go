@@ -52,7 +52,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 	for kind, f := range damage {
 		id := "d-" + kind
 		start(t, root, id)
-		pid := layout.ReadPid(root, id)
+		pid := layout.At(root).Pid(id)
 		meta := layout.PathsFor(root, id).Meta()
 		good, err := os.ReadFile(meta)
 		if err != nil {
@@ -129,7 +129,7 @@ func TestDamagedRecordSocketOfAnotherProcessIsNotItsDaemon(t *testing.T) {
 	root := testutil.Root(t)
 	id := "imp"
 	start(t, root, id)
-	pid := layout.ReadPid(root, id)
+	pid := layout.At(root).Pid(id)
 	syscall.Kill(pid, syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "the daemon to die", func() bool { return !layout.PidAlive(pid) })
 	p := layout.PathsFor(root, id)

@@ -56,7 +56,7 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 	start(t, root, "live")
 	testutil.MustRun(t, root, "run", "-d", "--id", "dead", "--tag", "keep=true", "--", "true")
 	testutil.WaitFor(t, 10*time.Second, "dead's daemon to finish", func() bool {
-		s, err := layout.Load(root, "dead")
+		s, err := layout.At(root).Load("dead")
 		if err != nil || s.Status != layout.Exited || daemonRunning(root, "dead") {
 			return false
 		}
@@ -68,7 +68,7 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 		}
 		return true
 	})
-	livePid := layout.ReadPid(root, "live")
+	livePid := layout.At(root).Pid("live")
 	if out, err := exec.Command("chown", "-R", "65534:65534", root).CombinedOutput(); err != nil {
 		t.Fatalf("chown: %v %s", err, out)
 	}
@@ -95,11 +95,11 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 	oneLineError(t, "metadata patch", testutil.RunCmd(t, patch), "owned by uid 65534")
 
 	// Go programs using the layout package are held to the same rule.
-	if _, _, err := layout.SetTags(root, "live", map[string]string{"x": "1"}, nil); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
-		t.Errorf("layout.SetTags: %v", err)
+	if _, _, err := layout.At(root).SetTags("live", map[string]string{"x": "1"}, nil); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("Registry.SetTags: %v", err)
 	}
-	if err := layout.AppendEvents(root, "live", layout.NewEvent("live", "user.x")); err == nil {
-		t.Error("layout.AppendEvents wrote into another user's root")
+	if err := layout.At(root).AppendEvents("live", layout.NewEvent("live", "user.x")); err == nil {
+		t.Error("Registry.AppendEvents wrote into another user's root")
 	}
 
 	after := snapshotDir(t, root)
@@ -123,6 +123,6 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 }
 
 func daemonRunning(root, id string) bool {
-	alive, _ := layout.DaemonAlive(root, id)
+	alive, _ := layout.At(root).DaemonAlive(id, "")
 	return alive
 }

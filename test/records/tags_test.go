@@ -56,7 +56,7 @@ func TestTagSizesAndTheEventLogAreBounded(t *testing.T) {
 	if fi.Size() > layout.EventsMaxBytes {
 		t.Fatalf("event log is %d bytes, over its %d-byte bound", fi.Size(), layout.EventsMaxBytes)
 	}
-	evs, err := layout.ReadEvents(root, "s")
+	evs, err := layout.At(root).Events("s")
 	if err != nil || len(evs) == 0 {
 		t.Fatal(evs, err)
 	}

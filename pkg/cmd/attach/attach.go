@@ -92,7 +92,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		}
 		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, key.With())
 	}
-	s, err := layout.Resolve(io.Root, o.Args[0])
+	s, err := layout.At(io.Root).Resolve(o.Args[0])
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	// shows its final screen and exit code from that daemon, however the
 	// race between its end and the attach went; -r restarts it, Relaunch
 	// waiting for that daemon to finish.
-	if s.Status == layout.Running || s.Status == layout.Exited && !o.Restart {
+	if s.Shown() == layout.Running || s.Shown() == layout.Exited && !o.Restart {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
 			key, err := o.DetachKey.Key(io.Getenv) // a bad key is said first
 			if err != nil {
@@ -114,15 +114,18 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			}
 			return Session(conn, s.ID, key, &o.History, io)
 		}
-		if n, err := layout.Load(io.Root, s.ID); err == nil {
+		if n, err := layout.At(io.Root).Load(s.ID); err == nil {
 			s = n
 		}
-		if s.Status == layout.Running {
+		if s.Shown() == layout.Running {
 			return errs.Sentence(fmt.Sprintf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID), nil)
 		}
 	}
+	if err := s.DamagedErr(); err != nil {
+		return err // neither served nor restartable
+	}
 	if o.NoRestart {
-		return errs.Sentence(fmt.Sprintf("Session %q is not running (status: %s).", s.ID, s.Status), nil)
+		return errs.Sentence(fmt.Sprintf("Session %q is not running (status: %s).", s.ID, s.Shown()), nil)
 	}
 	if o.Restart {
 		describe(s, io)
@@ -177,7 +180,7 @@ func describe(s layout.Session, io cli.IO) {
 	if s.Meta.ExitCode != nil {
 		fmt.Fprintf(io.Out, "Session %q exited with code %d\n", s.ID, *s.Meta.ExitCode)
 	} else {
-		fmt.Fprintf(io.Out, "Session %q %s without an exit record\n", s.ID, s.Status)
+		fmt.Fprintf(io.Out, "Session %q %s without an exit record\n", s.ID, s.Shown())
 	}
 	fmt.Fprintf(io.Out, "Command was: %s\n", s.Meta.DisplayCommand)
 }

@@ -50,7 +50,7 @@ func ended(t *testing.T, root, id string) {
 	// Ended, and past the grace period in which its daemon still answers
 	// (an attach then shows the end, not the restart prompt).
 	testutil.WaitFor(t, 10*time.Second, id+" to end", func() bool {
-		s, err := layout.Load(root, id)
+		s, err := layout.At(root).Load(id)
 		_, serr := os.Stat(layout.PathsFor(root, id).Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
@@ -100,7 +100,7 @@ func TestPromptNoLeavesItEnded(t *testing.T) {
 				t.Errorf("answer %q: output %q lacks %q", answer, out, want)
 			}
 		}
-		if s, _ := layout.Load(root, "dead"); s.Status != layout.Exited {
+		if s, _ := layout.At(root).Load("dead"); s.Status != layout.Exited {
 			t.Errorf("answer %q restarted it: %s", answer, s.Status)
 		}
 	}
@@ -109,7 +109,7 @@ func TestPromptNoLeavesItEnded(t *testing.T) {
 func TestYesRestartsAndAttaches(t *testing.T) {
 	root := testutil.Root(t)
 	ended(t, root, "dead")
-	before, _ := layout.ReadMetadata(root, "dead")
+	before, _ := layout.At(root).Metadata("dead")
 	io, out := testIO(t, root, "")
 	// A terminal, as attach needs: the answer is typed into it, and so
 	// is the line the attached client forwards below.
@@ -125,7 +125,7 @@ func TestYesRestartsAndAttaches(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- Run(context.Background(), Options{Args: []string{"dead"}}, io) }()
 	testutil.WaitFor(t, 15*time.Second, "the restarted session to run", func() bool {
-		s, err := layout.Load(root, "dead")
+		s, err := layout.At(root).Load("dead")
 		return err == nil && s.Status == layout.Running && s.Meta.Generation != before.Generation
 	})
 	// The attached client forwards this line: the session reads it and

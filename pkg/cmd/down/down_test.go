@@ -26,7 +26,7 @@ func TestRunStopsTheFilesSessions(t *testing.T) {
 	if err := Run(Options{Args: []string{dir}}, io); err != nil || out.String() != "○ web (stopped)\nStopped 1 session.\n" {
 		t.Fatalf("down: %v %q %q", err, out.String(), errb.String())
 	}
-	if _, err := layout.Load(root, "down-web"); !errors.Is(err, layout.ErrNotFound) {
+	if _, err := layout.At(root).Load("down-web"); !errors.Is(err, layout.ErrNotFound) {
 		t.Fatalf("after down, the record: %v", err)
 	}
 	if err := Run(Options{Args: []string{t.TempDir()}}, io); err == nil {

@@ -71,5 +71,5 @@ func Run(o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	return layout.EmitUser(root, s.ID, typ, data, o.Text)
+	return layout.At(root).EmitUser(s.ID, typ, data, o.Text)
 }

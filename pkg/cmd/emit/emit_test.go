@@ -28,7 +28,7 @@ func TestRunAppendsAUserEvent(t *testing.T) {
 	if out.Len()+errb.Len() != 0 {
 		t.Errorf("emit printed %q %q", out.String(), errb.String())
 	}
-	evs, err := layout.ReadEvents(root, "e")
+	evs, err := layout.At(root).Events("e")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestRunAppendsAUserEvent(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
 		}
 	}
-	if evs2, _ := layout.ReadEvents(root, "e"); len(evs2) != len(evs) {
+	if evs2, _ := layout.At(root).Events("e"); len(evs2) != len(evs) {
 		t.Errorf("refused emits appended %d events", len(evs2)-len(evs))
 	}
 }

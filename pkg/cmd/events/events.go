@@ -181,10 +181,10 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		// later change of the record (where an exit is left to its
 		// session_exit line, appended right after the record).
 		f.Ended = func(atStart bool) bool {
-			s, err := layout.Load(root, ids[0])
+			s, err := layout.At(root).Load(ids[0])
 			if errors.Is(err, layout.ErrNotFound) {
 				ended = true
-			} else if err == nil && atStart && s.Status == layout.Exited {
+			} else if err == nil && atStart && s.Shown() == layout.Exited {
 				ended, endedBefore = true, true
 			}
 			return ended

@@ -30,7 +30,7 @@ func TestRunWaitsForTypeInProcess(t *testing.T) {
 			return true
 		default:
 		}
-		layout.EmitUser(root, "ev", "user.ping", nil, nil)
+		layout.At(root).EmitUser("ev", "user.ping", nil, nil)
 		return false
 	})
 	if err := <-done; err != nil || !strings.Contains(out.String(), `"user.ping"`) {

@@ -40,8 +40,8 @@ type Options struct {
 
 const long = `One pass, everything derived from the files on disk, in this order:
 
-  1. Debris: sockets, pid files, event logs, locks and temporary files that
-     no live process owns and no valid metadata explains.
+  1. Debris: sockets, pid files, event and error logs, locks and temporary
+     files that no live process owns and no valid metadata explains.
   2. Orphans: sessions tagged parent=ID whose parent is missing or not
      running are stopped (like pty kill) and removed. This beats permanent.
   3. Abandoned permanent sessions: removed, with a session_abandoned event,

@@ -19,7 +19,7 @@ func TestRunKillsAndKeepsTheRecord(t *testing.T) {
 	if err := Run(Options{Args: []string{"k"}}, io); err != nil || out.String() != "Session \"k\" killed.\n" {
 		t.Fatalf("kill k: %v, stdout %q", err, out.String())
 	}
-	s, err := layout.Load(root, "k")
+	s, err := layout.At(root).Load("k")
 	if err != nil || s.Status != layout.Exited {
 		t.Fatalf("after kill: %v, status %s (want the record kept, exited)", err, s.Status)
 	}

@@ -91,7 +91,7 @@ func Run(o Options, io cli.IO) error {
 		}
 	}
 
-	all, err := layout.ListFast(io.Root)
+	all, err := layout.At(io.Root).List()
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func Run(o Options, cio cli.IO) error {
 	if err := layout.CheckWritableRoot(root); err != nil {
 		return err
 	}
-	changed, m, err := layout.PatchMetadata(root, o.ID, p)
+	changed, m, err := layout.At(root).Patch(o.ID, p)
 	if errors.Is(err, layout.ErrNotFound) {
 		return cli.Sentencef("Session %q not found. (metadata patch takes an exact id, not a display name)", o.ID)
 	}

@@ -37,7 +37,7 @@ func TestRunPatchesByExactID(t *testing.T) {
 	if !strings.HasPrefix(out.String(), `{"changed":true,"metadata":{`) || !strings.HasSuffix(out.String(), "}\n") {
 		t.Errorf("stdout %q", out.String())
 	}
-	m, err := layout.ReadMetadata(root, "m")
+	m, err := layout.At(root).Metadata("m")
 	if err != nil || m.DisplayName == nil || *m.DisplayName != "Worker" || len(m.Tags) != 1 || m.Tags["role"] != "worker" {
 		t.Fatalf("after the patch: %+v %v", m, err)
 	}
@@ -58,7 +58,7 @@ func TestRunPatchesByExactID(t *testing.T) {
 			t.Errorf("%+v with %.40q: %v, want %q", c.o, c.input, err, c.want)
 		}
 	}
-	if m2, _ := layout.ReadMetadata(root, "m"); len(m2.Tags) != 1 {
+	if m2, _ := layout.At(root).Metadata("m"); len(m2.Tags) != 1 {
 		t.Errorf("a refused patch changed the tags: %v", m2.Tags)
 	}
 }

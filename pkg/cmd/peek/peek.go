@@ -116,7 +116,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	switch {
 	case len(o.Waits) > 0:
-		s, err := layout.Resolve(io.Root, o.ref())
+		s, err := layout.At(io.Root).Resolve(o.ref())
 		if err != nil {
 			return err
 		}
@@ -165,11 +165,11 @@ func screen(io cli.IO, o Options, flags byte) error {
 		}
 		tried, lastErr = o.ref(), err
 	}
-	s, err := layout.Resolve(io.Root, o.ref())
+	s, err := layout.At(io.Root).Resolve(o.ref())
 	if err != nil {
 		return err
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return printDead(io, s)
 	}
 	var ended *client.EndedError
@@ -207,21 +207,21 @@ func screen(io cli.IO, o Options, flags byte) error {
 // still held) is not one: the session has ended, and what it left is
 // printed.
 func notAnswering(io cli.IO, id string, err error) error {
-	s, lerr := layout.Load(io.Root, id)
+	s, lerr := layout.At(io.Root).Load(id)
 	if lerr != nil {
 		s = layout.Session{ID: id}
-	} else if s.Status != layout.Running {
+	} else if s.Shown() != layout.Running {
 		return printDead(io, s)
 	}
 	return client.Unreachable(io.Root, s, err)
 }
 
 func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
-	s, err := layout.Resolve(io.Root, ref)
+	s, err := layout.At(io.Root).Resolve(ref)
 	if err != nil {
 		return err
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return printDead(io, s)
 	}
 	conn, err := client.Dial(io.Root, s.ID)
@@ -250,7 +250,7 @@ func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
 // error, not an ended session to print.
 func unserved(root string, s layout.Session, err error) (layout.Session, error) {
 	s = client.Settle(root, s)
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		return s, client.Unreachable(root, s, err)
 	}
 	return s, nil
@@ -258,8 +258,11 @@ func unserved(root string, s layout.Session, err error) (layout.Session, error) 
 
 // printDead prints what an ended session left behind.
 func printDead(io cli.IO, s layout.Session) error {
+	if err := s.DamagedErr(); err != nil {
+		return err // nothing it left can be read
+	}
 	if len(s.Meta.LastLines) == 0 {
-		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Status)
+		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Shown())
 		return nil
 	}
 	fmt.Fprintln(io.Out, strings.Join(s.Meta.LastLines, "\n"))
@@ -303,7 +306,7 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 		}
 		return deadEnd(s)
 	}
-	if s.Status != layout.Running {
+	if s.Shown() != layout.Running {
 		return deadEnd(s)
 	}
 	conn, err := client.Dial(root, s.ID)
@@ -411,7 +414,7 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 func waitRecord(root string, s layout.Session) layout.Session {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		n, err := layout.Load(root, s.ID)
+		n, err := layout.At(root).Load(s.ID)
 		if err != nil {
 			return s
 		}

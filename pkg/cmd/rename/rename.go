@@ -75,7 +75,7 @@ func Run(o Options, io cli.IO) error {
 			}
 			return nil
 		}
-		_, _, err = layout.SetDisplayName(root, s.ID, nil)
+		_, _, err = layout.At(root).SetDisplayName(s.ID, nil)
 		return err
 	}
 
@@ -102,7 +102,7 @@ func Run(o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = layout.SetDisplayName(root, s.ID, &name)
+	_, _, err = layout.At(root).SetDisplayName(s.ID, &name)
 	return err
 }
 

@@ -56,7 +56,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if lifecycle.IsAgent(s.Meta) && !o.Force {
 		return cli.Sentencef("Session %q runs an AI agent; restarting it throws away its conversation. Pass --force to restart it anyway.", s.ID)
 	}
-	if s.Status == layout.Running && !o.Yes {
+	if s.Shown() == layout.Running && !o.Yes {
 		if io.In == nil || !term.IsTerminal(int(io.In.Fd())) {
 			return cli.Sentencef("Session %q is running; pass -y to kill and restart it without a prompt.", s.ID)
 		}

@@ -17,8 +17,8 @@ func TestRunRestartsARunningSessionOnlyWhenTold(t *testing.T) {
 	t.Setenv("PATH", testutil.BinDir(t)+":"+os.Getenv("PATH")) // Relaunch finds pty-daemon there
 	testutil.MustRun(t, root, "run", "-d", "--id", "r", "--", "sleep", "100")
 	testutil.MustRun(t, root, "run", "-d", "--id", "agent", "--tag", "role=agent", "--", "sleep", "100")
-	testutil.WaitFor(t, 10*time.Second, "r's daemon to write its pid", func() bool { return layout.ReadPid(root, "r") > 0 })
-	before := layout.ReadPid(root, "r")
+	testutil.WaitFor(t, 10*time.Second, "r's daemon to write its pid", func() bool { return layout.At(root).Pid("r") > 0 })
+	before := layout.At(root).Pid("r")
 	r, w, _ := os.Pipe() // stdin that is not a terminal
 	defer r.Close()
 	defer w.Close()
@@ -34,14 +34,14 @@ func TestRunRestartsARunningSessionOnlyWhenTold(t *testing.T) {
 	if want := `Session "agent" runs an AI agent; restarting it throws away its conversation. Pass --force to restart it anyway.`; err == nil || cli.Message(err) != want {
 		t.Fatalf("restart of an agent: %v, want %q", err, want)
 	}
-	if layout.ReadPid(root, "r") != before || out.Len()+errb.Len() != 0 {
-		t.Fatalf("refused restarts changed something: pid %d (was %d), %q %q", layout.ReadPid(root, "r"), before, out.String(), errb.String())
+	if layout.At(root).Pid("r") != before || out.Len()+errb.Len() != 0 {
+		t.Fatalf("refused restarts changed something: pid %d (was %d), %q %q", layout.At(root).Pid("r"), before, out.String(), errb.String())
 	}
 	if err := Run(ctx, Options{Yes: true, Args: []string{"r"}}, io); err != nil || out.String() != "Session \"r\" restarted.\n" {
 		t.Fatalf("restart -y: %v %q", err, out.String())
 	}
-	if s, err := layout.Load(root, "r"); err != nil || s.Status != layout.Running || layout.ReadPid(root, "r") == before {
-		t.Fatalf("after restart: %v, status %s, pid %d (was %d)", err, s.Status, layout.ReadPid(root, "r"), before)
+	if s, err := layout.At(root).Load("r"); err != nil || s.Status != layout.Running || layout.At(root).Pid("r") == before {
+		t.Fatalf("after restart: %v, status %s, pid %d (was %d)", err, s.Status, layout.At(root).Pid("r"), before)
 	}
 	if err := Run(ctx, Options{}, io); err == nil || cli.Message(err) != "pty: restart takes one session: pty restart [-y] REF (see 'pty restart --help')" {
 		t.Fatalf("no session: %v", err)

@@ -41,7 +41,7 @@ func Run(o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	if s.Status == layout.Vanished {
+	if s.Shown() == layout.Vanished {
 		lr, err := leftovers.Stop(root, s.ID, s.Meta)
 		if err != nil {
 			return err

@@ -289,11 +289,11 @@ func setTag(o *spawn.Options, k, v string) {
 // plain start when there is no usable record.
 func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer string, io cli.IO) (done bool, err error) {
 	root := io.Root
-	s, err := layout.Load(root, o.ID)
+	s, err := layout.At(root).Load(o.ID)
 	if err != nil || s.Damaged != "" {
 		return false, nil
 	}
-	if s.Status == layout.Running {
+	if s.Shown() == layout.Running {
 		if o.Detach {
 			// -a -d is "make sure it runs": already done.
 			fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
@@ -409,7 +409,7 @@ func attachTo(root, id string, src detachkey.Source, io cli.IO) error {
 	}
 	conn, err := client.Dial(root, id)
 	if err != nil {
-		if m, merr := layout.ReadMetadata(root, id); merr == nil && m.ExitCode != nil {
+		if m, merr := layout.At(root).Metadata(id); merr == nil && m.ExitCode != nil {
 			for _, l := range m.LastLines {
 				fmt.Fprintln(io.Out, l)
 			}

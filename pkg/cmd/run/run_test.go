@@ -35,7 +35,7 @@ func TestRunDetachedAndAgain(t *testing.T) {
 	if err := Run(context.Background(), o, io); err != nil || out.String() != "Session \"bg\" created.\n" {
 		t.Fatalf("run -d: %v %q", err, out)
 	}
-	s, err := layout.Load(io.Root, "bg")
+	s, err := layout.At(io.Root).Load("bg")
 	if err != nil || s.Status != layout.Running || s.Meta.Tags["team"] != "a" || s.Meta.Rows != 30 || s.Meta.Cols != 80 {
 		t.Fatalf("after run -d: %+v %v", s, err)
 	}

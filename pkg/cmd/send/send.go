@@ -119,12 +119,15 @@ func Run(o Options, io cli.IO) error {
 	}
 
 	root := io.Root
-	s, err := layout.Resolve(root, ref)
+	s, err := layout.At(root).Resolve(ref)
 	if err != nil {
 		return err
 	}
-	if s.Status != layout.Running {
-		return cli.Sentencef("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Status)
+	if s.Shown() != layout.Running {
+		if err := s.DamagedErr(); err != nil {
+			return err
+		}
+		return cli.Sentencef("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Shown())
 	}
 	return lifecycle.Send(root, s.ID, items, delay, o.Paste)
 }

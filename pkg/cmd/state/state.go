@@ -173,7 +173,7 @@ func Run(o Options, cio cli.IO) error {
 		if err != nil {
 			return err
 		}
-		_, _, err = layout.StateSet(root, s.ID, key, v)
+		_, _, err = layout.At(root).StateSet(s.ID, key, v)
 		return err
 	case "delete", "del", "rm":
 		ref, rest, err := split(1, 1)
@@ -187,7 +187,7 @@ func Run(o Options, cio cli.IO) error {
 		if err != nil {
 			return err
 		}
-		_, _, err = layout.StateDelete(root, s.ID, rest[0])
+		_, _, err = layout.At(root).StateDelete(s.ID, rest[0])
 		return err
 	case "keys":
 		ref, _, err := split(0, 0)

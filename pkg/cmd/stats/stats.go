@@ -4,12 +4,14 @@
 package stats
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/errlog"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -30,9 +32,13 @@ func Command(o *Options) *cli.Command {
 scrollback use, attached and read-only clients with each writable client's
 size, the child's pid, CPU and memory, the daemon's pid and memory, and
 uptime. Each daemon gets 2 s to answer. A stopped session shows its exit.
+A session whose daemon recorded failures (an event or a metadata update it
+could not write) says how many, and where they are: <id>.daemon.log in the
+root (docs/disk-layout.md).
 
 --json prints the daemon's STATUS object (an array without REF); a stopped
-session is {name, status, exitCode, exitedAt, tags?}.`
+session is {name, status, exitCode, exitedAt, tags?}. Both have
+errorLog: {count, path}, what the daemon's error log holds.`
 	c.Flags.BoolVar(&o.JSON, "json", false, "print JSON for scripts")
 	c.Flags.BoolVar(&o.All, "all", false, "all running sessions (the default without REF)")
 	return c
@@ -57,18 +63,18 @@ func Run(o Options, io cli.IO) error {
 	root := io.Root
 	var ss []layout.Session
 	if ref != "" {
-		s, err := layout.Resolve(root, ref)
+		s, err := layout.At(root).Resolve(ref)
 		if err != nil {
 			return err
 		}
 		ss = []layout.Session{s}
 	} else {
-		all, err := layout.ListFast(root)
+		all, err := layout.At(root).List()
 		if err != nil {
 			return err
 		}
 		for _, s := range all {
-			if s.Status == layout.Running {
+			if s.Shown() == layout.Running {
 				ss = append(ss, s)
 			}
 		}
@@ -78,12 +84,18 @@ func Run(o Options, io cli.IO) error {
 	var out []any
 	failed := false
 	for i, s := range ss {
-		if s.Status != layout.Running {
+		el := errorsOf(root, s.ID)
+		if s.Shown() != layout.Running {
+			if err := s.DamagedErr(); err != nil && ref != "" {
+				return err
+			}
 			d := dead(s)
+			d.ErrorLog = el
 			if o.JSON {
 				out = append(out, d)
 			} else {
 				printDead(w, io.Now(), s, d)
+				printErrors(w, el)
 			}
 			continue
 		}
@@ -92,17 +104,18 @@ func Run(o Options, io cli.IO) error {
 			failed = true
 			fmt.Fprintf(io.Err, "pty: %v\n", err)
 			if o.JSON {
-				out = append(out, map[string]any{"name": s.ID, "status": s.Status, "error": err.Error()})
+				out = append(out, map[string]any{"name": s.ID, "status": s.Shown(), "error": err.Error(), "errorLog": el})
 			}
 			continue
 		}
 		if o.JSON {
-			out = append(out, st.Raw)
+			out = append(out, withErrorLog(st.Raw, el))
 		} else {
 			if i > 0 {
 				fmt.Fprintln(w)
 			}
 			printStatus(w, s, st)
+			printErrors(w, el)
 		}
 	}
 	if o.JSON {
@@ -132,10 +145,59 @@ type deadInfo struct {
 	ExitCode *int              `json:"exitCode"`
 	ExitedAt *string           `json:"exitedAt"`
 	Tags     map[string]string `json:"tags,omitempty"`
+	ErrorLog errorLog          `json:"errorLog"`
+}
+
+// errorLog is what a session's daemon recorded in its error log
+// (internal/errlog): how many failures, and the log's file. Error is why
+// the log could not be read.
+type errorLog struct {
+	Count int    `json:"count"`
+	Path  string `json:"path"`
+	Error string `json:"error,omitempty"`
+}
+
+func errorsOf(root, id string) errorLog {
+	n, path, err := errlog.Count(root, id)
+	el := errorLog{Count: n, Path: path}
+	if err != nil {
+		el.Error = err.Error()
+	}
+	return el
+}
+
+// withErrorLog adds errorLog to a STATUS object as its last field.
+func withErrorLog(status json.RawMessage, el errorLog) json.RawMessage {
+	b := bytes.TrimSpace(status)
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return status
+	}
+	field, err := json.Marshal(el)
+	if err != nil {
+		return status
+	}
+	out := append([]byte(nil), b[:len(b)-1]...)
+	if len(bytes.TrimSpace(b[1:len(b)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"errorLog":`...)
+	out = append(out, field...)
+	return append(out, '}')
+}
+
+func printErrors(w io.Writer, el errorLog) {
+	switch {
+	case el.Error != "":
+		fmt.Fprintf(w, "  errors      the daemon's error log cannot be read: %s\n", el.Error)
+	case el.Count == 1:
+		fmt.Fprintf(w, "  errors      the daemon recorded 1 failure: see %s\n", el.Path)
+	case el.Count > 1:
+		fmt.Fprintf(w, "  errors      the daemon recorded %d failures: see %s\n", el.Count, el.Path)
+	}
 }
 
 func dead(s layout.Session) deadInfo {
-	d := deadInfo{Name: s.ID, Status: s.Status, ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
+	d := deadInfo{Name: s.ID, Status: s.Shown(), ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
 	if s.Meta.ExitedAt != "" {
 		at := s.Meta.ExitedAt
 		d.ExitedAt = &at

@@ -21,7 +21,7 @@ func TestRunInProcess(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "up", "--", "sleep", "100")
 	testutil.MustRun(t, root, "run", "-d", "--id", "gone", "--tag", "keep=true", "--", "sh", "-c", "exit 3")
 	testutil.WaitFor(t, 10*time.Second, "gone to exit", func() bool {
-		s, err := layout.Load(root, "gone")
+		s, err := layout.At(root).Load("gone")
 		return err == nil && s.Status == layout.Exited && s.Meta.ExitedAt != ""
 	})
 	out.Reset()
@@ -29,7 +29,7 @@ func TestRunInProcess(t *testing.T) {
 		t.Fatalf("running sessions: %v %q", err, out.String())
 	}
 	// The clock is the injected one: an hour later, it exited an hour ago.
-	s, _ := layout.Load(root, "gone")
+	s, _ := layout.At(root).Load("gone")
 	io.Now = func() time.Time { return layout.ParseTime(s.Meta.ExitedAt).Add(time.Hour) }
 	out.Reset()
 	if err := Run(Options{Args: []string{"gone"}}, io); err != nil || !strings.HasSuffix(out.String(), "(gone): exited with code 3, 1h ago\n") {
@@ -42,5 +42,20 @@ func TestRunTakesAtMostOneSession(t *testing.T) {
 	err := Run(Options{Args: []string{"a", "b"}}, cli.IO{Out: &out, Err: &out, Root: t.TempDir(), Now: time.Now})
 	if err == nil || cli.Message(err) != "pty: Unexpected argument: b (stats takes at most one session)" || out.Len() != 0 {
 		t.Fatalf("two sessions: %v %q", err, out.String())
+	}
+}
+
+func TestWithErrorLog(t *testing.T) {
+	el := errorLog{Count: 2, Path: "/r/s.daemon.log"}
+	for in, want := range map[string]string{
+		`{"name":"s"}`:  `{"name":"s","errorLog":{"count":2,"path":"/r/s.daemon.log"}}`,
+		"{ }\n":         `{ "errorLog":{"count":2,"path":"/r/s.daemon.log"}}`,
+		`[1]`:           `[1]`, // not an object: as it came
+		` {"a":{}}  `:   `{"a":{},"errorLog":{"count":2,"path":"/r/s.daemon.log"}}`,
+		`{"unclosed":1`: `{"unclosed":1`,
+	} {
+		if got := string(withErrorLog([]byte(in), el)); got != want {
+			t.Errorf("withErrorLog(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

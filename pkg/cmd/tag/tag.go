@@ -60,7 +60,7 @@ func Run(o Options, io cli.IO) error {
 		return err
 	}
 	root := io.Root
-	s, err := layout.Resolve(root, ref)
+	s, err := layout.At(root).Resolve(ref)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func Run(o Options, io cli.IO) error {
 	if err := layout.CheckWritableRoot(root); err != nil {
 		return err
 	}
-	_, m, err := layout.SetTags(root, s.ID, set, o.Rm)
+	_, m, err := layout.At(root).SetTags(s.ID, set, o.Rm)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func TestRunShowsSetsAndRemoves(t *testing.T) {
 	if err := run(Options{Args: []string{"t", "role=web", "env=a=b", "gone=1"}, Rm: []string{"gone"}}); err != nil || out.Len()+errb.Len() != 0 {
 		t.Fatalf("set: %v %q %q", err, out.String(), errb.String())
 	}
-	m, err := layout.ReadMetadata(root, "t")
+	m, err := layout.At(root).Metadata("t")
 	if err != nil || len(m.Tags) != 2 || m.Tags["role"] != "web" || m.Tags["env"] != "a=b" {
 		t.Fatalf("tags after set role=web env=a=b gone=1 --rm gone: %v %v", m.Tags, err)
 	}

@@ -143,7 +143,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	var changed, same, skipped, failed int
 	for _, s := range sessions {
-		ch, m, err := layout.SetTagsIf(root, s.ID, cond, set, o.Rm)
+		ch, m, err := layout.At(root).SetTagsIf(s.ID, cond, set, o.Rm)
 		switch {
 		case errors.Is(err, layout.ErrConditionFailed):
 			skipped++
@@ -187,7 +187,7 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		var errs []string
 		var first error
 		for _, r := range refs {
-			s, err := layout.Resolve(root, r)
+			s, err := layout.At(root).Resolve(r)
 			if err == nil {
 				err = s.DamagedErr()
 			}
@@ -212,7 +212,7 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		}
 		return out, nil
 	}
-	list, err := layout.List(root)
+	list, err := layout.At(root).List()
 	if err != nil {
 		return nil, err
 	}

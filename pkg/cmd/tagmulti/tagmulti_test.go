@@ -26,7 +26,7 @@ func sessions(t *testing.T) (cli.IO, *bytes.Buffer, *bytes.Buffer) {
 
 func tags(t *testing.T, root, id string) map[string]string {
 	t.Helper()
-	m, err := layout.ReadMetadata(root, id)
+	m, err := layout.At(root).Metadata(id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestRunStartsTheFileOnce(t *testing.T) {
 	if err := Run(ctx, Options{Args: []string{dir}}, io); err != nil || out.String() != "● web (started)\nStarted 1 session.\n" {
 		t.Fatalf("up: %v %q %q", err, out.String(), errb.String())
 	}
-	s, err := layout.Load(root, "up-web")
+	s, err := layout.At(root).Load("up-web")
 	if err != nil || s.Status != layout.Running || s.Meta.Tags["ptyfile.session"] != "web" {
 		t.Fatalf("after up: %v, %s, tags %v", err, s.Status, s.Meta.Tags)
 	}

@@ -47,7 +47,7 @@ func Preflight(f *ptyfile.File, specs []ptyfile.Spec) error {
 
 // Owned returns the registry's sessions that came from f, in id order.
 func Owned(root string, f *ptyfile.File) ([]layout.Session, error) {
-	all, err := layout.List(root)
+	all, err := layout.At(root).List()
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, ow
 		}
 	}
 	for _, sess := range mine {
-		if sess.Status == layout.Running {
+		if sess.Shown() == layout.Running {
 			changes, err := syncTags(root, f, s, sess, want)
 			if err != nil {
 				return false, err
@@ -166,7 +166,7 @@ func upOne(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, ow
 		}
 	}
 	if s.ID != "" && !replace {
-		if m, err := layout.ReadMetadata(root, s.ID); err == nil && !owns(f, s, m) {
+		if m, err := layout.At(root).Metadata(s.ID); err == nil && !owns(f, s, m) {
 			return false, fmt.Errorf("session id %q is taken by a session that %s did not start: remove it (pty rm %s) or change the id", s.ID, f.Path, s.ID)
 		}
 	}
@@ -223,13 +223,13 @@ func syncTags(root string, f *ptyfile.File, s ptyfile.Spec, sess layout.Session,
 			rm = append(rm, k)
 		}
 	}
-	_, _, err := layout.SetTagsIf(root, sess.ID, func(tags map[string]string) bool {
+	_, _, err := layout.At(root).SetTagsIf(sess.ID, func(tags map[string]string) bool {
 		// Someone else re-tagged it in between: recompute rather than
 		// overwrite their change with ours.
 		return f.Owns(tags, s) && maps.Equal(tags, sess.Meta.Tags)
 	}, set, rm)
 	if errors.Is(err, layout.ErrConditionFailed) {
-		cur, lerr := layout.Load(root, sess.ID)
+		cur, lerr := layout.At(root).Load(sess.ID)
 		if lerr != nil {
 			return nil, lerr
 		}
@@ -289,7 +289,7 @@ func Down(root string, f *ptyfile.File, keys []string, o Output) (stopped, faile
 }
 
 func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
-	if sess.Status == layout.Running {
+	if sess.Shown() == layout.Running {
 		// Kill drops the strategy tag before it signals, and verifies
 		// that nothing the session started outlives it.
 		res, err := lifecycle.Kill(root, sess, lifecycle.KillOptions{})
@@ -303,14 +303,14 @@ func downOne(root string, sess layout.Session) (wasRunning bool, err error) {
 	} else if err := lifecycle.DropStrategy(root, sess.ID); err != nil {
 		return false, err
 	}
-	cur, err := layout.Load(root, sess.ID)
+	cur, err := layout.At(root).Load(sess.ID)
 	if errors.Is(err, layout.ErrNotFound) {
 		return wasRunning, nil // ephemeral: its daemon removed it
 	}
 	if err != nil {
 		return wasRunning, err
 	}
-	if cur.Status == layout.Running {
+	if cur.Shown() == layout.Running {
 		return wasRunning, fmt.Errorf("session %s was started again while down ran; run pty down again", sess.ID)
 	}
 	return wasRunning, lifecycle.Remove(root, cur, 0)

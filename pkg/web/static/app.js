@@ -157,8 +157,7 @@ function fillRow(div, runs) {
 function sessionPage() {
   const id = decodeURIComponent(location.pathname.split('/')[2] || '');
   const term = $('term'), screen = $('screen'), hist = $('hist'), input = $('input');
-  let name = id, title = '', writable = false, cols = 80;
-  let lastHist = 0;
+  let name = id, title = '', writable = false, cols = 80, keep = 10001;
 
   function setTitle() {
     document.title = name + (title ? ' — ' + title : '') + ' — pty';
@@ -169,21 +168,29 @@ function sessionPage() {
 
   function atBottom() { return term.scrollHeight - term.scrollTop - term.clientHeight < 4; }
 
-  function wantHistory() {
-    const now = Date.now();
-    if (now - lastHist < 1000) return;
-    lastHist = now;
-    conn.send({ t: 'hist' });
+  // The scrollback is a terminal's: every line that scrolls off the
+  // screen comes with the update that scrolls it, and the oldest go past
+  // keep lines.
+  function addHistory(m) {
+    if (m.histReset) hist.replaceChildren();
+    if (!m.hist) return;
+    const frag = document.createDocumentFragment();
+    for (const runs of m.hist) { const d = el('div', 'row'); fillRow(d, runs); frag.append(d); }
+    hist.append(frag);
+    const drop = hist.childElementCount - keep;
+    if (drop <= 0) return;
+    // The view stays on the lines it shows when older ones go.
+    const h = hist.firstElementChild.offsetHeight;
+    for (let i = 0; i < drop; i++) hist.firstElementChild.remove();
+    term.scrollTop -= h * drop;
   }
-  term.addEventListener('scroll', () => { if (term.scrollTop < 40) wantHistory(); });
-  term.addEventListener('wheel', (e) => { if (e.deltaY < 0 && term.scrollTop < 40) wantHistory(); });
-  term.addEventListener('touchmove', () => { if (term.scrollTop < 40) wantHistory(); }, { passive: true });
-  $('more').addEventListener('click', (e) => { e.stopPropagation(); lastHist = 0; wantHistory(); });
 
   const conn = live('/live/s/' + encodeURIComponent(id), (m) => {
     switch (m.t) {
       case 'hello':
         name = m.name; writable = m.write;
+        if (m.scrollback > 0) keep = m.scrollback;
+        hist.replaceChildren();
         $('status').textContent = m.status;
         $('mode').textContent = writable ? 'typing enabled' : 'read-only';
         $('mode').className = 'mode ' + (writable ? 'rw' : 'ro');
@@ -204,19 +211,13 @@ function sessionPage() {
           const div = screen.children[y];
           if (div) fillRow(div, runs);
         }
+        addHistory(m);
         term.classList.toggle('alt', !!m.alt);
         if (m.title !== title) { title = m.title; setTitle(); }
         if (follow) term.scrollTop = term.scrollHeight;
         // The next update comes once this one is applied: a page that
         // falls behind gets fewer updates, never a backlog.
         conn.send({ t: 'ack' });
-        break;
-      }
-      case 'hist': {
-        const fromBottom = term.scrollHeight - term.scrollTop;
-        const rows = m.lines.map((runs) => { const d = el('div', 'row'); fillRow(d, runs); return d; });
-        hist.replaceChildren(...rows);
-        term.scrollTop = term.scrollHeight - fromBottom;
         break;
       }
       case 'events': {

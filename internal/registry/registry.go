@@ -1,0 +1,59 @@
+// Package registry is what pty's own commands and session daemon need of
+// the registry beyond the public API of pkg/layout, which third-party
+// plugins build on: how a daemon is started (its arguments) and the launch
+// claim a launcher holds while it creates a session. Plugins neither start
+// daemons nor create sessions (they run pty run for that), so none of this
+// is promised to them, and it may change with pty.
+//
+// Like pkg/layout it is linked into the session daemon, so it must not use
+// fmt or reflect (cmd/pty-daemon's link test enforces it).
+package registry
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// DaemonArgs is the argv a session daemon runs with: its proof of
+// identity, which layout reads back from /proc/<pid>/cmdline
+// (layout.Registry.VerifyDaemon).
+func DaemonArgs(root, id, generation string) []string {
+	return []string{layout.DaemonName, id, generation, root}
+}
+
+// WriteLaunchClaim records that this process is creating generation gen
+// of session id (layout.SuffixLaunch). The caller holds the session's
+// locks.
+func WriteLaunchClaim(root, id, gen string) error {
+	return layout.WriteFileAtomicNoSync(layout.PathsFor(root, id).Launch(), []byte(strconv.Itoa(os.Getpid())+" "+gen+"\n"), 0o600)
+}
+
+// ReadLaunchClaim reports whether session id has a launch claim, and the
+// generation it names ("" when its content is not a claim's).
+func ReadLaunchClaim(root, id string) (gen string, ok bool) {
+	f, err := layout.OpenNoFollow(layout.PathsFor(root, id).Launch(), os.O_RDONLY, 0)
+	if err != nil {
+		// A link is nobody's claim but is in the way all the same.
+		return "", errors.Is(err, layout.ErrSymlink)
+	}
+	defer f.Close()
+	b := make([]byte, 128)
+	n, _ := f.Read(b)
+	fields := strings.Fields(string(b[:n]))
+	if len(fields) != 2 {
+		return "", true
+	}
+	return fields[1], true
+}
+
+// DropLaunchClaim removes session id's launch claim if it names
+// generation gen.
+func DropLaunchClaim(root, id, gen string) {
+	if g, ok := ReadLaunchClaim(root, id); ok && g == gen {
+		os.Remove(layout.PathsFor(root, id).Launch())
+	}
+}

@@ -1,0 +1,287 @@
+package daemon
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/internal/rawio"
+	"github.com/ptyorg/pty/pkg/launchconfig"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
+)
+
+func (d *Daemon) startChild() error {
+	master, tty, err := openPTY(d.rows, d.cols)
+	if err != nil {
+		return err
+	}
+	defer tty.Close()
+	// os.StartProcess rather than os/exec, whose Cmd machinery (pipes,
+	// contexts, path lookup) this needs none of and would keep resident.
+	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
+		Dir:   d.cfg.Cwd,
+		Env:   launchconfig.ChildEnv(launchconfig.CallerEnv(os.Environ()), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
+		Files: []*os.File{tty, tty, tty},
+		// Its own session with the pty as controlling terminal: job
+		// control works and a hangup reaches it, not us.
+		Sys: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+	})
+	if err != nil {
+		master.Close()
+		return err
+	}
+	d.ptmx = master
+	d.child = child
+	return nil
+}
+
+func exitCodeOf(ws unix.WaitStatus) (code, sig int) {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), int(ws.Signal())
+	}
+	return ws.ExitStatus(), 0
+}
+
+// reap collects every child: the session's process, and, as a subreaper,
+// whatever orphans its tree leaves, so no zombie accumulates. It waits for
+// SIGCHLD rather than in a blocking wait4, which would pin an OS thread
+// (and its stacks) for the whole life of the session. SIGCHLDs coalesce,
+// so each one drains every zombie there is.
+func (d *Daemon) reap() {
+	pid := d.child.Pid
+	for {
+		for {
+			var ws unix.WaitStatus
+			wpid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			if err != nil {
+				if errors.Is(err, unix.ECHILD) && d.childGone.Load() {
+					signal.Stop(d.sigchld)
+					return // the tree is empty and the session over
+				}
+				break
+			}
+			if wpid <= 0 {
+				break
+			}
+			if wpid == pid && (ws.Exited() || ws.Signaled()) {
+				d.childGone.Store(true)
+				d.childExit <- ws
+			}
+		}
+		select {
+		case <-d.sigchld:
+		case <-d.stop:
+			signal.Stop(d.sigchld)
+			return
+		}
+	}
+}
+
+// pump is the hot path: pty → emulator → every live client's queue, in
+// one goroutine that emulates each chunk before it reads the next. A
+// child that outruns the emulator waits in its write, as it would on a
+// real terminal.
+//
+// One goroutine rather than a reader handing bursts to an emulating one:
+// the emulator is fast enough that the hand-offs (wake-ups, thread
+// switches, a futex per batch) cost more than the overlap would gain.
+func (d *Daemon) pump() {
+	defer close(d.pumpDone)
+	// On the heap: as a local the buffer would live on the goroutine's
+	// stack, which then doubles to hold it.
+	d.readBuf = make([]byte, readBuf)
+	buf := d.readBuf
+	rc, err := d.ptmx.SyscallConn()
+	if err != nil {
+		return // only for a closed file: the session is over
+	}
+	rc.Read(func(fd uintptr) bool {
+		for {
+			n, err := rawio.Read(int(fd), buf)
+			if n > 0 {
+				d.emulate(buf[:n])
+				// After the output is on its way: noting it may wake
+				// metaLoop, a thread wake-up that an echo should not
+				// wait for.
+				d.noteOutput(n)
+				continue
+			}
+			switch err {
+			case unix.EINTR:
+				continue
+			case unix.EAGAIN:
+				return false // wait for the poller
+			}
+			return true // EOF, or EIO once the child's side is closed
+		}
+	})
+}
+
+// onReplyLocked sends the emulator's answer to a terminal query to the child,
+// but only when no real terminal is attached to answer it itself. The
+// emulator calls it from the pump; it must not block.
+func (d *Daemon) onReplyLocked(b []byte) {
+	if d.writers > 0 {
+		return
+	}
+	select {
+	case d.replies <- append([]byte(nil), b...):
+	default:
+	}
+}
+
+func (d *Daemon) replyLoop() {
+	for {
+		select {
+		case b := <-d.replies:
+			d.writeInput(b)
+		case <-d.stop:
+			return
+		}
+	}
+}
+
+func (d *Daemon) writeInput(b []byte) error {
+	d.inputMu.Lock()
+	defer d.inputMu.Unlock()
+	rc, err := d.ptmx.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			n, err := rawio.Write(int(fd), b)
+			switch err {
+			case nil:
+				b = b[n:]
+			case unix.EINTR:
+			case unix.EAGAIN:
+				return false // the child is not reading: wait for room
+			default:
+				werr = err
+				return true
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	return werr
+}
+
+// stopTree stops the child's whole process tree as closing a terminal
+// does, then harder: a hangup (see hangUp), and once hupGrace has passed,
+// TERM to whatever is left, killGrace, then KILL. It returns the pids that
+// outlived it all. The hangup comes first because it is what programs
+// written for terminals expect and handle: an interactive shell ignores
+// TERM but saves its history on SIGHUP.
+func (d *Daemon) stopTree() []int {
+	d.hangUp()
+	if waitTreeGone(hupGrace) {
+		return nil
+	}
+	if signalTree(syscall.SIGTERM, killGrace) {
+		return nil
+	}
+	if signalTree(syscall.SIGKILL, 500*time.Millisecond) {
+		return nil
+	}
+	return procs.Pids(procs.Survivors(sessionTree()))
+}
+
+// hangUp signals the session as the kernel does when a terminal's master
+// side closes: SIGHUP, then SIGCONT (so a stopped process handles it), to
+// the session leader, our child, and to the terminal's foreground process
+// group. Each process is taken from a snapshot of the tree and re-verified
+// by pkg/procs before it is signalled.
+func (d *Daemon) hangUp() {
+	fg := 0
+	if rc, err := d.ptmx.SyscallConn(); err == nil {
+		rc.Control(func(fd uintptr) {
+			if g, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil {
+				fg = g
+			}
+		})
+	}
+	var leader, group []procs.Proc
+	for _, p := range sessionTree() {
+		if p.Pid == d.child.Pid {
+			leader = append(leader, p)
+		}
+		if fg > 1 && p.Pgid == fg {
+			group = append(group, p)
+		}
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGCONT} {
+		for _, p := range leader {
+			procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
+		}
+		procs.Signal(group, sig)
+	}
+}
+
+// waitTreeGone waits until no process of the session is left, or max.
+func waitTreeGone(max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for len(procs.Survivors(sessionTree())) > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// sessionTree is every process below the daemon: as a subreaper it keeps
+// even double-forked and setsid'd ones of the session below it. A session
+// started from inside this one has its daemon reparented here too; that
+// daemon and its tree are a session of their own, not ours to stop.
+func sessionTree() []procs.Proc {
+	tree, err := procs.Tree(os.Getpid())
+	if err != nil || len(tree) == 0 {
+		return nil
+	}
+	return procs.Prune(tree[1:], func(p procs.Proc) bool {
+		args, err := procs.Cmdline(p.Pid)
+		return err == nil && len(args) > 0 && filepath.Base(args[0]) == layout.DaemonName
+	})
+}
+
+// signalTree sends sig to each process of the session (and its process
+// group, never our own) once, including those started meanwhile, until
+// none is left or max has passed; it reports whether none is left. pkg/procs
+// re-checks each pid's start time while it is pinned, so a pid the
+// session freed (we reap it) and the kernel reused is never hit.
+func signalTree(sig syscall.Signal, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	sent := map[procs.Proc]bool{}
+	for {
+		live := procs.Survivors(sessionTree())
+		if len(live) == 0 {
+			return true
+		}
+		var fresh []procs.Proc
+		for _, p := range live {
+			if !sent[p] {
+				sent[p] = true
+				fresh = append(fresh, p)
+			}
+		}
+		procs.Signal(fresh, sig)
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

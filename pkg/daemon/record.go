@@ -1,0 +1,304 @@
+package daemon
+
+import (
+	"errors"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/term"
+)
+
+// onEventLocked turns emulator events into event-log entries.
+func (d *Daemon) onEventLocked(e term.Event) {
+	var ev layout.Event
+	switch e.Type {
+	case layout.EventBell:
+		now := time.Now()
+		if now.Sub(d.lastBell) < bellInterval {
+			return // a bell storm is one event, not thousands of lines
+		}
+		d.lastBell = now
+		ev = layout.NewEvent(d.id, e.Type)
+	case layout.EventTitleChange:
+		if e.Value == d.title {
+			return
+		}
+		d.title = e.Value
+		ev = layout.NewEvent(d.id, e.Type, "value", e.Value)
+	case layout.EventNotification:
+		ev = layout.NewEvent(d.id, e.Type, "source", e.Source)
+		if e.Title != "" {
+			ev.Fields["title"] = e.Title
+		}
+		if e.Body != "" {
+			ev.Fields["body"] = e.Body
+		}
+	case layout.EventFocusRequest:
+		ev = layout.NewEvent(d.id, e.Type)
+	case layout.EventCursorVisible:
+		ev = layout.NewEvent(d.id, e.Type, "value", e.Value == "true")
+	default:
+		return
+	}
+	select {
+	case d.events <- ev:
+	default: // the disk is behind; dropping an event beats stalling output
+	}
+}
+
+func (d *Daemon) eventLoop() {
+	defer d.bgDone.Done()
+	for {
+		select {
+		case ev := <-d.events:
+			batch := []layout.Event{ev}
+			for len(batch) < 64 {
+				select {
+				case e := <-d.events:
+					batch = append(batch, e)
+					continue
+				default:
+				}
+				break
+			}
+			d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, batch...))
+		case <-d.stop:
+			for {
+				select {
+				case ev := <-d.events:
+					d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, ev))
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// noteOutput records n bytes of output from the child. The first output
+// after a quiet spell wakes metaLoop; the rest cost two atomic operations,
+// so the read loop stays cheap and an idle daemon is never woken by timers.
+func (d *Daemon) noteOutput(n int) {
+	d.lastOutput.Store(time.Now().UnixMilli())
+	d.outBytes.Add(int64(n))
+	if !d.watching.Load() && d.watching.CompareAndSwap(false, true) {
+		select {
+		case d.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// metaLoop persists lastAttachAt and lastOutputAt off the I/O path, and
+// hands memory back to the system once a burst of output is over. It runs
+// a timer only while output is flowing or not yet persisted.
+func (d *Daemon) metaLoop() {
+	defer d.bgDone.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var saved, savedAt int64 // lastOutput persisted, and when (ms)
+	for {
+		select {
+		case <-d.kick:
+			timer.Reset(quietAfter)
+		case <-timer.C:
+			now := time.Now().UnixMilli()
+			lo := d.lastOutput.Load()
+			if lo > saved && now-savedAt >= outputPersist.Milliseconds() {
+				saved, savedAt = lo, now
+				err := d.update(func(m *layout.Metadata) bool {
+					m.LastOutputAt = layout.FormatTime(time.UnixMilli(lo))
+					return true
+				})
+				d.recordErr("update lastOutputAt", err)
+			}
+			if quiet := time.Duration(now-lo) * time.Millisecond; quiet < quietAfter {
+				timer.Reset(quietAfter - quiet)
+				continue
+			}
+			// The burst is over. Its garbage (copies of the output on
+			// the way to the emulator, grown buffers) would otherwise
+			// stay resident until the next GC, which an idle session
+			// may never run; a trickle of output is not worth a GC.
+			// Back to one processor first, so that what the others'
+			// caches held is free by then.
+			d.mu.Lock()
+			d.fitProcsLocked(false)
+			d.mu.Unlock()
+			if d.outBytes.Load() >= trimAfter {
+				d.outBytes.Store(0)
+				d.trimClients()
+				debug.FreeOSMemory()
+			}
+			if lo > saved {
+				timer.Reset(time.Duration(savedAt+outputPersist.Milliseconds()-now) * time.Millisecond)
+				continue
+			}
+			// Stop watching, then look once more: output that came in
+			// meanwhile found watching still set and did not kick.
+			d.watching.Store(false)
+			if d.lastOutput.Load() != lo && d.watching.CompareAndSwap(false, true) {
+				timer.Reset(quietAfter)
+			}
+		case <-d.attached:
+			err := d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
+			d.recordErr("update lastAttachAt", err)
+		case <-d.stop:
+			timer.Stop()
+			return
+		}
+	}
+}
+
+// update changes our metadata unless the record now belongs to another
+// generation (replaced while we ran).
+func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) error {
+	_, err := layout.At(d.root).Update(d.id, func(m *layout.Metadata) ([]layout.Event, error) {
+		if m.Generation != d.gen || !fn(m) {
+			return nil, layout.ErrNoChange
+		}
+		return evs, nil
+	})
+	return err
+}
+
+// recordExit runs write, the exit's write into the record, until it
+// succeeds or exitRecordWait has passed, waiting longer after each
+// failure (up to exitRetryMax). A full disk or a lock held by a stuck
+// writer must not lose the exit: while it lasts the daemon stays, its
+// socket answering every client with the final screen and EXIT (and
+// STATUS with the exit code), the only place the exit is known. A record
+// that is gone or damaged will not take it however long we wait: it gets
+// three tries.
+func (d *Daemon) recordExit(write func() error) {
+	deadline := time.Now().Add(exitRecordWait)
+	wait := exitRetryMin
+	for try := 1; ; try++ {
+		err := write()
+		if err == nil {
+			return
+		}
+		d.recordErr("record the exit", err)
+		if (errors.Is(err, layout.ErrNotFound) || errors.Is(err, layout.ErrDamaged)) && try >= 3 {
+			return // no record to write it into, after a few tries in case it is being replaced
+		}
+		if !time.Now().Add(wait).Before(deadline) {
+			os.Stderr.WriteString("pty-daemon " + d.id + ": the exit could not be recorded within " + exitRecordWait.String() + ", giving up: " + err.Error() + "\n")
+			d.recordErr("record the exit", errors.New("gave up after "+exitRecordWait.String()))
+			return
+		}
+		if d.backstop != nil {
+			d.backstop.Reset(wait + shutdownBackstop)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, exitRetryMax)
+	}
+}
+
+// unclaim undoes claim after the child failed to start.
+func (d *Daemon) unclaim() {
+	d.ln.Close()
+	err := layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
+		d.removeOwned()
+		if m, err := layout.At(d.root).Metadata(d.id); err == nil && m.Generation == d.gen {
+			removeRecord(layout.PathsFor(d.root, d.id))
+		}
+		return nil
+	})
+	d.recordErr("lock the record to remove the session", err)
+}
+
+// removeRecord removes a session's record: its metadata, its events and
+// the daemon's error log about them.
+func removeRecord(p layout.Paths) {
+	os.Remove(p.Meta())
+	os.Remove(p.Events())
+	os.Remove(p.DaemonLog())
+	os.Remove(p.DaemonLogOld())
+}
+
+// recordErr records in the session's error log that what failed with err
+// (nothing for a nil err). A record that is gone takes no log: there is
+// no session to report it for, and the log would be left behind.
+func (d *Daemon) recordErr(what string, err error) {
+	if err == nil || errors.Is(err, layout.ErrNotFound) {
+		return
+	}
+	d.log.Record(what, err)
+}
+
+// removeSock removes the socket if it is still our inode.
+func (d *Daemon) removeSock() {
+	p := layout.PathsFor(d.root, d.id)
+	var st unix.Stat_t
+	if unix.Lstat(p.Sock(), &st) == nil && uint64(st.Ino) == d.sockIno {
+		os.Remove(p.Sock())
+	}
+}
+
+// removeOwned removes the socket if it is still our inode and the pid file
+// if it still names us: a replacement daemon's files are not ours.
+func (d *Daemon) removeOwned() {
+	d.removeSock()
+	p := layout.PathsFor(d.root, d.id)
+	if layout.At(d.root).Pid(d.id) == os.Getpid() {
+		os.Remove(p.Pid())
+	}
+}
+
+func trimLines(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > lastLinesMax {
+		lines = lines[len(lines)-lastLinesMax:]
+	}
+	return lines
+}
+
+// falsy are the values that turn a boolean tag or variable off.
+func falsy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "0", "no", "off":
+		return true
+	}
+	return false
+}
+
+// ShouldReap is the reap policy applied when a session ends, with tags as
+// re-read from disk. killed is an external stop (pty kill): the record is
+// kept then, so the session can be inspected and restarted, unless it is
+// ephemeral. A failure (code not 0: an exit status, or 128+N for a
+// signal) that nothing above decides for is kept too, so whoever started
+// it can see why it died; only an explicit PTY_REAP_ON_EXIT or keep=false
+// asks for it to go.
+func ShouldReap(tags map[string]string, ephemeral, killed bool, reapEnv string, code int) bool {
+	keep, keepSet := tags["keep"]
+	if keepSet && !falsy(keep) {
+		return false
+	}
+	if ephemeral {
+		return true
+	}
+	if killed {
+		return false
+	}
+	if tags["strategy.cleanup-on-clean-exit"] == "true" {
+		return code == 0
+	}
+	if tags["strategy"] == "permanent" {
+		return false
+	}
+	if falsy(reapEnv) {
+		return false
+	}
+	if reapEnv != "" || keepSet {
+		return true
+	}
+	return code == 0
+}

@@ -1,0 +1,56 @@
+package daemon
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ptyorg/pty/internal/testutil"
+)
+
+// What a linked package costs is judged as users pay it, by Pss and
+// Private_Dirty (smaps_rollup), not by VmRSS: the binary's pages are
+// shared, so a package's code is paid once across all sessions (each
+// session's Pss carries its share, a lone session all of it), while what
+// it writes when used is private to every session. These were dropped for
+// one or the other; the pieces written instead say what they save
+// (internal/jsonlite), and a change that links one again should be a
+// decision, not an accident. Package net is linked: serving the session
+// socket with it costs no private memory that can be measured
+// (pkg/daemon/listen.go).
+var unwanted = []struct{ prefix, why string }{
+	{"crypto/", "crypto/rand brings the FIPS module (DRBG, AES, SHA-2/3): ids and generations come from math/rand and /dev/urandom"},
+	{"os/exec.", "os/exec: the child is started with os.StartProcess"},
+	// encoding/json's reflection-based encoder and decoder, fmt and the
+	// reflect.Value machinery they bring were half a megabyte. The daemon
+	// still links a little of encoding/json and reflect: json.RawMessage,
+	// a type in layout's API, brings encoding/json's package initializer.
+	{"fmt.", "fmt: errors are errs.Wrap or errors.New with strconv, output is File.WriteString"},
+	{"internal/fmtsort.", "fmt's map sorting, with fmt"},
+	{"encoding/json.Marshal", "json.Marshal: metadata, events and STATUS are written with internal/jsonlite, events through layout's Plain writers"},
+	{"encoding/json.Unmarshal", "json.Unmarshal: metadata and the launch config are read with internal/jsonlite"},
+	{"encoding/json.(*encodeState)", "encoding/json's reflection-based encoder"},
+	{"encoding/json.(*decodeState)", "encoding/json's reflection-based decoder"},
+	{"encoding/json.(*Decoder)", "json.Decoder, with the reflection-based decoder"},
+	{"encoding/json.(*Encoder)", "json.Encoder, with the reflection-based encoder"},
+	{"reflect.Value.Field", "walking structs by reflection"},
+	{"reflect.Value.Index", "walking slices by reflection"},
+	{"reflect.Value.Set", "setting values by reflection"},
+	{"reflect.(*MapIter)", "walking maps by reflection"},
+	{"reflect.(*rtype).Field", "reading struct tags at run time"},
+}
+
+func TestDaemonLinksNoHeavyPackages(t *testing.T) {
+	found := map[string]string{}
+	for _, name := range testutil.Symbols(t, "pty-daemon") {
+		for _, u := range unwanted {
+			if strings.HasPrefix(name, u.prefix) && found[u.prefix] == "" {
+				found[u.prefix] = name
+			}
+		}
+	}
+	for _, u := range unwanted {
+		if name := found[u.prefix]; name != "" {
+			t.Errorf("pty-daemon links %s (%s): %s", name, u.prefix, u.why)
+		}
+	}
+}

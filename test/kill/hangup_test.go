@@ -1,0 +1,198 @@
+package kill
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// listed is the "how it ended" column of id's row in pty list.
+func listed(t *testing.T, root, id string) string {
+	t.Helper()
+	out := testutil.MustRun(t, root, "list").Stdout
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[0] == id {
+			if m := regexp.MustCompile(`(killed \(\w+\)|exit -?\d+|exit \?), `).FindStringSubmatch(line); m != nil {
+				return m[1]
+			}
+			return line
+		}
+	}
+	t.Fatalf("%s not in the list:\n%s", id, out)
+	return ""
+}
+
+func peekHas(t *testing.T, root, id, text string, n int) {
+	t.Helper()
+	testutil.WaitForState(t, 10*time.Second, id+" to show "+text, func() (bool, string) {
+		r := testutil.Run(t, root, "peek", "--plain", id)
+		return strings.Count(r.Stdout, text) >= n, r.Stdout
+	})
+}
+
+// pty kill stops an interactive shell as closing its terminal does: the
+// shell gets SIGHUP and saves its history, as with tmux kill-session,
+// instead of ignoring SIGTERM until a SIGKILL loses what was typed.
+func TestKillHangsUpAShellWhichSavesItsHistory(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh"} {
+		t.Run(sh, func(t *testing.T) {
+			if _, err := exec.LookPath(sh); err != nil {
+				testutil.MissingTool(t, sh+" (apt-get install "+sh+")")
+			}
+			root := testutil.Root(t)
+			dir := t.TempDir()
+			hist := filepath.Join(dir, "history")
+			args := []string{"run", "-d", "--id", sh, "--env", "HISTFILE=" + hist, "--env", "PS1=ready> "}
+			if sh == "bash" {
+				args = append(args, "--", "bash", "--norc", "-i")
+			} else {
+				// zsh saves history only with SAVEHIST set, and reads its
+				// settings from $ZDOTDIR/.zshrc.
+				rc := "HISTFILE=" + hist + "\nSAVEHIST=100\nHISTSIZE=100\nPS1='ready> '\n"
+				if err := os.WriteFile(filepath.Join(dir, ".zshrc"), []byte(rc), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				args = append(args, "--env", "ZDOTDIR="+dir, "--", "zsh", "-i")
+			}
+			testutil.MustRun(t, root, args...)
+			peekHas(t, root, sh, "ready>", 1)
+			testutil.MustRun(t, root, "send", sh, "echo remember-me\r")
+			peekHas(t, root, sh, "remember-me", 2)
+
+			r := testutil.MustRun(t, root, "kill", sh)
+			if r.Stdout != "Session \""+sh+"\" killed.\n" {
+				t.Errorf("kill: stdout %q stderr %q", r.Stdout, r.Stderr)
+			}
+			b, err := os.ReadFile(hist)
+			if err != nil || !strings.Contains(string(b), "echo remember-me") {
+				t.Errorf("history after kill: %q, %v; want the typed line", b, err)
+			}
+			m, err := layout.At(root).Metadata(sh)
+			if err != nil || m.ExitCode == nil {
+				t.Fatalf("record after kill: %+v, %v", m, err)
+			}
+			// bash dies of the SIGHUP it re-raises once its history is
+			// saved; zsh exits with a status of its own. Either way it
+			// ended on the hangup, not on the SIGKILL that follows a
+			// SIGTERM a shell ignores.
+			got, sig := listed(t, root, sh), 0
+			if m.Signal != nil {
+				sig = *m.Signal
+			}
+			if sh == "bash" {
+				if got != "killed (SIGHUP)" || *m.ExitCode != 129 || sig != 1 {
+					t.Errorf("bash after kill: list %q, exitCode %d signal %d; want killed (SIGHUP), 129, 1", got, *m.ExitCode, sig)
+				}
+			} else if !strings.HasPrefix(got, "exit ") || got == "exit 137" || sig != 0 {
+				t.Errorf("zsh after kill: list %q, exitCode %d signal %d; want the exit status zsh chose", got, *m.ExitCode, sig)
+			}
+		})
+	}
+}
+
+// A program that ignores the hangup still ends: SIGHUP, then SIGTERM, then
+// SIGKILL, in that order, and the list says it was killed by SIGKILL.
+func TestKillEscalatesFromHangupToSIGKILL(t *testing.T) {
+	root := testutil.Root(t)
+	got := filepath.Join(root, "signals")
+	script := `trap 'echo HUP >> ` + got + `' HUP; trap 'echo TERM >> ` + got + `' TERM; echo ready; while :; do sleep 0.05; done`
+	testutil.MustRun(t, root, "run", "-d", "--id", "stubborn", "--", "sh", "-c", script)
+	peekHas(t, root, "stubborn", "ready", 1)
+	r := testutil.MustRun(t, root, "kill", "stubborn")
+	if r.Stdout != "Session \"stubborn\" killed.\n" {
+		t.Errorf("kill: stdout %q stderr %q", r.Stdout, r.Stderr)
+	}
+	// TERM goes to each process that appears meanwhile (a new sleep), and
+	// so may reach the shell more than once.
+	b, _ := os.ReadFile(got)
+	var order []string
+	for _, s := range strings.Fields(string(b)) {
+		if len(order) == 0 || order[len(order)-1] != s {
+			order = append(order, s)
+		}
+	}
+	if strings.Join(order, " ") != "HUP TERM" {
+		t.Errorf("signals the program handled: %q, want HUP then TERM", b)
+	}
+	m, err := layout.At(root).Metadata("stubborn")
+	if err != nil || m.ExitCode == nil || *m.ExitCode != 137 || m.Signal == nil || *m.Signal != 9 {
+		t.Fatalf("record after kill: %+v, %v; want exitCode 137, signal 9", m, err)
+	}
+	if l := listed(t, root, "stubborn"); l != "killed (SIGKILL)" {
+		t.Errorf("list after kill: %q, want killed (SIGKILL)", l)
+	}
+}
+
+// pty kill of a session whose command has just exited, while its daemon
+// still serves the final screen, ends that grace at once and returns only
+// once the daemon is gone: the socket is gone when it returns and the
+// record stays, with the exit and the last lines.
+func TestKillDuringTheGraceAfterTheExit(t *testing.T) {
+	root := testutil.Root(t)
+	sock := layout.PathsFor(root, "g").Sock()
+	for attempt := 0; ; attempt++ {
+		if attempt == 10 {
+			t.Skip("the grace after the exit always ended before kill ran (a loaded machine)")
+		}
+		testutil.MustRun(t, root, "run", "-d", "--id", "g", "--", "sh", "-c", "echo persist me; exit 0")
+		var m *layout.Metadata
+		testutil.WaitFor(t, 10*time.Second, "the exit to be recorded", func() bool {
+			var err error
+			m, err = layout.At(root).Metadata("g")
+			return err != nil || m.Exited()
+		})
+		if m == nil {
+			continue // reaped already: the grace is over
+		}
+		r := testutil.Run(t, root, "kill", "g")
+		_, sockErr := os.Lstat(sock)
+		kept, err := layout.At(root).Metadata("g")
+		if err != nil {
+			continue // the grace ended on its own first, and the record was reaped
+		}
+		if !os.IsNotExist(sockErr) {
+			t.Fatalf("kill returned with the socket still there (%v): %+v", sockErr, r)
+		}
+		if r.Code != 1 || !strings.Contains(r.Stderr, "is not running") {
+			t.Errorf("kill of an ended session: %+v", r)
+		}
+		if kept.ExitCode == nil || *kept.ExitCode != 0 || !strings.Contains(strings.Join(kept.LastLines, "\n"), "persist me") {
+			t.Errorf("record after kill: exitCode %v lastLines %q", kept.ExitCode, kept.LastLines)
+		}
+		if l := listed(t, root, "g"); l != "exit 0" {
+			t.Errorf("list after kill: %q, want exit 0", l)
+		}
+		return
+	}
+}
+
+// The hangup reaches the terminal's foreground job too, as a closing
+// terminal's does, even when the shell that started it ignores SIGHUP.
+func TestKillHangsUpTheForegroundJob(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "fg")
+	testutil.MustRun(t, root, "run", "-d", "--id", "job", "--env", "PS1=ready> ", "--", "bash", "--norc", "-i")
+	peekHas(t, root, "job", "ready>", 1)
+	job := `trap '' HUP; perl -e '$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; exit 0 }; $| = 1; print "job-", "running\n"; sleep 1 while 1' ` + got + "\r"
+	testutil.MustRun(t, root, "send", "job", job)
+	peekHas(t, root, "job", "job-running", 1)
+	testutil.MustRun(t, root, "kill", "job")
+	if b, _ := os.ReadFile(got); string(b) != "HUP\n" {
+		t.Errorf("the foreground job saw %q, want a SIGHUP", b)
+	}
+	// The shell ignored both SIGHUP and SIGTERM.
+	if l := listed(t, root, "job"); l != "killed (SIGKILL)" {
+		t.Errorf("list after kill: %q, want killed (SIGKILL)", l)
+	}
+}

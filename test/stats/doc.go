@@ -1,0 +1,3 @@
+// Package stats tests pty stats end to end. The tests drive the built
+// binaries (internal/testutil BinDir).
+package stats
