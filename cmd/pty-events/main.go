@@ -11,9 +11,10 @@ import (
 
 func main() {
 	var o events.Options
-	events.Parse(events.Command(&o), &o, os.Args[1:])
+	c := events.Command(&o)
+	events.Parse(c, &o, os.Args[1:])
 	ctx, cancel := cli.Context()
-	err := events.Run(ctx, o, cli.System(cli.Root()))
+	err := events.Run(ctx, o, c.System())
 	cancel()
 	cli.Exit(err)
 }

@@ -1,68 +1,17 @@
 // Command pty-kill stops a session and everything it started, and keeps
-// its record so peek and restart still work.
+// its record so peek and restart still work (pkg/cmd/kill).
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/ptyorg/pty/pkg/cli"
-	"github.com/ptyorg/pty/pkg/leftovers"
-	"github.com/ptyorg/pty/pkg/lifecycle"
+	"github.com/ptyorg/pty/pkg/cmd/kill"
 )
 
 func main() {
-	c := cli.NewCommand("kill", "pty kill REF")
-	c.Long = `The daemon gets SIGTERM and stops the session's processes as closing a
-terminal does: SIGHUP to the session's command and the terminal's
-foreground process group (an interactive shell saves its history), then,
-1 s later, SIGTERM to whatever is left, and SIGKILL 1.5 s after that. pty
-list then shows how it ended: "killed (SIGHUP)", or "exit N" for a program
-that exited on the hangup. pty kill waits up to 7 s for the daemon, then
-checks that nothing the session started is still running (by pid and
-start time, taken before signalling) and signals any survivor's process
-group, TERM then KILL. "Session X killed." is printed
-only when nothing of the session is left; otherwise the leftover pids are
-listed on stderr and the exit status is 1.
-
-A session whose daemon died without stopping it (SIGKILL, a crash: status
-vanished) may have left processes running. kill finds them by the
-PTY_SESSION, PTY_SESSION_GENERATION and PTY_ROOT its daemon put in their
-environment (and by their start time: nothing older than the session)
-and stops them the same way, saying "daemon was gone; stopped N leftover
-processes". With nothing left, it says the session is not running.
-
-A pid from the session's pid file is signalled only once it proves to be
-this session's daemon (its arguments name the session, its generation and
-its root): a pid reused by another process is never signalled.
-
-A permanent session loses its strategy tag first, so gc does not start it
-again. The record stays (status exited) until "pty rm" or gc removes it;
-an ephemeral session's record is removed by its daemon.
-
-A session whose command has just exited is still served by its daemon
-for a moment (its final screen); kill ends that at once, waits for the
-daemon to be gone, keeps the record and says the session is not running.`
-	pos := c.Parse(os.Args[1:])
-	if len(pos) != 1 {
-		cli.Fatalf("kill takes one session: pty kill REF (see 'pty kill --help')")
-	}
-	root := cli.WritableRoot()
-	s := cli.Resolve(root, pos[0])
-	res, err := lifecycle.Kill(root, s, lifecycle.KillOptions{})
-	cli.Check(err)
-	if res.DaemonGone {
-		if res.Leftovers > 0 {
-			fmt.Println(leftovers.Message(s.ID, res.Leftovers))
-		}
-		if len(res.Survivors) > 0 {
-			cli.Fatalf("Session %q: these processes it left are still running after TERM and KILL: %s", s.ID, lifecycle.FormatPids(res.Survivors))
-		}
-		return
-	}
-	if len(res.Survivors) > 0 {
-		fmt.Printf("Session %q daemon stopped.\n", s.ID)
-		cli.Fatalf("Session %q: these processes it started are still running: %s", s.ID, lifecycle.FormatPids(res.Survivors))
-	}
-	fmt.Printf("Session %q killed.\n", s.ID)
+	var o kill.Options
+	c := kill.Command(&o)
+	o.Args = c.Parse(os.Args[1:])
+	cli.Exit(kill.Run(o, c.System()))
 }

@@ -11,6 +11,7 @@ import (
 
 func main() {
 	var o peek.Options
-	peek.Parse(peek.Command(&o), &o, os.Args[1:])
-	cli.Exit(peek.Run(o, cli.System(cli.Root())))
+	c := peek.Command(&o)
+	peek.Parse(c, &o, os.Args[1:])
+	cli.Exit(peek.Run(o, c.System()))
 }

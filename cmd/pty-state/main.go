@@ -11,6 +11,7 @@ import (
 
 func main() {
 	var o state.Options
-	o.Args = state.Command(&o).Parse(os.Args[1:])
-	cli.Exit(state.Run(o, cli.System(cli.Root())))
+	c := state.Command(&o)
+	o.Args = c.Parse(os.Args[1:])
+	cli.Exit(state.Run(o, c.System()))
 }

@@ -11,6 +11,7 @@ import (
 
 func main() {
 	var o stats.Options
-	stats.Parse(stats.Command(&o), &o, os.Args[1:])
-	cli.Exit(stats.Run(o, cli.System(cli.Root())))
+	c := stats.Command(&o)
+	stats.Parse(c, &o, os.Args[1:])
+	cli.Exit(stats.Run(o, c.System()))
 }

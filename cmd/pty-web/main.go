@@ -1,53 +1,20 @@
 // Command pty-web serves the sessions of the registry to a browser: the
-// list, and each session's screen, live.
+// list, and each session's screen, live (pkg/cmd/web).
 package main
 
 import (
 	"os"
-	"strconv"
 
 	"github.com/ptyorg/pty/pkg/cli"
-	"github.com/ptyorg/pty/pkg/layout"
-	"github.com/ptyorg/pty/pkg/web"
+	"github.com/ptyorg/pty/pkg/cmd/web"
 )
 
 func main() {
-	c := cli.NewCommand("web", "pty web [--listen ADDR] [--write]")
-	c.Long = `Serves every session of the registry to a browser: the list, updated as
-sessions start, end and change, and each session's screen, live, with its
-scrollback, title and recent events. Prints the URL to open on its first
-line, then serves until interrupted.
-
-The URL carries a random access token after '#' (http://127.0.0.1:7681/#TOKEN),
-which the browser sends to no server. The page keeps it in the tab's
-sessionStorage, never in a cookie (a browser sends a cookie to every port of
-the host), and offers it only when it opens its live connections, which are
-refused without it; the pages themselves hold no session data. Requests must
-name the server by IP address or localhost.
-
-Listens on ` + web.DefaultListen + ` unless --listen says otherwise. Anyone who
-can reach the address and holds the token can watch the sessions (and,
-with --write, type into them): for another device, forward the port over
-SSH (ssh -L 7681:127.0.0.1:7681 HOST) rather than listening beyond this
-machine. Limits: ` + strconv.Itoa(web.MaxLiveConns) + ` live pages at once, pastes up to ` + strconv.Itoa(web.MaxPaste/1024) + ` KiB,
-` + strconv.Itoa(web.MaxPendingConns) + ` connections waiting for a request at once (the oldest is closed
-past that), ` + web.HeaderTimeout.String() + ` to send a request's headers.
-See docs/web.md.`
-	listen := c.Flags.String("listen", web.DefaultListen, "listen on `ADDR` (IP:PORT; a non-loopback address is reachable by others)")
-	write := c.Flags.Bool("write", false, "let pages type and paste into sessions (default: read-only)")
-	if rest := c.Parse(os.Args[1:]); len(rest) > 0 {
-		cli.Fatalf("web takes no arguments, got %q (see 'pty web --help')", rest[0])
-	}
-	if _, err := web.CheckListen(*listen); err != nil {
-		cli.Fatalf("%v", err)
-	}
-	root := cli.Root()
-	// The list follows the registry directory, which must exist to be
-	// watched; an empty registry is one sessions may still appear in.
-	cli.Check(layout.EnsureRoot(root))
+	var o web.Options
+	c := web.Command(&o)
+	o.Args = c.Parse(os.Args[1:])
 	ctx, cancel := cli.Context()
-	defer cancel()
-	err := web.Run(ctx, web.Options{Root: root, Listen: *listen, Write: *write,
-		Stdout: os.Stdout, Stderr: os.Stderr})
-	cli.Check(err)
+	err := web.Run(ctx, o, c.System())
+	cancel()
+	cli.Exit(err)
 }

@@ -152,7 +152,7 @@ func TestTopThroughDispatcher(t *testing.T) {
 // screen until Done is closed, then gives the terminal back.
 func TestLiveView(t *testing.T) {
 	root := sessions(t)
-	var out testutil.Buffer
+	var out testutil.SyncBuffer
 	done := make(chan struct{})
 	errc := make(chan error, 1)
 	go func() {

@@ -109,15 +109,15 @@ func (k Key) kitty() []byte {
 
 // Source gives the key a command detaches with, worked out only when it
 // is needed (a bad $PTY_DETACH_KEY must not stop "run -d", which never
-// attaches). A nil Source is Ctrl+\.
-type Source func() Key
+// attaches), from the environment getenv reads. A nil Source is Ctrl+\.
+type Source func(getenv func(string) string) (Key, error)
 
-// Key is the key s gives.
-func (s Source) Key() Key {
+// Key is the key s gives, or why the environment's key is not one.
+func (s Source) Key(getenv func(string) string) (Key, error) {
 	if s == nil {
-		return Default
+		return Default, nil
 	}
-	return s()
+	return s(getenv)
 }
 
 // Window is how long a first press waits for a second one, which sends

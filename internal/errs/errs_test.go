@@ -26,3 +26,11 @@ func TestTextUnwraps(t *testing.T) {
 		t.Fatalf("Text gives %q, unwrapping to %v", err, errors.Unwrap(err))
 	}
 }
+
+func TestSentenceSaysSoAndUnwraps(t *testing.T) {
+	err := Sentence(`Session "web" is not running.`, fs.ErrNotExist)
+	s, ok := err.(interface{ Sentence() bool })
+	if err.Error() != `Session "web" is not running.` || !errors.Is(err, fs.ErrNotExist) || !ok || !s.Sentence() {
+		t.Fatalf("Sentence gives %q, unwrapping to %v, sentence %v", err, errors.Unwrap(err), ok)
+	}
+}

@@ -5,22 +5,29 @@ import (
 	"sync"
 )
 
-// Buffer is a bytes.Buffer safe for one goroutine to write (a command's
-// Run in-process) while the test reads it.
-type Buffer struct {
+// SyncBuffer is a bytes.Buffer that a command's goroutines may write while
+// the test reads it, for a Run that follows or serves in the background.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *Buffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
 // String returns what was written so far.
-func (s *Buffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Reset empties the buffer.
+func (s *SyncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
 }

@@ -1,6 +1,6 @@
 // Package cli holds what every pty-<sub> main shares: flag parsing with ff,
-// the root from the environment, and the one-line error convention (message
-// on stderr, exit status 1, never a stack trace).
+// the root from --root or the environment, and the one-line error
+// convention (message on stderr, exit status 1, never a stack trace).
 //
 // A flag is declared once on Command.Flags; Alias gives it its other
 // name (-f for --follow) and Env binds the one environment variable that
@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3"
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -37,6 +38,7 @@ type Command struct {
 	aliases map[string]string // alias -> the flag's main name
 	env     []envBinding
 	values  map[string]string // flag -> what its value is, for completion
+	root    string            // --root, "" when not given
 }
 
 type envBinding struct{ flag, variable string }
@@ -48,8 +50,8 @@ type envBinding struct{ flag, variable string }
 func NewCommand(name, usage string, summary ...string) *Command {
 	fs := flag.NewFlagSet("pty "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var(rootFlag{}, "root", "the registry `DIR` (default ~/.local/state/pty)")
 	c := &Command{Name: name, Usage: usage, Summary: strings.Join(summary, " "), Flags: fs}
+	fs.Var(rootFlag{c}, "root", "the registry `DIR` (default ~/.local/state/pty)")
 	if b, ok := commands.Lookup(name); ok {
 		c.Summary = sentence(b.Summary)
 	}
@@ -126,24 +128,66 @@ func (c *Command) Values(name, kind string) {
 }
 
 // rootFlag is --root DIR, accepted by every command anywhere on its line
-// as the original pty accepts it, and bound to PTY_ROOT. It exports
-// PTY_ROOT, so Root and every program the command starts (a daemon, a
-// plugin) see the same registry.
-type rootFlag struct{}
+// as the original pty accepts it, and bound to PTY_ROOT (see Root).
+type rootFlag struct{ c *Command }
 
 func (rootFlag) String() string { return "" }
 
-func (rootFlag) Set(v string) error {
+func (f rootFlag) Set(v string) error {
 	if v == "" {
 		return errors.New("give the registry directory")
 	}
-	os.Unsetenv("PTY_SESSION_DIR") // an explicit root beats the legacy variable, silently
-	return os.Setenv("PTY_ROOT", v)
+	f.c.root = v
+	return nil
 }
 
-// setFromEnv leaves PTY_SESSION_DIR alone: with both variables set, Root
-// warns that PTY_ROOT wins.
+// setFromEnv leaves PTY_ROOT to Root, which reads it with PTY_SESSION_DIR
+// so that it can warn when both are set.
 func (rootFlag) setFromEnv(string) error { return nil }
+
+// Root finds the registry of this run: --root when given, else what the
+// environment (read with getenv) names (layout.ResolveRoot: PTY_ROOT, the
+// deprecated PTY_SESSION_DIR, XDG_STATE_HOME, HOME), with any deprecation
+// notice to print. An explicit root beats the legacy variable silently.
+// It does not create the directory, but refuses one that exists and is
+// not a directory.
+func (c *Command) Root(getenv func(string) string) (dir string, warnings []string, err error) {
+	if c.root != "" {
+		env := getenv
+		getenv = func(k string) string {
+			switch k {
+			case "PTY_ROOT":
+				return c.root
+			case "PTY_SESSION_DIR":
+				return ""
+			}
+			return env(k)
+		}
+	}
+	r, err := layout.ResolveRoot(getenv)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := layout.CheckRootDir(r.Dir); err != nil {
+		return "", nil, err
+	}
+	return r.Dir, r.Warnings, nil
+}
+
+// System is the IO of a real run of c (the package's System) with the root
+// Root finds from the process's environment. It prints the deprecation
+// notices on stderr, and ends the process through Exit when there is no
+// usable root.
+func (c *Command) System() IO {
+	dir, warnings, err := c.Root(os.Getenv)
+	if err != nil {
+		Exit(err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, w)
+	}
+	return System(dir)
+}
 
 // PrintHelp writes --help output.
 func (c *Command) PrintHelp(w io.Writer) {
@@ -180,7 +224,7 @@ func (c *Command) flagHelp(f *flag.Flag) string {
 		placeholder = "DURATION"
 	}
 	head := dashed(f.Name)
-	for _, a := range c.AliasesOf(f.Name) {
+	for _, a := range c.aliasesOf(f.Name) {
 		head = dashed(a) + ", " + head
 	}
 	if placeholder != "" {
@@ -203,8 +247,8 @@ func (c *Command) flagHelp(f *flag.Flag) string {
 	return fmt.Sprintf("  %s\n  %*s%s\n", head, col-2, "", usage)
 }
 
-// AliasesOf returns the other names of the flag name, sorted.
-func (c *Command) AliasesOf(name string) []string {
+// aliasesOf returns the other names of the flag name, sorted.
+func (c *Command) aliasesOf(name string) []string {
 	var out []string
 	for a, n := range c.aliases {
 		if n == name {
@@ -270,12 +314,12 @@ func (c *Command) exitOn(err error) {
 		os.Exit(0)
 	}
 	if err != nil {
-		Fatalf("%v (see 'pty %s --help')", c.FlagError(err), c.Name)
+		Exit(fmt.Errorf("%v (see 'pty %s --help')", c.flagError(err), c.Name))
 	}
 }
 
-// FlagError words an error of ParseArgs the way people type flags.
-func (c *Command) FlagError(err error) error {
+// flagError words an error of ParseArgs the way people type flags.
+func (c *Command) flagError(err error) error {
 	var ee envError
 	if errors.As(err, &ee) {
 		return ee
@@ -434,51 +478,40 @@ func valueProblem(f *flag.Flag, why string) string {
 	return "is not valid"
 }
 
-// Fatalf prints "pty: <message>" on stderr and exits 1.
-func Fatalf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if !strings.HasPrefix(msg, "pty") && !strings.HasPrefix(msg, "Session") {
-		msg = "pty: " + msg
+// Message is the line a failed command prints for err: "pty: " and the
+// message, or the message as it is for an error that is a sentence naming
+// its own subject ("Session "web" not found."): one that says so with a
+// method Sentence() bool (errs.Sentence, Sentencef), and pkg/layout's
+// reference and root errors. An error wrapping one of those has its own
+// text first, so it is not a sentence unless it says so itself.
+func Message(err error) string {
+	msg := strings.TrimRight(err.Error(), "\n")
+	if IsSentence(err) {
+		return msg
 	}
-	fmt.Fprintln(os.Stderr, strings.TrimRight(msg, "\n"))
-	os.Exit(1)
+	return "pty: " + msg
 }
 
-// Check exits through Fatalf when err is not nil.
-func Check(err error) {
-	if err != nil {
-		Fatalf("%v", err)
+// IsSentence reports whether err is printed without "pty: " (see
+// Message), for a command that builds its message from err's.
+func IsSentence(err error) bool {
+	if s, ok := err.(interface{ Sentence() bool }); ok {
+		return s.Sentence()
 	}
-}
-
-// Root resolves the registry root from the environment and prints any
-// deprecation notice once. It does not create the directory, but refuses
-// one that exists and is not a directory.
-func Root() string {
-	r, err := layout.ResolveRoot(os.Getenv)
-	Check(err)
-	for _, w := range r.Warnings {
-		fmt.Fprintln(os.Stderr, w)
+	if _, ok := err.(*layout.RefError); ok {
+		return true
 	}
-	Check(layout.CheckRootDir(r.Dir))
-	return r.Dir
+	// pkg/layout's root checks (CheckRootDir, CheckRootPerms, EnsureRoot
+	// and the locks that call them) do not mark their errors; each begins
+	// with the root it is about.
+	return strings.HasPrefix(err.Error(), "pty root ")
 }
 
-// WritableRoot is Root for commands that change or stop existing
-// sessions: it also refuses a root owned by another user or writable by
-// others (layout.CheckWritableRoot), before anything is touched.
-func WritableRoot() string {
-	dir := Root()
-	Check(layout.CheckWritableRoot(dir))
-	return dir
-}
-
-// EnsureRoot is Root, then creates the directory and checks its ownership
-// and mode, for commands that write.
-func EnsureRoot() string {
-	dir := Root()
-	Check(layout.EnsureRoot(dir))
-	return dir
+// Sentencef is an error made with fmt.Sprintf whose text begins with what
+// it is about ("Session %q is not running."), printed without "pty: "
+// (see Message).
+func Sentencef(format string, args ...any) error {
+	return errs.Sentence(fmt.Sprintf(format, args...), nil)
 }
 
 // Context is cancelled on SIGINT or SIGTERM.
@@ -486,11 +519,14 @@ func Context() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// Resolve resolves a reference or exits with the standard message.
-func Resolve(root, ref string) layout.Session {
-	s, err := layout.At(root).Resolve(ref)
-	Check(err)
-	return s
+// ResolveToChange resolves ref for a command that changes or stops the
+// session: it first refuses a root owned by another user or writable by
+// others (layout.CheckWritableRoot), before anything is touched.
+func ResolveToChange(root, ref string) (layout.Session, error) {
+	if err := layout.CheckWritableRoot(root); err != nil {
+		return layout.Session{}, err
+	}
+	return layout.At(root).Resolve(ref)
 }
 
 // StringList is a repeatable string flag.
@@ -513,17 +549,10 @@ func ParseKV(what, s string) (string, string, error) {
 }
 
 // ResolveOrCurrent resolves ref, or when ref is empty the session this
-// process runs inside ($PTY_SESSION, an exact id). hint completes the error
-// shown when there is neither, e.g. "give a session id or name".
-func ResolveOrCurrent(root, ref, hint string) layout.Session {
-	s, err := ResolveOrCurrentErr(root, ref, os.Getenv("PTY_SESSION"), hint)
-	Check(err)
-	return s
-}
-
-// ResolveOrCurrentErr is ResolveOrCurrent with the current session's id
-// (IO.Session) given, returning the error.
-func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error) {
+// process runs inside: current, the exact id IO.Session holds. hint
+// completes the error when there is neither, e.g. "give a session id or
+// name".
+func ResolveOrCurrent(root, ref, current, hint string) (layout.Session, error) {
 	if ref != "" {
 		return layout.At(root).Resolve(ref)
 	}
@@ -535,7 +564,7 @@ func ResolveOrCurrentErr(root, ref, current, hint string) (layout.Session, error
 	}
 	s, err := layout.At(root).Load(current)
 	if errors.Is(err, layout.ErrNotFound) {
-		return s, fmt.Errorf("Session %q (from $PTY_SESSION) not found.", current)
+		return s, errs.Sentence(fmt.Sprintf("Session %q (from $PTY_SESSION) not found.", current), nil)
 	}
 	return s, err
 }

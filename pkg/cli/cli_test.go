@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ptyorg/pty/pkg/layout"
 )
 
 func TestFlagErrorsReadAsTyped(t *testing.T) {
@@ -72,7 +76,7 @@ func TestEnvBindsOnlyNamedVariable(t *testing.T) {
 	t.Setenv("PTY_TEST_HISTORY", "lots")
 	c, _, _ = newTestCommand()
 	_, err := c.ParseArgs(nil)
-	if err == nil || c.FlagError(err).Error() != `PTY_TEST_HISTORY: "lots" is not a whole number` {
+	if err == nil || c.flagError(err).Error() != `PTY_TEST_HISTORY: "lots" is not a whole number` {
 		t.Fatalf("bad variable: %v", err)
 	}
 	c, _, _ = newTestCommand()
@@ -98,21 +102,47 @@ func TestAliasSharesValueAndHelpLine(t *testing.T) {
 	}
 }
 
-func TestRootFromEnvKeepsLegacyWarning(t *testing.T) {
-	t.Setenv("PTY_ROOT", "/tmp/r")
-	t.Setenv("PTY_SESSION_DIR", "/tmp/l")
+func TestMessageFormIsTheErrors(t *testing.T) {
+	ref := &layout.RefError{Ref: "web"}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("no session given"), "pty: no session given"},
+		// Only an error that says so is a sentence, whatever its text.
+		{errors.New(`Session "web" is a plain error`), `pty: Session "web" is a plain error`},
+		{errors.New("pty-ish words first"), "pty: pty-ish words first"},
+		{Sentencef("Session %q is not running.", "web"), `Session "web" is not running.`},
+		{ref, `Session "web" not found.`},
+		{layout.CheckRootDir("/dev/null"), "pty root /dev/null is not a directory: set PTY_ROOT to a directory (pty creates it when missing)"},
+		// A wrapper's own text comes first: it is not a sentence.
+		{fmt.Errorf("restart: %w", ref), `pty: restart: Session "web" not found.`},
+	} {
+		if got := Message(c.err); got != c.want {
+			t.Errorf("Message(%q) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+func TestRootFlagIsNotExported(t *testing.T) {
+	t.Setenv("PTY_ROOT", "/tmp/env-root")
+	t.Setenv("PTY_SESSION_DIR", "/tmp/legacy")
 	c, _, _ := newTestCommand()
+	if _, err := c.ParseArgs([]string{"--root", "/tmp/flag-root"}); err != nil {
+		t.Fatal(err)
+	}
+	dir, warnings, err := c.Root(os.Getenv)
+	if err != nil || dir != "/tmp/flag-root" || len(warnings) != 0 {
+		t.Fatalf("Root = %q %q %v, want /tmp/flag-root without warnings", dir, warnings, err)
+	}
+	if os.Getenv("PTY_ROOT") != "/tmp/env-root" || os.Getenv("PTY_SESSION_DIR") != "/tmp/legacy" {
+		t.Fatalf("--root changed the environment: PTY_ROOT=%q PTY_SESSION_DIR=%q", os.Getenv("PTY_ROOT"), os.Getenv("PTY_SESSION_DIR"))
+	}
+	c, _, _ = newTestCommand()
 	if _, err := c.ParseArgs(nil); err != nil {
 		t.Fatal(err)
 	}
-	if os.Getenv("PTY_SESSION_DIR") != "/tmp/l" {
-		t.Fatal("PTY_ROOT from the environment dropped PTY_SESSION_DIR")
-	}
-	c, _, _ = newTestCommand()
-	if _, err := c.ParseArgs([]string{"--root", "/tmp/x"}); err != nil {
-		t.Fatal(err)
-	}
-	if os.Getenv("PTY_ROOT") != "/tmp/x" || os.Getenv("PTY_SESSION_DIR") != "" {
-		t.Fatal("--root does not win")
+	if dir, warnings, err := c.Root(os.Getenv); err != nil || dir != "/tmp/env-root" || len(warnings) != 1 {
+		t.Fatalf("Root from the environment = %q %q %v, want /tmp/env-root and the both-set warning", dir, warnings, err)
 	}
 }

@@ -2,32 +2,32 @@ package cli
 
 import (
 	"errors"
-	"os"
+	"fmt"
 
 	"github.com/ptyorg/pty/internal/detachkey"
 )
 
 // DetachKeyFlag defines --detach-key KEY, for the commands that attach a
-// terminal, and returns the key to use: the flag's, else $PTY_DETACH_KEY's,
-// else Ctrl+\. A bad PTY_DETACH_KEY is reported only when the key is
-// asked for, so that it does not stop a command that never attaches
-// (run -d).
+// terminal, and returns the key to use: the flag's, else $PTY_DETACH_KEY's
+// (from the environment the Source is given: IO.Getenv), else Ctrl+\. A
+// bad PTY_DETACH_KEY is reported only when the key is asked for, so that
+// it does not stop a command that never attaches (run -d).
 func (c *Command) DetachKeyFlag() detachkey.Source {
 	v := &detachKeyValue{}
 	c.Flags.Var(v, "detach-key", "detach with `KEY` instead of Ctrl+\\: ctrl+a, ctrl+], ... (as pty send writes keys), or none (default $"+detachkey.Env+")")
-	return func() detachkey.Key {
+	return func(getenv func(string) string) (detachkey.Key, error) {
 		if v.set {
-			return v.key
+			return v.key, nil
 		}
-		env := os.Getenv(detachkey.Env)
+		env := getenv(detachkey.Env)
 		if env == "" {
-			return detachkey.Default
+			return detachkey.Default, nil
 		}
 		k, err := detachkey.Parse(env)
 		if err != nil {
-			Fatalf("%s=%v", detachkey.Env, err)
+			return detachkey.Key{}, fmt.Errorf("%s=%v", detachkey.Env, err)
 		}
-		return k
+		return k, nil
 	}
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -37,12 +38,19 @@ func System(root string) IO {
 
 // Getenv looks k up in io.Env; the last assignment wins, as for a process.
 func (io IO) Getenv(k string) string {
+	v, _ := io.LookupEnv(k)
+	return v
+}
+
+// LookupEnv is Getenv that also says whether k is set at all (NO_COLOR
+// counts when set to "").
+func (io IO) LookupEnv(k string) (string, bool) {
 	for i := len(io.Env) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(io.Env[i], k+"="); ok {
-			return v
+			return v, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // OutFile is Out when it is a file (a terminal, whose size matters), else nil.
@@ -59,7 +67,8 @@ type ExitCode int
 func (e ExitCode) Error() string { return "exit status " + strconv.Itoa(int(e)) }
 
 // Exit ends a main with the outcome of its Run: status 0 for nil, the
-// status of an ExitCode, else the error as one line (Fatalf).
+// status of an ExitCode, else status 1 after the error's one line on
+// stderr (Message).
 func Exit(err error) {
 	var code ExitCode
 	switch {
@@ -68,5 +77,6 @@ func Exit(err error) {
 	case errors.As(err, &code):
 		os.Exit(int(code))
 	}
-	Fatalf("%v", err)
+	fmt.Fprintln(os.Stderr, Message(err))
+	os.Exit(1)
 }

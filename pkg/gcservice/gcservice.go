@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ptyorg/pty/internal/errs"
 )
 
 // DefaultInterval is how often gc runs, as upstream's launchd job did.
@@ -64,7 +66,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("root %q is not absolute", c.Root)
 	}
 	if !filepath.IsAbs(c.Exec) {
-		return fmt.Errorf("pty-gc path %q is not absolute", c.Exec)
+		return errs.Sentence(fmt.Sprintf("pty-gc path %q is not absolute", c.Exec), nil)
 	}
 	if c.Interval < time.Second || c.Interval%time.Second != 0 {
 		return fmt.Errorf("interval %v is not valid: give whole seconds, at least 1s (like 30s or 5m)", c.Interval)

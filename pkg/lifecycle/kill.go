@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -48,6 +49,10 @@ type msgErr struct {
 
 func (e *msgErr) Error() string { return e.msg }
 func (e *msgErr) Unwrap() error { return e.is }
+
+// Sentence: each message begins with the session it is about, so commands
+// print it without "pty: " (cli.Message).
+func (e *msgErr) Sentence() bool { return true }
 
 // KillResult says what a kill achieved.
 type KillResult struct {
@@ -109,7 +114,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	gen := s.Meta.Generation
 	if pid <= 0 && !VerifyDaemon(s.Meta.DaemonPid, root, s.ID, gen) {
 		// Its socket answers, but nothing says which process serves it.
-		return res, fmt.Errorf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock())
+		return res, errs.Sentence(fmt.Sprintf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock()), nil)
 	}
 	if pid <= 0 {
 		pid = s.Meta.DaemonPid

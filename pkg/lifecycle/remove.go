@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
 	"github.com/ptyorg/pty/pkg/spawn"
@@ -30,7 +31,7 @@ func Remove(root string, s layout.Session, wait time.Duration) error {
 		wait = DaemonWait
 	}
 	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, wait); err != nil {
-		return fmt.Errorf("%w; not removed.", err)
+		return errs.Sentence(err.Error()+"; not removed.", err)
 	}
 	return layout.At(root).Locked(s.ID, layout.MetaLockWait, func() error {
 		m, err := layout.At(root).Metadata(s.ID)
@@ -80,7 +81,7 @@ func waitDaemonGone(root, id, gen string, wait time.Duration) error {
 		// A foreign process under a reused pid is not ours to wait for.
 		if p, ok := procs.Lookup(pid); ok && !p.Zombie && VerifyDaemon(pid, root, id, gen) {
 			if !WaitGone(p, wait) {
-				return fmt.Errorf("Session %q: daemon did not exit within %v", id, wait)
+				return errs.Sentence(fmt.Sprintf("Session %q: daemon did not exit within %v", id, wait), nil)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/spawn"
@@ -65,7 +66,7 @@ type RelaunchOptions struct {
 func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOptions) (string, error) {
 	if s.Damaged != "" {
 		// Its command, cwd and settings were in the record.
-		return "", fmt.Errorf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID)
+		return "", errs.Sentence(fmt.Sprintf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID), nil)
 	}
 	if s.Shown() == layout.Running {
 		if !o.Stop {
@@ -76,11 +77,11 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 			return "", err
 		}
 		if len(res.Survivors) > 0 {
-			return "", fmt.Errorf("Session %q: processes %s survived the kill; not restarted.", s.ID, FormatPids(res.Survivors))
+			return "", errs.Sentence(fmt.Sprintf("Session %q: processes %s survived the kill; not restarted.", s.ID, FormatPids(res.Survivors)), nil)
 		}
 	}
 	if err := waitDaemonGone(root, s.ID, s.Meta.Generation, DaemonWait); err != nil {
-		return "", fmt.Errorf("%w; not restarted.", err)
+		return "", errs.Sentence(err.Error()+"; not restarted.", err)
 	}
 	m, gen := s.Meta, ""
 	cur, err := layout.At(root).Metadata(s.ID)
@@ -134,7 +135,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 }
 
 func replacedMeanwhile(id string) error {
-	return fmt.Errorf("Session %q was replaced or removed while restarting; not restarted: %w", id, spawn.ErrReplaced)
+	return errs.Sentence(fmt.Sprintf("Session %q was replaced or removed while restarting; not restarted: %v", id, spawn.ErrReplaced), spawn.ErrReplaced)
 }
 
 func scrubbed(env []string) []string {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -45,7 +46,7 @@ type Item struct {
 func Send(root, id string, items []Item, delay time.Duration, paste bool) error {
 	c, err := client.DialTimeout(root, id, SendTimeout)
 	if err != nil {
-		return fmt.Errorf("Session %q is not accepting input: %w", id, err)
+		return errs.Sentence(fmt.Sprintf("Session %q is not accepting input: %v", id, err), err)
 	}
 	defer c.Close()
 	for i, it := range items {
@@ -121,7 +122,7 @@ func modes(c *client.Conn, id string) (keys.Modes, error) {
 	case errors.As(err, &refused):
 		return keys.Modes{}, refusedInput(id, refused)
 	case errors.As(err, &exited):
-		return keys.Modes{}, fmt.Errorf("Session %q ended before everything was sent", id)
+		return keys.Modes{}, errs.Sentence(fmt.Sprintf("Session %q ended before everything was sent", id), nil)
 	case err != nil:
 		return keys.Modes{}, fmt.Errorf("send to %s: asking for the session's key modes: %w", id, err)
 	}
@@ -134,5 +135,5 @@ func modes(c *client.Conn, id string) (keys.Modes, error) {
 // refusedInput: a REFUSED frame is sent instead of reading anything, so
 // none of the input went through.
 func refusedInput(id string, r *client.RefusedError) error {
-	return fmt.Errorf("Session %q refused the input: %s; nothing was sent", id, r.Reason)
+	return errs.Sentence(fmt.Sprintf("Session %q refused the input: %s; nothing was sent", id, r.Reason), r)
 }

@@ -34,8 +34,8 @@ type Options struct {
 	Shell        string            // default command of a new session
 	Home         string            // for showing paths with ~
 	// Attach returns the command that attaches to a session; the picker
-	// runs it with the terminal handed over. nil means `pty-attach ID`
-	// (with --detach-key DetachKey).
+	// runs it with the terminal handed over. nil means `pty-attach
+	// --root Root ID` (with --detach-key DetachKey).
 	Attach func(id string) *exec.Cmd
 	// DetachKey is the key that detaches from a session back to the
 	// picker (the zero Key is Ctrl+\).
@@ -524,10 +524,7 @@ func (m *Model) attach(id string) tea.Cmd {
 	if m.o.Attach != nil {
 		cmd = m.o.Attach(id)
 	} else {
-		cmd = AttachCommand(id)
-		if !m.o.DetachKey.IsDefault() {
-			cmd.Args = append(cmd.Args[:1], "--detach-key", m.o.DetachKey.Spec(), id)
-		}
+		cmd = AttachCommand(m.o.Root, id, m.o.DetachKey)
 	}
 	// Keep what attach says on stderr for the message line: the picker
 	// redraws over the terminal as soon as attach returns.
@@ -541,8 +538,11 @@ func (m *Model) attach(id string) tea.Cmd {
 	})
 }
 
-// AttachCommand runs pty-attach from beside this executable, else from PATH.
-func AttachCommand(id string) *exec.Cmd {
+// AttachCommand runs pty-attach from beside this executable, else from
+// PATH, on the session id of the registry root, detaching with key. The
+// root is passed on the command line: the picker's own may have come from
+// its --root, which is not in its environment.
+func AttachCommand(root, id string, key detachkey.Key) *exec.Cmd {
 	path := "pty-attach"
 	if exe, err := os.Executable(); err == nil {
 		if r, err := filepath.EvalSymlinks(exe); err == nil {
@@ -553,7 +553,11 @@ func AttachCommand(id string) *exec.Cmd {
 			path = p
 		}
 	}
-	return exec.Command(path, id)
+	args := []string{"--root", root}
+	if !key.IsDefault() {
+		args = append(args, "--detach-key", key.Spec())
+	}
+	return exec.Command(path, append(args, id)...)
 }
 
 // tailWriter passes writes through and keeps a copy.

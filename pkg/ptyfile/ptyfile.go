@@ -37,6 +37,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/textdist"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -108,6 +109,10 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Sentence: the message begins with the file and line it is about, as a
+// compiler's does, so commands print it without "pty: " (cli.Message).
+func (e *Error) Sentence() bool { return true }
+
 // Load reads and validates the pty.toml at path. Errors are *Error values
 // naming the file, the line and the field; a missing file is an error that
 // satisfies errors.Is(err, fs.ErrNotExist).
@@ -124,7 +129,7 @@ func Load(path string) (*File, error) {
 func Parse(path string, data []byte) (*File, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, fmt.Errorf("pty.toml %s: %w", path, err)
+		return nil, errs.Sentence(fmt.Sprintf("pty.toml %s: %v", path, err), err)
 	}
 	f := &File{Path: abs, Dir: filepath.Dir(abs), display: path}
 	p := &parser{f: f}
@@ -168,7 +173,7 @@ func (f *File) Select(keys []string) ([]Spec, error) {
 	want := map[string]bool{}
 	for _, k := range keys {
 		if _, ok := f.Session(k); !ok {
-			return nil, fmt.Errorf("%s declares no session %q (it declares: %s)", f.display, k, strings.Join(f.Keys(), ", "))
+			return nil, errs.Sentence(fmt.Sprintf("%s declares no session %q (it declares: %s)", f.display, k, strings.Join(f.Keys(), ", ")), nil)
 		}
 		want[k] = true
 	}
@@ -235,7 +240,7 @@ func ForSession(tags map[string]string) (f *File, s Spec, ok bool, err error) {
 	}
 	s, found := f.Session(key)
 	if !found {
-		return f, Spec{}, true, fmt.Errorf("%s no longer declares session %q", path, key)
+		return f, Spec{}, true, errs.Sentence(fmt.Sprintf("%s no longer declares session %q", path, key), nil)
 	}
 	return f, s, true, nil
 }

@@ -96,6 +96,10 @@ type msgErr struct {
 func (e *msgErr) Error() string { return e.msg }
 func (e *msgErr) Unwrap() error { return e.is }
 
+// Sentence: each message begins with the session it is about, so commands
+// print it without "pty: " (cli.Message).
+func (e *msgErr) Sentence() bool { return true }
+
 // ReadyTimeout bounds how long Start waits for the daemon.
 const ReadyTimeout = 10 * time.Second
 

@@ -1,7 +1,7 @@
 // Package attach is `pty attach`: connect the user's terminal to a
-// session, offering to start an ended one again. cmd/pty-attach parses the
-// flags into Options; Run does the work against the streams, root and
-// environment it is given.
+// session, offering to start an ended one again. cmd/pty-attach only
+// parses the command line and calls Run, which does the work against the
+// streams, root and environment it is given.
 package attach
 
 import (
@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ptyorg/pty/internal/detachkey"
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -35,6 +36,46 @@ type Options struct {
 	History client.History
 }
 
+// Command declares attach's flags, filling o.
+func Command(o *Options) *cli.Command {
+	c := cli.NewCommand("attach",
+		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
+		"Attach this terminal to a session (Ctrl+\\ detaches).")
+	c.Long = `REF is a session id or a unique display name. Press Ctrl+\ to detach; press
+it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
+PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
+
+The session's scrollback is written into this terminal's own scrollback
+first, so you can scroll back to it as usual (--history N: only the last N
+lines, 0 for none). Reattaching in the same terminal writes it again.
+
+Detaching, the session ending, or this client being killed (TERM, INT or
+HUP) resets the modes the program set on this terminal (alternate screen,
+mouse, line drawing, ...). Killed, it prints [terminated] and exits with
+128 plus the signal's number; the session keeps running.
+
+If the session has ended, its last output is shown and you are asked
+whether to restart it with the same command, directory and environment (in
+the moment after its end while its daemon still answers, its final screen
+and exit code are shown instead). With -r it is restarted without asking,
+that moment included.
+A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and
+its counters), as "pty restart" does.
+
+Attaching needs a terminal on standard input. From a script or a pipe, use
+"pty peek REF" to read the screen, "pty peek -f REF" to follow it, and
+"pty send REF ..." to type into it.`
+	fs := c.Flags
+	fs.BoolVar(&o.Restart, "auto-restart", false, "restart an ended session without asking")
+	c.Alias("r", "auto-restart")
+	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
+	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
+	o.DetachKey = c.DetachKeyFlag()
+	fs.Var(&o.History, "history", client.HistoryUsage)
+	c.Env("history", client.HistoryEnv)
+	return c
+}
+
 // Run attaches io's terminal to the session and returns when the user
 // detaches (nil) or the session exits (its exit code as a cli.ExitCode).
 func Run(ctx context.Context, o Options, io cli.IO) error {
@@ -45,7 +86,11 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return errors.New("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
 	}
 	if outer := io.Getenv("PTY_SESSION"); outer != "" && !o.Force {
-		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, o.DetachKey.Key().With())
+		key, err := o.DetachKey.Key(io.Getenv)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, key.With())
 	}
 	s, err := layout.At(io.Root).Resolve(o.Args[0])
 	if err != nil {
@@ -58,7 +103,11 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	// waiting for that daemon to finish.
 	if s.Shown() == layout.Running || s.Shown() == layout.Exited && !o.Restart {
 		if conn, err := client.Dial(io.Root, s.ID); err == nil {
-			key := o.DetachKey.Key() // a bad key is said first
+			key, err := o.DetachKey.Key(io.Getenv) // a bad key is said first
+			if err != nil {
+				conn.Close()
+				return err
+			}
 			if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
 				conn.Close()
 				return err
@@ -69,21 +118,24 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			s = n
 		}
 		if s.Shown() == layout.Running {
-			return fmt.Errorf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID)
+			return errs.Sentence(fmt.Sprintf("Session %q is not answering on its socket; try again, or stop it with \"pty kill %s\"", s.ID, s.ID), nil)
 		}
 	}
 	if err := s.DamagedErr(); err != nil {
 		return err // neither served nor restartable
 	}
 	if o.NoRestart {
-		return fmt.Errorf("Session %q is not running (status: %s).", s.ID, s.Shown())
+		return errs.Sentence(fmt.Sprintf("Session %q is not running (status: %s).", s.ID, s.Shown()), nil)
 	}
 	if o.Restart {
 		describe(s, io)
 	} else if !confirm(s, io) {
 		return nil
 	}
-	key := o.DetachKey.Key()
+	key, err := o.DetachKey.Key(io.Getenv)
+	if err != nil {
+		return err
+	}
 	if err := NeedTerminal(io.In, "pty attach", s.ID); err != nil {
 		return err // before restarting what could not be shown
 	}
@@ -95,7 +147,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	}
 	conn, err := client.Dial(io.Root, id)
 	if err != nil {
-		return fmt.Errorf("Session %q restarted but is not answering: %v", id, err)
+		return errs.Sentence(fmt.Sprintf("Session %q restarted but is not answering: %v", id, err), nil)
 	}
 	return Session(conn, id, key, &o.History, io)
 }
@@ -114,9 +166,9 @@ func NeedTerminal(in *os.File, cmd, id string) error {
 	}
 	hint := fmt.Sprintf("to read the screen use \"pty peek %s\" (or \"pty peek -f %s\" to follow it), to type into it \"pty send %s ...\"", ref, ref, ref)
 	if cmd == "pty run" {
-		return errors.New("pty run attaches to the session it starts and needs a terminal, but standard input is not one: add -d to start it in the background; then " + hint)
+		return errs.Sentence("pty run attaches to the session it starts and needs a terminal, but standard input is not one: add -d to start it in the background; then "+hint, nil)
 	}
-	return fmt.Errorf("%s needs a terminal, but standard input is not one: %s", cmd, hint)
+	return errs.Sentence(fmt.Sprintf("%s needs a terminal, but standard input is not one: %s", cmd, hint), nil)
 }
 
 // describe shows how the session ended: its final screen's last lines,

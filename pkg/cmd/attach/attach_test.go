@@ -75,8 +75,8 @@ func TestRefusals(t *testing.T) {
 		{Options{}, io, "attach takes one session reference"},
 		{Options{Args: []string{"a", "b"}}, io, "attach takes one session reference"},
 		{Options{Args: []string{"dead"}}, nested, `already inside pty session "outer": attaching here would nest sessions. Detach first with Ctrl+\, or pass --force`},
-		{Options{Args: []string{"dead"}, DetachKey: func() detachkey.Key { return ctrlA }}, nested, "Detach first with Ctrl+A, or pass --force"},
-		{Options{Args: []string{"dead"}, DetachKey: func() detachkey.Key { return detachkey.None }}, nested, "Detach first, or pass --force"},
+		{Options{Args: []string{"dead"}, DetachKey: func(func(string) string) (detachkey.Key, error) { return ctrlA, nil }}, nested, "Detach first with Ctrl+A, or pass --force"},
+		{Options{Args: []string{"dead"}, DetachKey: func(func(string) string) (detachkey.Key, error) { return detachkey.None, nil }}, nested, "Detach first, or pass --force"},
 		{Options{Args: []string{"nosuch"}}, io, "nosuch"},
 		{Options{Args: []string{"dead"}, NoRestart: true}, io, `Session "dead" is not running (status: exited).`},
 	} {
@@ -142,5 +142,15 @@ func TestYesRestartsAndAttaches(t *testing.T) {
 	var ee cli.ExitCode
 	if !errors.As(err, &ee) || ee != 2 {
 		t.Fatalf("attach after a restart: %v; output %q", err, out)
+	}
+}
+
+func TestCommandFillsOptions(t *testing.T) {
+	var o Options
+	c := Command(&o)
+	pos, err := c.ParseArgs([]string{"web", "-r", "--force", "--detach-key", "ctrl+a"})
+	key, kerr := o.DetachKey.Key(func(string) string { return "" })
+	if err != nil || len(pos) != 1 || pos[0] != "web" || !o.Restart || o.NoRestart || !o.Force || kerr != nil || key.Spec() != "ctrl+a" {
+		t.Fatalf("parsed %q %v into %+v", pos, err, o)
 	}
 }

@@ -121,7 +121,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	root := io.Root
 	var ids []string
 	if !o.All {
-		s, err := cli.ResolveOrCurrentErr(root, o.Ref, io.Session, "give a session id or name, or --all")
+		s, err := cli.ResolveOrCurrent(root, o.Ref, io.Session, "give a session id or name, or --all")
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,7 @@ import (
 func TestRunWaitsForTypeInProcess(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "ev", "--tag", "keep=true", "--", "sleep", "100")
-	var out, errb testutil.Buffer
+	var out, errb testutil.SyncBuffer
 	io := cli.IO{Out: &out, Err: &errb, Root: root, Now: time.Now}
 	done := make(chan error, 1)
 	go func() {
@@ -38,7 +38,7 @@ func TestRunWaitsForTypeInProcess(t *testing.T) {
 	}
 
 	// In a session, REF defaults to it.
-	out = testutil.Buffer{}
+	out.Reset()
 	io.Session = "ev"
 	if err := Run(context.Background(), Options{Recent: true}, io); err != nil || !strings.Contains(out.String(), "user.ping") {
 		t.Fatalf("--recent inside the session: %v %q", err, out.String())

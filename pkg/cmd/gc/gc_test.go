@@ -117,3 +117,21 @@ func TestInstallFailedTTL(t *testing.T) {
 		t.Errorf("a refused install left files: %v", ents)
 	}
 }
+
+func TestCommandsFillOptions(t *testing.T) {
+	var o Options
+	if _, err := Command(&o).ParseArgs([]string{"-n", "--keep-max-age", "2h", "--fast-fail-limit", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if !o.DryRun || o.Pass.KeepMaxAge != 2*time.Hour || o.Pass.FastFailLimit != 5 || o.Pass.FailedTTL != reconcile.DefaultOptions("").FailedTTL {
+		t.Fatalf("parsed into %+v", o)
+	}
+	s := ServiceOptions{Sub: "status"}
+	if _, err := ServiceCommand(&s).ParseArgs([]string{"--interval", "5m"}); err == nil {
+		t.Fatal("status took install's --interval")
+	}
+	s = ServiceOptions{Sub: "install"}
+	if _, err := ServiceCommand(&s).ParseArgs([]string{"--interval", "5m", "--print"}); err != nil || s.Interval != "5m" || !s.Print {
+		t.Fatalf("install: %v %+v", err, s)
+	}
+}

@@ -19,7 +19,7 @@ import (
 
 // Options are peek's flags and argument.
 type Options struct {
-	Ref    string
+	Args   []string // REF, alone
 	Plain  bool
 	Full   bool
 	Follow bool
@@ -68,13 +68,12 @@ does not answer within 10 seconds is reported as such, and peek exits 1.`
 
 // Parse fills o from the command line (without the program name).
 func Parse(c *cli.Command, o *Options, args []string) {
-	args = c.Parse(args)
-	if len(args) != 1 {
-		cli.Fatalf("peek takes one session reference, as in: pty peek ID (see 'pty peek --help')")
-	}
-	o.Ref = args[0]
+	o.Args = c.Parse(args)
 	o.TimeoutSet = c.Set("timeout")
 }
+
+// ref is the session reference; Run has checked there is one.
+func (o Options) ref() string { return o.Args[0] }
 
 // check refuses combinations of flags that cannot work together.
 func (o Options) check() error {
@@ -102,6 +101,9 @@ func (o Options) check() error {
 
 // Run does what o asks against io.
 func Run(o Options, io cli.IO) error {
+	if len(o.Args) != 1 {
+		return errors.New("peek takes one session reference, as in: pty peek ID (see 'pty peek --help')")
+	}
 	if err := o.check(); err != nil {
 		return err
 	}
@@ -114,7 +116,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	switch {
 	case len(o.Waits) > 0:
-		s, err := layout.At(io.Root).Resolve(o.Ref)
+		s, err := layout.At(io.Root).Resolve(o.ref())
 		if err != nil {
 			return err
 		}
@@ -124,8 +126,12 @@ func Run(o Options, io cli.IO) error {
 		}
 		return exitCode(wait(io, s, o.Waits, timeout, flags))
 	case o.Follow:
+		key, err := o.DetachKey.Key(io.Getenv)
+		if err != nil {
+			return err
+		}
 		client.IgnoreQuitKey()
-		return follow(io, o.Ref, o.DetachKey.Key(), flags)
+		return follow(io, o.ref(), key, flags)
 	}
 	return screen(io, o, flags)
 }
@@ -149,17 +155,17 @@ func screen(io cli.IO, o Options, flags byte) error {
 	}
 	tried := ""
 	var lastErr error
-	if layout.ValidateID(o.Ref) == nil {
-		b, err := client.QuickPeek(io.Root, o.Ref, flags, answer)
+	if layout.ValidateID(o.ref()) == nil {
+		b, err := client.QuickPeek(io.Root, o.ref(), flags, answer)
 		if err == nil {
 			return client.PrintScreen(io.Out, b, o.Plain)
 		}
 		if !errors.Is(err, client.ErrNotRunning) {
-			return notAnswering(io, o.Ref, err)
+			return notAnswering(io, o.ref(), err)
 		}
-		tried, lastErr = o.Ref, err
+		tried, lastErr = o.ref(), err
 	}
-	s, err := layout.At(io.Root).Resolve(o.Ref)
+	s, err := layout.At(io.Root).Resolve(o.ref())
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestRunHungDaemonFailsOnceWithinItsTime(t *testing.T) {
 	}()
 	for _, ref := range []string{"hung", "wedged"} {
 		start := time.Now()
-		out, _, err := runPeek(t, root, Options{Ref: ref, Plain: true, Answer: 300 * time.Millisecond})
+		out, _, err := runPeek(t, root, Options{Args: []string{ref}, Plain: true, Answer: 300 * time.Millisecond})
 		took := time.Since(start)
 		if err == nil || out != "" {
 			t.Fatalf("%s: no error from a daemon that never answers: %q", ref, out)
@@ -72,11 +72,13 @@ func TestRunChecksFlagsBeforeAnything(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Ref: "x", TimeoutSet: true, Timeout: 5}, "-t only limits --wait TEXT: add --wait, or drop -t"},
-		{Options{Ref: "x", Follow: true, Plain: true}, "-f and --plain cannot be combined"},
-		{Options{Ref: "x", Follow: true, Waits: []string{"a"}}, "-f and --wait cannot be combined"},
-		{Options{Ref: "x", Waits: []string{""}}, "--wait needs non-empty text"},
-		{Options{Ref: "x", Waits: []string{"a"}, Timeout: -1, TimeoutSet: true}, "-t must be a positive number"},
+		{Options{Args: []string{"x"}, TimeoutSet: true, Timeout: 5}, "-t only limits --wait TEXT: add --wait, or drop -t"},
+		{Options{Args: []string{"x"}, Follow: true, Plain: true}, "-f and --plain cannot be combined"},
+		{Options{Args: []string{"x"}, Follow: true, Waits: []string{"a"}}, "-f and --wait cannot be combined"},
+		{Options{Args: []string{"x"}, Waits: []string{""}}, "--wait needs non-empty text"},
+		{Options{Args: []string{"x"}, Waits: []string{"a"}, Timeout: -1, TimeoutSet: true}, "-t must be a positive number"},
+		{Options{}, "peek takes one session reference, as in: pty peek ID (see 'pty peek --help')"},
+		{Options{Args: []string{"x", "y"}, Follow: true, Plain: true}, "peek takes one session reference"},
 	} {
 		_, _, err := runPeek(t, "/nonexistent", c.o)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -89,14 +91,14 @@ func TestRunPrintsScreenAndEndedSession(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "live", "--name", "lbl", "--", "sh", "-c", "echo hello-there; sleep 60")
 	testutil.WaitFor(t, 10*time.Second, "output", func() bool {
-		out, _, _ := runPeek(t, root, Options{Ref: "live", Plain: true})
+		out, _, _ := runPeek(t, root, Options{Args: []string{"live"}, Plain: true})
 		return strings.Contains(out, "hello-there")
 	})
-	out, _, err := runPeek(t, root, Options{Ref: "lbl", Plain: true})
+	out, _, err := runPeek(t, root, Options{Args: []string{"lbl"}, Plain: true})
 	if err != nil || out != "hello-there\n" {
 		t.Errorf("by name: %q %v", out, err)
 	}
-	_, _, err = runPeek(t, root, Options{Ref: "nosuch"})
+	_, _, err = runPeek(t, root, Options{Args: []string{"nosuch"}})
 	var code cli.ExitCode
 	if err == nil || errors.As(err, &code) || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("unknown session: %v", err)

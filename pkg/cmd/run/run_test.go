@@ -96,3 +96,12 @@ func TestReuseLetsTheCommandLineWin(t *testing.T) {
 		t.Errorf("reuse with flags: %+v", got)
 	}
 }
+
+func TestParseStopsAtTheCommand(t *testing.T) {
+	var o Options
+	c := Command(&o)
+	Parse(c, &o, []string{"-d", "--id", "x", "--rows", "30", "sh", "-c", "--id y"})
+	if !o.Detach || o.ID != "x" || !o.IDSet || !o.RowsSet || o.ColsSet || o.NameSet || o.Rows != 30 || len(o.Argv) != 3 || o.Argv[2] != "--id y" {
+		t.Fatalf("parsed into %+v", o)
+	}
+}

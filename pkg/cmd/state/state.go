@@ -101,7 +101,7 @@ func Run(o Options, cio cli.IO) error {
 		}
 	}
 	resolve := func(ref string) (layout.Session, error) {
-		s, err := cli.ResolveOrCurrentErr(root, ref, cio.Session, "give a session id or name")
+		s, err := cli.ResolveOrCurrent(root, ref, cio.Session, "give a session id or name")
 		if err != nil {
 			return s, err
 		}

@@ -21,9 +21,9 @@ import (
 
 // Options are stats' flags and argument.
 type Options struct {
-	Ref  string // one session; all running ones when empty
+	Args []string // REF: one session; all running ones without it
 	JSON bool
-	All  bool // the default without Ref
+	All  bool // the default without REF
 }
 
 // Command declares stats' flags, filling o.
@@ -47,23 +47,24 @@ errorLog: {count, path}, what the daemon's error log holds.`
 
 // Parse fills o from the command line (without the program name).
 func Parse(c *cli.Command, o *Options, args []string) {
-	pos := c.Parse(args)
-	if len(pos) > 1 {
-		cli.Fatalf("Unexpected argument: %s (stats takes at most one session)", pos[1])
-	}
-	if len(pos) == 1 {
-		o.Ref = pos[0]
-	}
+	o.Args = c.Parse(args)
 }
 
 // Run prints the stats o asks for. A daemon that does not answer is
 // reported on io.Err and makes the exit status 1.
 func Run(o Options, io cli.IO) error {
+	if len(o.Args) > 1 {
+		return fmt.Errorf("Unexpected argument: %s (stats takes at most one session)", o.Args[1])
+	}
+	ref := ""
+	if len(o.Args) == 1 {
+		ref = o.Args[0]
+	}
 	w := io.Out
 	root := io.Root
 	var ss []layout.Session
-	if o.Ref != "" {
-		s, err := layout.At(root).Resolve(o.Ref)
+	if ref != "" {
+		s, err := layout.At(root).Resolve(ref)
 		if err != nil {
 			return err
 		}
@@ -86,7 +87,7 @@ func Run(o Options, io cli.IO) error {
 	for i, s := range ss {
 		el := errorsOf(root, s.ID)
 		if s.Shown() != layout.Running {
-			if err := s.DamagedErr(); err != nil && o.Ref != "" {
+			if err := s.DamagedErr(); err != nil && ref != "" {
 				return err
 			}
 			d := dead(s)
@@ -126,7 +127,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	if o.JSON {
 		var v any = out
-		if o.Ref != "" && len(out) == 1 {
+		if ref != "" && len(out) == 1 {
 			v = out[0]
 		} else if out == nil {
 			v = []any{}

@@ -32,8 +32,16 @@ func TestRunInProcess(t *testing.T) {
 	s, _ := layout.At(root).Load("gone")
 	io.Now = func() time.Time { return layout.ParseTime(s.Meta.ExitedAt).Add(time.Hour) }
 	out.Reset()
-	if err := Run(Options{Ref: "gone"}, io); err != nil || !strings.HasSuffix(out.String(), "(gone): exited with code 3, 1h ago\n") {
+	if err := Run(Options{Args: []string{"gone"}}, io); err != nil || !strings.HasSuffix(out.String(), "(gone): exited with code 3, 1h ago\n") {
 		t.Fatalf("exited session: %v %q", err, out.String())
+	}
+}
+
+func TestRunTakesAtMostOneSession(t *testing.T) {
+	var out bytes.Buffer
+	err := Run(Options{Args: []string{"a", "b"}}, cli.IO{Out: &out, Err: &out, Root: t.TempDir(), Now: time.Now})
+	if err == nil || cli.Message(err) != "pty: Unexpected argument: b (stats takes at most one session)" || out.Len() != 0 {
+		t.Fatalf("two sessions: %v %q", err, out.String())
 	}
 }
 

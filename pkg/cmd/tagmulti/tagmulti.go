@@ -1,7 +1,7 @@
 // Package tagmulti is `pty tag-multi`: show or change the tags of several
 // sessions chosen by reference, by tags or all at once. cmd/pty-tag-multi
-// parses the flags into Options; Run does the work against the streams and
-// root it is given.
+// only parses the command line and calls Run, which does the work against
+// the streams and root it is given.
 package tagmulti
 
 import (
@@ -23,6 +23,44 @@ type Options struct {
 	All     bool
 	JSON    bool
 	Yes     bool // confirm a write to --all sessions
+}
+
+// Command declares tag-multi's flags, filling o.
+func Command(o *Options) *cli.Command {
+	c := cli.NewCommand("tag-multi",
+		"pty tag-multi (REF... | --filter-tag K=V... | --all) [KEY=VALUE...] [--rm KEY...] [--json] [-y]",
+		"Show or change the tags of several sessions.")
+	c.Long = `Choose the sessions with exactly one selector:
+  REF...             sessions by id or display name; every one must resolve
+                     before anything is written
+  --filter-tag K=V   sessions having all these tags (repeatable)
+  --all              every session (writing needs --yes)
+
+Arguments with "=" are tags to set (KEY=VALUE, the value is everything after
+the first "="); --rm KEY removes a tag. Sets apply before removals. Without
+any, the sessions' tags are printed (--json: {"id": {"key": "value"}}).
+Limits, as for "pty tag": keys 256 bytes, values 4096, at most 256 tags and
+64 KiB in all per session.
+
+Each session is changed atomically with its own tags_change event. A session
+that fails is reported and the rest are still changed; the exit status is
+then 1. With --filter-tag, a session whose tags stopped matching between
+selection and change is skipped. A display name containing "=" must be
+given by its id.
+
+Examples:
+  pty tag-multi web api --rm draining
+  pty tag-multi --filter-tag role=web env=prod
+  pty tag-multi --all --json
+  pty tag-multi --all --yes --rm stale`
+	fs := c.Flags
+	fs.Var((*cli.StringList)(&o.Rm), "rm", "remove tag `KEY` (repeatable; applied after the sets)")
+	fs.Var((*cli.StringList)(&o.Filters), "filter-tag", "select sessions with tag `K=V` (repeatable; all must match)")
+	fs.BoolVar(&o.All, "all", false, "select every session")
+	fs.BoolVar(&o.JSON, "json", false, "when reading, print {\"id\": {tags}} as JSON")
+	fs.BoolVar(&o.Yes, "yes", false, "confirm a write to --all sessions")
+	c.Alias("y", "yes")
+	return c
 }
 
 // Run selects the sessions, then prints their tags or changes them. A
@@ -147,12 +185,16 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 		var out []layout.Session
 		seen := map[string]bool{}
 		var errs []string
+		var first error
 		for _, r := range refs {
 			s, err := layout.At(root).Resolve(r)
 			if err == nil {
 				err = s.DamagedErr()
 			}
 			if err != nil {
+				if first == nil {
+					first = err
+				}
 				errs = append(errs, err.Error())
 				continue
 			}
@@ -162,7 +204,11 @@ func selectSessions(root string, refs []string, want map[string]string, all bool
 			}
 		}
 		if len(errs) > 0 {
-			return nil, fmt.Errorf("%s Nothing was changed.", strings.Join(errs, " "))
+			msg := strings.Join(errs, " ") + " Nothing was changed."
+			if cli.IsSentence(first) {
+				return nil, cli.Sentencef("%s", msg)
+			}
+			return nil, errors.New(msg)
 		}
 		return out, nil
 	}

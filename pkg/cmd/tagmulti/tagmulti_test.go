@@ -78,3 +78,11 @@ func TestNothingHalfWritten(t *testing.T) {
 		t.Errorf("refused changes wrote: %q, tags %v", out, tags(t, io.Root, "a"))
 	}
 }
+
+func TestCommandFillsOptions(t *testing.T) {
+	var o Options
+	pos, err := Command(&o).ParseArgs([]string{"--filter-tag", "role=web", "x=1", "--rm", "y", "-y"})
+	if err != nil || len(pos) != 1 || pos[0] != "x=1" || len(o.Filters) != 1 || o.Filters[0] != "role=web" || len(o.Rm) != 1 || !o.Yes {
+		t.Fatalf("parsed %q %v into %+v", pos, err, o)
+	}
+}

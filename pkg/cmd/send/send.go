@@ -1,0 +1,141 @@
+// Package send is "pty send": type text and keys into a session, as if
+// from its keyboard. cmd/pty-send only parses the command line and calls
+// Run.
+package send
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/keys"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/lifecycle"
+)
+
+// Options are send's flags and arguments.
+type Options struct {
+	Seq   []string // --seq ITEM, repeatable
+	Delay string   // --with-delay SECS
+	Paste bool     // --paste
+	// NewlineFlag is a flag people try for pressing Return (--enter, ...),
+	// found before parsing: send refuses it with a hint.
+	NewlineFlag string
+	Args        []string // REF [TEXT]
+}
+
+// Command declares send's flags, filling o.
+func Command(o *Options) *cli.Command {
+	c := cli.NewCommand("send", "pty send REF TEXT | pty send REF [--with-delay SECS] [--paste] --seq ITEM [--seq ITEM]...")
+	c.Long = `TEXT is sent exactly as given: no newline is added. To press keys, use
+--seq items: an item "key:SPEC" is a key, anything else is literal text.
+
+Key specs are case-insensitive; modifiers ctrl, alt and shift come first,
+joined by '+', '-' or '_' (C-x is ctrl+x). Named keys: return (enter), tab,
+esc, backspace, delete, insert, space, up, down, left, right, home, end,
+pageup, pagedown, f1 to f12, the keypad's kp0 to kp9, kpenter, kpplus,
+kpminus, kpmultiply, kpdivide, kpperiod, kpcomma, kpequal; or any letter,
+digit or punctuation.
+Examples: key:return  key:ctrl+c  key:C-d  key:shift+tab  key:alt+f  key:ctrl+up
+
+Keys are typed as the program expects them: arrows, Home and End are sent
+as ESC O A etc. while it has the cursor keys in application mode (less,
+vim and other full-screen programs), and the keypad as ESC O p etc. while
+it has the keypad in application mode, as a terminal would.
+
+Items are sent 0.3 s apart so programs see them as separate keystrokes;
+--with-delay 0 sends them back to back. Every item is checked before
+anything is sent. --paste wraps everything in one bracketed paste.
+
+Example: pty send web --seq "make test" --seq key:return`
+	c.Flags.Var((*cli.StringList)(&o.Seq), "seq", "send `ITEM` (text, or key:SPEC); repeat for a sequence")
+	c.Flags.StringVar(&o.Delay, "with-delay", "0.3", "seconds to pause between --seq items")
+	c.Flags.BoolVar(&o.Paste, "paste", false, "wrap the payload in a bracketed paste (ESC[200~ ... ESC[201~)")
+	return c
+}
+
+// Parse fills o from the command line (without the program name). A flag
+// meant to press Return is not parsed (it would be an unknown flag) but
+// kept for Run to explain.
+func Parse(c *cli.Command, o *Options, args []string) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		switch a {
+		case "--enter", "--newline", "--return", "--cr", "-enter", "-newline", "-return", "-cr":
+			o.NewlineFlag = a
+			return
+		}
+	}
+	o.Args = c.Parse(args)
+}
+
+// Run sends what o gives to the session it names.
+func Run(o Options, io cli.IO) error {
+	if o.NewlineFlag != "" {
+		return fmt.Errorf("%s is not a send flag: send adds no newline; to press Return use: pty send REF --seq \"TEXT\" --seq key:return", o.NewlineFlag)
+	}
+	pos := o.Args
+	if len(pos) == 0 {
+		return errors.New("send needs a session: pty send REF TEXT (see 'pty send --help')")
+	}
+	ref, pos := pos[0], pos[1:]
+	if len(pos) > 0 && len(o.Seq) > 0 {
+		return errors.New("give either TEXT or --seq items, not both: put the text in a --seq item (see 'pty send --help')")
+	}
+	if len(pos) > 1 {
+		return fmt.Errorf("Unexpected argument: %s (quote TEXT with spaces as one argument, or use --seq for several items)", pos[1])
+	}
+	delay, err := parseDelay(o.Delay)
+	if err != nil {
+		return err
+	}
+
+	var items []lifecycle.Item
+	if len(pos) == 1 {
+		items = append(items, lifecycle.Item{Bytes: []byte(pos[0])})
+	}
+	for _, s := range o.Seq {
+		b, err := keys.Item(s)
+		if err != nil {
+			return err
+		}
+		it := lifecycle.Item{Bytes: b}
+		if keys.ItemDependsOnModes(s) {
+			it.Seq = s // encoded for the session's modes when its turn comes
+		}
+		items = append(items, it)
+	}
+	total := 0
+	for _, it := range items {
+		total += len(it.Bytes)
+	}
+	if total == 0 {
+		return errors.New("Nothing to send. Give TEXT or --seq items (see 'pty send --help')")
+	}
+
+	root := io.Root
+	s, err := layout.At(root).Resolve(ref)
+	if err != nil {
+		return err
+	}
+	if s.Shown() != layout.Running {
+		if err := s.DamagedErr(); err != nil {
+			return err
+		}
+		return cli.Sentencef("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Shown())
+	}
+	return lifecycle.Send(root, s.ID, items, delay, o.Paste)
+}
+
+func parseDelay(s string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) || f > 3600 {
+		return 0, fmt.Errorf("--with-delay %q is not a number of seconds between 0 and 3600 (like 0.3, or 0 for none)", s)
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
