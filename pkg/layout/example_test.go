@@ -111,13 +111,14 @@ func ExampleRegistry_Load() {
 }
 
 // Resolve finds the session a user means, as every pty command resolves
-// its REF argument: an exact id, else the one session with that display
-// name. Its error is the message pty's commands print.
+// its REF argument: an exact id, an exact display name, then a unique
+// prefix of an id or of a display name. Its error is the message pty's
+// commands print.
 func ExampleRegistry_Resolve() {
 	reg, cleanup := exampleRegistry()
 	defer cleanup()
 
-	for _, ref := range []string{"web", "d1", "mail"} {
+	for _, ref := range []string{"web", "d1", "w", "mail"} {
 		s, err := reg.Resolve(ref)
 		if errors.Is(err, layout.ErrNotFound) {
 			fmt.Println(err)
@@ -131,6 +132,7 @@ func ExampleRegistry_Resolve() {
 	// Output:
 	// web is w1
 	// d1 is d1
+	// w is w1
 	// Session "mail" not found.
 }
 

@@ -13,7 +13,7 @@ import (
 //
 //	r, err := layout.OpenDefault() // $PTY_ROOT, or the default root
 //	sessions, err := r.List()      // every session, with its status
-//	s, err := r.Resolve("web")     // an id, or a display name
+//	s, err := r.Resolve("web")     // an id, a display name, or a unique prefix
 //	if s.Status == layout.Running { ... }
 //	_, _, err = r.SetTags(s.ID, map[string]string{"team": "a"}, nil)
 //
@@ -73,9 +73,9 @@ func (r *Registry) List() ([]Session, error) { return listFast(r.root) }
 // record; a damaged record gives a Session whose status is Damaged.
 func (r *Registry) Load(id string) (Session, error) { return load(r.root, id) }
 
-// Resolve finds the session a user means by ref: an exact id wins, else
-// the one session with that display name. A *RefError says none or
-// several matched.
+// Resolve finds the session a user means by ref: an exact id wins, then
+// an exact display name, then a unique prefix of an id, then a unique
+// prefix of a display name. A *RefError says none or several matched.
 func (r *Registry) Resolve(ref string) (Session, error) { return resolve(r.root, ref) }
 
 // Metadata reads session id's record as it is on disk. A damaged record

@@ -304,8 +304,12 @@ func (e *RefError) Error() string {
 // Is lets errors.Is(err, ErrNotFound) match a reference that found nothing.
 func (e *RefError) Is(target error) bool { return target == ErrNotFound && len(e.Candidates) == 0 }
 
-// resolve finds the session a user means: an exact id wins; otherwise a
-// display name that exactly one session has.
+// resolve finds the session a user means, trying in turn: an exact id,
+// an exact display name, a prefix of ids, a prefix of display names. The
+// first step that matches decides: one match is the session, several are
+// ambiguous (the exact steps come first, so a session whose id or name is
+// another's prefix stays reachable). Prefixes are what tmux users type
+// for its targets; an empty ref is no prefix.
 func resolve(root, ref string) (Session, error) {
 	if ValidateID(ref) == nil {
 		if s, err := load(root, ref); err == nil {
@@ -318,21 +322,32 @@ func resolve(root, ref string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	var match []string
+	var names, idPrefix, namePrefix []string
 	for _, id := range ids {
+		if ref != "" && strings.HasPrefix(id, ref) {
+			idPrefix = append(idPrefix, id)
+		}
 		m, err := readMetadata(root, id)
-		if err == nil && m.DisplayName != nil && *m.DisplayName == ref {
-			match = append(match, id)
+		if err != nil || m.DisplayName == nil {
+			continue
+		}
+		if *m.DisplayName == ref {
+			names = append(names, id)
+		} else if ref != "" && strings.HasPrefix(*m.DisplayName, ref) {
+			namePrefix = append(namePrefix, id)
 		}
 	}
-	switch len(match) {
-	case 0:
-		return Session{}, &RefError{Ref: ref}
-	case 1:
-		return load(root, match[0])
-	default:
-		return Session{}, &RefError{Ref: ref, Candidates: match}
+	for _, match := range [][]string{names, idPrefix, namePrefix} {
+		switch len(match) {
+		case 0:
+			continue
+		case 1:
+			return load(root, match[0])
+		default:
+			return Session{}, &RefError{Ref: ref, Candidates: match}
+		}
 	}
+	return Session{}, &RefError{Ref: ref}
 }
 
 // removeFiles deletes a session's files (socket, pid, metadata, events,

@@ -4,5 +4,6 @@
 // process, a socket another process owns, a record of another generation)
 // against what every command says and does about it, through the built
 // binaries. Every command derives a session's status from
-// layout.Registry, so a row where two commands disagree is a bug.
+// layout.Registry, so a row where two commands disagree is a bug. Beside
+// it, the rule by which every command resolves a REF (resolve_test.go).
 package registry

@@ -41,8 +41,8 @@ func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("attach",
 		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
-	c.Long = `REF is a session id or a unique display name. Press Ctrl+\ to detach; press
-it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
+	c.Long = `REF is a session id, a display name, or a unique prefix of either (see
+"pty list"). Press Ctrl+\ to detach; press it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
 PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
 
 The session's scrollback is written into this terminal's own scrollback
