@@ -28,7 +28,8 @@ type AttachOptions struct {
 	OutFile *os.File
 	// Name is how messages name the session ("[NAME exited with code N]").
 	Name string
-	// ReadOnly follows without typing or constraining the size (peek -f).
+	// ReadOnly follows without typing or constraining the size (peek -f,
+	// attach -R).
 	ReadOnly bool
 	// PeekFlags are the PEEK flags when ReadOnly.
 	PeekFlags byte
@@ -122,8 +123,9 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		}
 	}
 	// How much history the attach below is to write (HISTORY): sent
-	// first, so that it applies to it; the original's daemon ignores it.
-	if o.LimitHistory && !o.ReadOnly {
+	// first, so that it applies to it (to a PEEK only with the full and
+	// redraw flags, attach -R's); the original's daemon ignores it.
+	if o.LimitHistory {
 		if err := c.WriteFrame(proto.History, proto.HistoryLines(o.History)); err != nil {
 			return Result{}, fmt.Errorf("attach: %w", err)
 		}
@@ -143,11 +145,19 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	}
 	var err error
 	if o.ReadOnly {
-		err = c.WriteFrame(proto.Peek, proto.PeekRequest(o.PeekFlags))
-		if err == nil && o.PeekFlags&proto.PeekFollow != 0 {
-			// The terminal's size, which the daemon's redraws fill
-			// (a follower's constrains nothing; the original's daemon
-			// ignores it).
+		follow := o.PeekFlags&proto.PeekFollow != 0
+		if follow {
+			// The terminal's size, which the daemon's redraws fill (a
+			// follower's constrains nothing), before the PEEK so that
+			// its baseline's history scrolls this terminal's height,
+			// and again after it for a daemon of ours that keeps it
+			// only from a follower. The original's daemon ignores both.
+			err = c.WriteFrame(proto.Resize, proto.Size(rows, cols))
+		}
+		if err == nil {
+			err = c.WriteFrame(proto.Peek, proto.PeekRequest(o.PeekFlags))
+		}
+		if err == nil && follow {
 			err = c.WriteFrame(proto.Resize, proto.Size(rows, cols))
 		}
 	} else {

@@ -538,9 +538,11 @@ func (d *Daemon) readLoop(c *client) {
 			if c.role == roleWritable {
 				c.rows, c.cols = rows, cols
 				d.renegotiateLocked()
-			} else if c.role == roleReadonly {
+			} else {
 				// A follower's terminal, which its redraws fill; it
-				// constrains nothing.
+				// constrains nothing. Sent before the PEEK, it is
+				// known to that PEEK's baseline too, whose history
+				// must scroll the whole terminal (attach -R).
 				c.rows, c.cols = rows, cols
 			}
 			d.mu.Unlock()

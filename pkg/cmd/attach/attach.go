@@ -20,6 +20,7 @@ import (
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
+	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // Options are pty attach's flags and arguments.
@@ -28,6 +29,7 @@ type Options struct {
 	Restart   bool     // -r: restart an ended session without asking
 	NoRestart bool     // --no-restart: fail instead of offering a restart
 	Force     bool     // --force: attach even from inside a session
+	ReadOnly  bool     // -R: watch without typing or sizing the session
 	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY).
 	// nil means Ctrl+\.
 	DetachKey detachkey.Source
@@ -39,7 +41,7 @@ type Options struct {
 // Command declares attach's flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("attach",
-		"pty attach [-r] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
+		"pty attach [-r | -R] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id, a display name, or a unique prefix of either (see
 "pty list"). Press Ctrl+\ to detach; press it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
@@ -48,6 +50,12 @@ PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
 The session's scrollback is written into this terminal's own scrollback
 first, so you can scroll back to it as usual (--history N: only the last N
 lines, 0 for none). Reattaching in the same terminal writes it again.
+
+-R (--read-only) watches: the screen and history as any attach, but what
+you type is not sent (only the detach key is read, and one press detaches)
+and your terminal's size does not change the session's, which stays the
+smallest of the writable clients'. It is tmux's "attach -r". An ended
+session is not restarted by a read-only attach.
 
 Detaching, the session ending, or this client being killed (TERM, INT or
 HUP) resets the modes the program set on this terminal (alternate screen,
@@ -68,6 +76,8 @@ Attaching needs a terminal on standard input. From a script or a pipe, use
 	fs := c.Flags
 	fs.BoolVar(&o.Restart, "auto-restart", false, "restart an ended session without asking")
 	c.Alias("r", "auto-restart")
+	fs.BoolVar(&o.ReadOnly, "read-only", false, "watch only: keys are not sent and the session's size is not changed (tmux attach -r)")
+	c.Alias("R", "read-only")
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
 	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
 	o.DetachKey = c.DetachKeyFlag()
@@ -81,6 +91,9 @@ Attaching needs a terminal on standard input. From a script or a pipe, use
 func Run(ctx context.Context, o Options, io cli.IO) error {
 	if o.Restart && o.NoRestart {
 		return errors.New("-r and --no-restart contradict each other: use one")
+	}
+	if o.Restart && o.ReadOnly {
+		return errors.New("-r and -R contradict each other: a read-only attach does not restart the session; restart it with \"pty restart REF\", then attach with -R")
 	}
 	if len(o.Args) != 1 {
 		return errors.New("attach takes one session reference, as in: pty attach ID (see 'pty attach --help')")
@@ -112,7 +125,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 				conn.Close()
 				return err
 			}
-			return Session(conn, s.ID, key, &o.History, io)
+			return session(conn, s.ID, key, &o.History, o.ReadOnly, io)
 		}
 		if n, err := layout.At(io.Root).Load(s.ID); err == nil {
 			s = n
@@ -126,6 +139,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	}
 	if o.NoRestart {
 		return errs.Sentence(fmt.Sprintf("Session %q is not running (status: %s).", s.ID, s.Shown()), nil)
+	}
+	if o.ReadOnly {
+		return errs.Sentence(fmt.Sprintf("Session %q is not running (status: %s), and a read-only attach does not restart it: \"pty peek %s\" shows what it left, \"pty restart %s\" starts it again.", s.ID, s.Shown(), s.ID, s.ID), nil)
 	}
 	if o.Restart {
 		describe(s, io)
@@ -206,8 +222,19 @@ func confirm(s layout.Session, io cli.IO) bool {
 // the session exits (its code as a cli.ExitCode). name is how messages
 // call the session. pty run attaches the same way.
 func Session(conn *client.Conn, name string, key detachkey.Key, history *client.History, io cli.IO) error {
+	return session(conn, name, key, history, false, io)
+}
+
+// session is Session, read-only when readOnly: the connection is a
+// follower (PEEK with the writable baseline, history first, and the exact
+// screen on redraws), which the daemon neither types into nor sizes by.
+func session(conn *client.Conn, name string, key detachkey.Key, history *client.History, readOnly bool, io cli.IO) error {
 	defer conn.Close()
 	ao := client.AttachOptions{In: io.In, Out: io.Out, OutFile: io.OutFile(), Name: name, DetachKey: key}
+	if readOnly {
+		ao.ReadOnly = true
+		ao.PeekFlags = proto.PeekFull | proto.PeekRedraw | proto.PeekFollow
+	}
 	if history != nil {
 		history.Apply(&ao)
 	}
