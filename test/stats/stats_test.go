@@ -79,3 +79,30 @@ func TestStats(t *testing.T) {
 		t.Errorf("stats a b: exit %d stderr %q", r.Code, r.Stderr)
 	}
 }
+
+// Two sessions with one display name are told apart by id in stats --json,
+// and clients.total counts the session's clients, not the connection stats
+// asks on.
+func TestStatsJSONCarriesIDAndCountsOthers(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "d1", "--name", "dup", "--", "sleep", "60")
+	testutil.MustRun(t, root, "run", "-d", "--id", "d2", "--name", "dup", "--", "sleep", "60")
+	var all []map[string]any
+	r := testutil.MustRun(t, root, "stats", "--json")
+	if err := json.Unmarshal([]byte(r.Stdout), &all); err != nil || len(all) != 2 {
+		t.Fatalf("stats --json = %s (%v)", r.Stdout, err)
+	}
+	for i, want := range []string{"d1", "d2"} {
+		if all[i]["id"] != want || all[i]["name"] != "dup" {
+			t.Errorf("stats --json [%d]: id %v name %v, want id %s name dup", i, all[i]["id"], all[i]["name"], want)
+		}
+		if cl, _ := all[i]["clients"].(map[string]any); cl["total"] != float64(0) {
+			t.Errorf("stats --json [%d]: clients %v, want total 0 with no client", i, cl)
+		}
+	}
+	var one map[string]any
+	r = testutil.MustRun(t, root, "stats", "--json", "d2")
+	if err := json.Unmarshal([]byte(r.Stdout), &one); err != nil || one["id"] != "d2" {
+		t.Errorf("stats --json d2 = %s", r.Stdout)
+	}
+}

@@ -6,6 +6,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/ptyorg/pty/internal/detachkey"
@@ -30,6 +31,8 @@ import (
 type Options struct {
 	Argv               []string // the command and its arguments
 	Detach             bool     // -d
+	PrintID            bool     // -P, --print-id: with -d, print only the id
+	JSON               bool     // --json: with -d, print the session as JSON
 	Again              bool     // -a
 	Ephemeral          bool     // -e
 	ID                 string
@@ -57,7 +60,7 @@ type Options struct {
 // Command declares run's flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("run",
-		"pty run [-d] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--scrollback N] [--permanent] [--detach-key KEY] -- CMD [ARGS...]",
+		"pty run [-d [-P | --json]] [-a] [-e] [--id ID] [--name LABEL] [--tag K=V]... [--env K=V]... [--unset-env K]... [--cwd DIR] [--rows N] [--cols N] [--scrollback N] [--permanent] [--detach-key KEY] -- CMD [ARGS...]",
 		"Start a command in a new session and attach to it.")
 	c.Long = `The command runs in a pseudo-terminal held by a small per-session daemon, so
 it keeps running after you detach (Ctrl+\, or --detach-key) or close the terminal. Attach again
@@ -67,6 +70,10 @@ Flags stop at "--" or at the first argument that is not a flag.
 
 Without -d it attaches, which needs a terminal on standard input; from a
 script, start it with -d and use "pty peek", "pty peek -f" and "pty send".
+With -d, -P (--print-id) prints only the id, as in id=$(pty run -d -P -- cmd),
+and --json one object: {"id", "name" (the display name, or null), "pid" (the
+session's daemon), "generation", "socket"}; pid is 0 and generation "" when
+the session has already ended and its record is gone.
 
 With -a and a session --id that has ended, it is started again the way
 "pty restart" does it, with the record's settings where the command line
@@ -98,6 +105,9 @@ Inside a session (PTY_SESSION set) without -d the command runs directly in
 the current terminal instead of nesting a session.`
 	fs := c.Flags
 	fs.BoolVar(&o.Detach, "d", false, "start detached: print the id and return once the session is up")
+	fs.BoolVar(&o.PrintID, "print-id", false, "with -d: print only the session's id, for id=$(pty run -d -P -- cmd)")
+	c.Alias("P", "print-id")
+	fs.BoolVar(&o.JSON, "json", false, "with -d: print {id, name, pid, generation, socket} as JSON")
 	fs.BoolVar(&o.Again, "a", false, "attach if the session --id is running; otherwise create it (reusing a dead record's settings)")
 	fs.BoolVar(&o.Ephemeral, "e", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
 	fs.StringVar(&o.ID, "id", "", "session id: letters, digits, '.', '_', '-', not starting with '.' or '-', without \".tmp.\" or a file suffix (.json, .events, .lock, ...) at the end; default: random")
@@ -178,8 +188,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	sid, err := spawn.Start(ctx, root, so)
 	if err != nil {
 		if o.Again && errors.Is(err, spawn.ErrRunning) && o.Detach {
-			fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
-			return nil
+			return o.started(io, o.ID, "Session %q is already running.\n")
 		}
 		if o.Again && errors.Is(err, spawn.ErrRunning) && !nested {
 			return attachTo(root, o.ID, o.DetachKey, io)
@@ -187,15 +196,51 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return err
 	}
 	if o.Detach {
-		fmt.Fprintf(io.Out, "Session %q created.\n", sid)
-		return nil
+		return o.started(io, sid, "Session %q created.\n")
 	}
 	return attachTo(root, sid, o.DetachKey, io)
+}
+
+// started reports the session id that -d started (or found running): the
+// sentence human (a format with the id), or the id alone (-P), or JSON.
+func (o Options) started(io cli.IO, id, human string) error {
+	switch {
+	case o.PrintID:
+		_, err := fmt.Fprintln(io.Out, id)
+		return err
+	case o.JSON:
+		out := struct {
+			ID         string  `json:"id"`
+			Name       *string `json:"name"`
+			Pid        int     `json:"pid"`
+			Generation string  `json:"generation"`
+			Socket     string  `json:"socket"`
+		}{ID: id, Socket: layout.PathsFor(io.Root, id).Sock()}
+		// The record is there once the session is up; a command that
+		// exited 0 at once may have had it removed already.
+		if s, err := layout.At(io.Root).Load(id); err == nil {
+			out.Name, out.Pid, out.Generation = s.Meta.DisplayName, s.Pid, s.Meta.Generation
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(io.Out, "%s\n", b)
+		return err
+	}
+	_, err := fmt.Fprintf(io.Out, human, id)
+	return err
 }
 
 // launchOptions checks the flags and turns them into launch settings.
 func launchOptions(o Options) (spawn.Options, error) {
 	var so spawn.Options
+	if (o.PrintID || o.JSON) && !o.Detach {
+		return so, errors.New("-P and --json describe the session -d starts in the background: add -d")
+	}
+	if o.PrintID && o.JSON {
+		return so, errors.New("-P and --json cannot be combined: -P prints the id alone, --json an object with it")
+	}
 	if len(o.Argv) == 0 {
 		return so, spawn.ErrNoCommand
 	}
@@ -296,8 +341,7 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 	if s.Shown() == layout.Running {
 		if o.Detach {
 			// -a -d is "make sure it runs": already done.
-			fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
-			return true, nil
+			return true, o.started(io, o.ID, "Session %q is already running.\n")
 		}
 		if nested {
 			key, err := o.DetachKey.Key(io.Getenv)
@@ -331,14 +375,12 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 	})
 	switch {
 	case err == nil && o.Detach:
-		fmt.Fprintf(io.Out, "Session %q created.\n", o.ID)
-		return true, nil
+		return true, o.started(io, o.ID, "Session %q created.\n")
 	case err == nil:
 		return true, attachTo(root, o.ID, o.DetachKey, io)
 	case errors.Is(err, spawn.ErrRunning) && o.Detach:
 		// Someone else started it meanwhile: it runs, as asked.
-		fmt.Fprintf(io.Out, "Session %q is already running.\n", o.ID)
-		return true, nil
+		return true, o.started(io, o.ID, "Session %q is already running.\n")
 	case errors.Is(err, spawn.ErrRunning):
 		return true, attachTo(root, o.ID, o.DetachKey, io)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,8 +38,10 @@ A session whose daemon recorded failures (an event or a metadata update it
 could not write) says how many, and where they are: <id>.daemon.log in the
 root (docs/disk-layout.md).
 
---json prints the daemon's STATUS object (an array without REF); a stopped
-session is {name, status, exitCode, exitedAt, tags?}. Both have
+--json prints the daemon's STATUS object (an array without REF) with the
+session's id beside its name (the display name, which several sessions may
+share), and clients.total without the connection stats itself asks on; a
+stopped session is {id, name, status, exitCode, exitedAt, tags?}. Both have
 errorLog: {count, path}, what the daemon's error log holds.`
 	c.Flags.BoolVar(&o.JSON, "json", false, "print JSON for scripts")
 	c.Flags.BoolVar(&o.All, "all", false, "all running sessions (the default without REF)")
@@ -111,12 +114,12 @@ func Run(o Options, io cli.IO) error {
 			failed = true
 			fmt.Fprintf(io.Err, "pty: %v\n", err)
 			if o.JSON {
-				out = append(out, map[string]any{"name": s.ID, "status": s.Shown(), "error": err.Error(), "errorLog": el})
+				out = append(out, map[string]any{"id": s.ID, "name": s.ID, "status": s.Shown(), "error": err.Error(), "errorLog": el})
 			}
 			continue
 		}
 		if o.JSON {
-			out = append(out, withErrorLog(json.RawMessage(raw), el))
+			out = append(out, withErrorLog(forScripts(raw, s.ID), el))
 		} else {
 			if i > 0 {
 				fmt.Fprintln(w)
@@ -147,6 +150,7 @@ func Run(o Options, io cli.IO) error {
 }
 
 type deadInfo struct {
+	ID       string            `json:"id"`
 	Name     string            `json:"name"`
 	Status   layout.Status     `json:"status"`
 	ExitCode *int              `json:"exitCode"`
@@ -174,6 +178,35 @@ func errorsOf(root, id string) errorLog {
 }
 
 // withErrorLog adds errorLog to a STATUS object as its last field.
+// forScripts is a STATUS reply as --json prints it: with the session's
+// id, and clients.total without this command's own connection, which the
+// daemon counts among its command connections. A reply that is not the
+// object it should be is printed as the daemon sent it.
+func forScripts(raw []byte, id string) json.RawMessage {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil || top == nil {
+		return raw
+	}
+	var clients map[string]json.RawMessage
+	var total int
+	if json.Unmarshal(top["clients"], &clients) == nil && clients != nil && json.Unmarshal(clients["total"], &total) == nil && total > 0 {
+		clients["total"] = json.RawMessage(strconv.Itoa(total - 1))
+		if b, err := json.Marshal(clients); err == nil {
+			top["clients"] = b
+		}
+	}
+	idb, err := json.Marshal(id)
+	if err != nil {
+		return raw
+	}
+	top["id"] = idb
+	b, err := json.Marshal(top)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
 func withErrorLog(status json.RawMessage, el errorLog) json.RawMessage {
 	b := bytes.TrimSpace(status)
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
@@ -204,7 +237,7 @@ func printErrors(w io.Writer, el errorLog) {
 }
 
 func dead(s layout.Session) deadInfo {
-	d := deadInfo{Name: s.ID, Status: s.Shown(), ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
+	d := deadInfo{ID: s.ID, Name: s.ID, Status: s.Shown(), ExitCode: s.Meta.ExitCode, Tags: s.Meta.Tags}
 	if s.Meta.ExitedAt != "" {
 		at := s.Meta.ExitedAt
 		d.ExitedAt = &at
