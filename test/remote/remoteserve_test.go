@@ -292,3 +292,76 @@ func TestSocket(t *testing.T) {
 		t.Fatalf("second server: %+v", r)
 	}
 }
+
+func TestSocketBounds(t *testing.T) {
+	root := testutil.Root(t)
+	path := filepath.Join(t.TempDir(), "r.sock")
+	cmd := testutil.Command(t, root, "remote-serve", "--socket", path)
+	cmd.Env = append(cmd.Env, "PTY_REMOTE_SERVE_REQUEST_WAIT=30s")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	dial := func() net.Conn {
+		t.Helper()
+		var c net.Conn
+		testutil.WaitFor(t, 10*time.Second, "the socket to answer", func() bool {
+			var err error
+			c, err = net.Dial("unix", path)
+			return err == nil
+		})
+		return c
+	}
+	// 64 connections that say nothing hold every slot; the next one is
+	// turned away with a line.
+	var idle []net.Conn
+	for range 64 {
+		idle = append(idle, dial())
+	}
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	extra := dial()
+	extra.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, _ := io.ReadAll(extra)
+	extra.Close()
+	if !strings.HasPrefix(string(b), `{"error":"too many connections (at most 64)`) {
+		t.Fatalf("connection 65: %q", b)
+	}
+	// A slot freed is served again.
+	idle[0].Close()
+	testutil.WaitFor(t, 10*time.Second, "a freed slot to be served", func() bool {
+		c := dial()
+		defer c.Close()
+		c.Write([]byte(`{"op":"list"}` + "\n"))
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		b, _ := io.ReadAll(c)
+		return string(b) == `{"sessions":[]}`+"\n"
+	})
+}
+
+func TestSocketRequestTimeout(t *testing.T) {
+	root := testutil.Root(t)
+	path := filepath.Join(t.TempDir(), "r.sock")
+	cmd := testutil.Command(t, root, "remote-serve", "--socket", path)
+	cmd.Env = append(cmd.Env, "PTY_REMOTE_SERVE_REQUEST_WAIT=200ms")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var c net.Conn
+	testutil.WaitFor(t, 10*time.Second, "the socket to answer", func() bool {
+		var err error
+		c, err = net.Dial("unix", path)
+		return err == nil
+	})
+	defer c.Close()
+	c.Write([]byte(`{"op":"li`))
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, err := io.ReadAll(c)
+	if string(b) != `{"error":"no request line within 200ms"}`+"\n" || err != nil {
+		t.Fatalf("timeout over the socket: %q %v", b, err)
+	}
+}
