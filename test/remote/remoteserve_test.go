@@ -232,6 +232,29 @@ func TestRequestTimeout(t *testing.T) {
 	}
 }
 
+// serveSocket runs "pty-remote-serve --socket path" for the test.
+func serveSocket(t *testing.T, root, path string, env ...string) {
+	t.Helper()
+	cmd := testutil.Command(t, root, "remote-serve", "--socket", path)
+	cmd.Env = append(cmd.Env, env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+}
+
+// dialSocket connects to the server at path once it listens.
+func dialSocket(t *testing.T, path string) net.Conn {
+	t.Helper()
+	var c net.Conn
+	testutil.WaitFor(t, 10*time.Second, "the socket to answer", func() bool {
+		var err error
+		c, err = net.Dial("unix", path)
+		return err == nil
+	})
+	return c
+}
+
 func TestSocket(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "s1", "--", "sh", "-c", "echo sock-ready; sleep 100")
@@ -250,17 +273,8 @@ func TestSocket(t *testing.T) {
 		t.Fatalf("inside the root: %+v", r)
 	}
 
-	cmd := testutil.Command(t, root, "remote-serve", "--socket", path)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var c net.Conn
-	testutil.WaitFor(t, 10*time.Second, "the socket to answer", func() bool {
-		var err error
-		c, err = net.Dial("unix", path)
-		return err == nil
-	})
+	serveSocket(t, root, path)
+	c := dialSocket(t, path)
 	st, err := os.Lstat(path)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode: %v %v", st.Mode(), err)
@@ -296,22 +310,8 @@ func TestSocket(t *testing.T) {
 func TestSocketBounds(t *testing.T) {
 	root := testutil.Root(t)
 	path := filepath.Join(t.TempDir(), "r.sock")
-	cmd := testutil.Command(t, root, "remote-serve", "--socket", path)
-	cmd.Env = append(cmd.Env, "PTY_REMOTE_SERVE_REQUEST_WAIT=30s")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	dial := func() net.Conn {
-		t.Helper()
-		var c net.Conn
-		testutil.WaitFor(t, 10*time.Second, "the socket to answer", func() bool {
-			var err error
-			c, err = net.Dial("unix", path)
-			return err == nil
-		})
-		return c
-	}
+	serveSocket(t, root, path, "PTY_REMOTE_SERVE_REQUEST_WAIT=30s")
+	dial := func() net.Conn { return dialSocket(t, path) }
 	// 64 connections that say nothing hold every slot; the next one is
 	// turned away with a line.
 	var idle []net.Conn
@@ -345,18 +345,8 @@ func TestSocketBounds(t *testing.T) {
 func TestSocketRequestTimeout(t *testing.T) {
 	root := testutil.Root(t)
 	path := filepath.Join(t.TempDir(), "r.sock")
-	cmd := testutil.Command(t, root, "remote-serve", "--socket", path)
-	cmd.Env = append(cmd.Env, "PTY_REMOTE_SERVE_REQUEST_WAIT=200ms")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var c net.Conn
-	testutil.WaitFor(t, 10*time.Second, "the socket to answer", func() bool {
-		var err error
-		c, err = net.Dial("unix", path)
-		return err == nil
-	})
+	serveSocket(t, root, path, "PTY_REMOTE_SERVE_REQUEST_WAIT=200ms")
+	c := dialSocket(t, path)
 	defer c.Close()
 	c.Write([]byte(`{"op":"li`))
 	c.SetReadDeadline(time.Now().Add(20 * time.Second))
