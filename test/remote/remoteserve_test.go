@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -233,7 +234,7 @@ func TestRequestTimeout(t *testing.T) {
 }
 
 // serveSocket runs "pty-remote-serve --socket path" for the test.
-func serveSocket(t *testing.T, root, path string, env ...string) {
+func serveSocket(t *testing.T, root, path string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := testutil.Command(t, root, "remote-serve", "--socket", path)
 	cmd.Env = append(cmd.Env, env...)
@@ -241,6 +242,7 @@ func serveSocket(t *testing.T, root, path string, env ...string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
 }
 
 // dialSocket connects to the server at path once it listens.
@@ -353,5 +355,46 @@ func TestSocketRequestTimeout(t *testing.T) {
 	b, err := io.ReadAll(c)
 	if string(b) != `{"error":"no request line within 200ms"}`+"\n" || err != nil {
 		t.Fatalf("timeout over the socket: %q %v", b, err)
+	}
+}
+
+// TestSocketStop stops a --socket server that is serving a route: it
+// ends the route, removes its socket and exits 0.
+func TestSocketStop(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "st", "--", "sleep", "100")
+	path := filepath.Join(t.TempDir(), "r.sock")
+	cmd := serveSocket(t, root, path)
+	c := dialSocket(t, path)
+	defer c.Close()
+	c.Write(append([]byte(`{"op":"route","name":"st"}`+"\n"), proto.AppendFrame(nil, proto.Attach, proto.Size(24, 80))...))
+	br := bufio.NewReader(c)
+	if l := readLine(t, br); l != "{\"ok\":true}\n" {
+		t.Fatalf("ack: %q", l)
+	}
+	fr := proto.NewReader(br)
+	screen(t, fr)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("stopped server: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server still runs 20 s after SIGTERM")
+	}
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Fatalf("socket left behind: %v", err)
+	}
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	for {
+		if _, err := fr.Next(); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("the route outlived its server")
+			}
+			break
+		}
 	}
 }

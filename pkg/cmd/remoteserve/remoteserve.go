@@ -12,12 +12,14 @@ package remoteserve
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -303,20 +305,48 @@ func (s *server) listen(path string, cio cli.IO) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", path, err)
 	}
+	// Stopped by a signal, it removes its socket: the next server then
+	// finds the path free instead of a stale socket.
+	// The connections being served are closed too; each route then ends
+	// as the client's end of input would end it.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var (
+		mu    sync.Mutex // guards conns
+		conns = map[*net.UnixConn]bool{}
+	)
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for c := range conns {
+			c.Close()
+		}
+	}()
 	defer ln.Close()
 	fmt.Fprintf(cio.Err, "pty remote-serve: serving %s on %s\n", s.root, abs)
 	slots := make(chan struct{}, MaxConns)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var backoff time.Duration
 	for {
 		c, err := ln.AcceptUnix()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if ctx.Err() != nil {
+				return nil
 			}
-			return fmt.Errorf("accept on %s: %w", path, err)
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("accept on %s: %w", path, err)
+			}
+			// Out of descriptors and the like: the connections being
+			// served will free some; wait a little longer each time.
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			fmt.Fprintf(cio.Err, "pty remote-serve: accept: %v; retrying in %v\n", err, backoff)
+			time.Sleep(backoff)
+			continue
 		}
+		backoff = 0
 		select {
 		case slots <- struct{}{}:
 		default:
@@ -324,11 +354,22 @@ func (s *server) listen(path string, cio cli.IO) error {
 			c.Close()
 			continue
 		}
+		mu.Lock()
+		conns[c] = true
+		if ctx.Err() != nil {
+			c.Close() // accepted as the server was stopped
+		}
+		mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			defer c.Close()
+			defer func() {
+				c.Close()
+				mu.Lock()
+				delete(conns, c)
+				mu.Unlock()
+			}()
 			s.serve(c, c, func() { c.CloseWrite() })
 		}()
 	}
