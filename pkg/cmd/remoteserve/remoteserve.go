@@ -180,7 +180,8 @@ func errorLine(msg string) []byte {
 }
 
 func writeLine(w io.Writer, b []byte) error {
-	_, err := w.Write(append(b, '\n'))
+	// A copy: okLine is shared by the connections served at once.
+	_, err := w.Write(append(b[:len(b):len(b)], '\n'))
 	return err
 }
 
@@ -191,9 +192,8 @@ func (s *server) dispatch(line []byte) ([]byte, *net.UnixConn) {
 	if json.Unmarshal(line, &req) != nil || req == nil {
 		return errorLine("malformed request"), nil
 	}
-	var op, name string
-	opOK := json.Unmarshal(req["op"], &op) == nil && len(req["op"]) > 0 && req["op"][0] == '"'
-	nameOK := len(req["name"]) > 0 && req["name"][0] == '"' && json.Unmarshal(req["name"], &name) == nil
+	op, opOK := jsonString(req["op"])
+	name, nameOK := jsonString(req["name"])
 	switch {
 	case opOK && op == "list":
 		return s.list(), nil
@@ -209,6 +209,15 @@ func (s *server) dispatch(line []byte) ([]byte, *net.UnixConn) {
 		shown = string(req["op"])
 	}
 	return errorLine("unknown op: " + shown), nil
+}
+
+// jsonString is raw as a string, if it is a JSON string.
+func jsonString(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // row is one session as list sends it: the original's fields, the
