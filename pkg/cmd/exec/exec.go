@@ -55,7 +55,7 @@ func Parse(c *cli.Command, o *Options, args []string) {
 // Run records o.Args as the session's command and runs it.
 func Run(o Options, cio cli.IO) error {
 	if len(o.Args) == 0 || o.Args[0] == "" {
-		return cli.Sentencef("pty exec: no command given; write it after --, as in: pty exec -- vim notes.md")
+		return cli.Sentencef("pty exec: no command given. Usage: pty exec -- CMD [ARGS...], as in: pty exec -- vim notes.md")
 	}
 	id := cio.Session
 	if id == "" {
