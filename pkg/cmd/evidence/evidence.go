@@ -75,8 +75,26 @@ type Snapshot struct {
 
 // Tail is the session's last lines as its daemon recorded them at exit.
 type Tail struct {
-	Tag       string   `json:"_tag"` // present or unavailable
-	LastLines []string `json:"lastLines,omitempty"`
+	Tag       string   // present or unavailable
+	LastLines []string // with present, even when empty
+}
+
+// MarshalJSON writes lastLines with present only, and then always: an
+// empty tail is evidence too.
+func (t Tail) MarshalJSON() ([]byte, error) {
+	if t.Tag != "present" {
+		return json.Marshal(struct {
+			Tag string `json:"_tag"`
+		}{t.Tag})
+	}
+	lines := t.LastLines
+	if lines == nil {
+		lines = []string{}
+	}
+	return json.Marshal(struct {
+		Tag       string   `json:"_tag"`
+		LastLines []string `json:"lastLines"`
+	}{t.Tag, lines})
 }
 
 // Result is snapshot's output.

@@ -24,6 +24,9 @@ func TestRunOutcomes(t *testing.T) {
 	code := 2
 	testutil.WriteRecord(t, root, "ex", &layout.Metadata{Command: "/bin/true", DisplayCommand: "true", Cwd: "/", CreatedAt: layout.Now(),
 		Generation: "g1", ExitCode: &code, ExitedAt: layout.Now(), LastLines: []string{"a", `"b"`}})
+	if err := os.WriteFile(layout.PathsFor(root, "empty").Meta(), []byte(`{"command":"/bin/true","args":[],"displayCommand":"true","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","generation":"g3","exitCode":0,"exitedAt":"2026-01-01T00:00:01.000Z","lastLines":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	testutil.WriteRecord(t, root, "gone", &layout.Metadata{Command: "/bin/true", DisplayCommand: "true", Cwd: "/", CreatedAt: layout.Now(), Generation: "g2"})
 	for _, tc := range []struct {
 		o    Options
@@ -31,6 +34,7 @@ func TestRunOutcomes(t *testing.T) {
 	}{
 		{Options{ID: "ex", Args: []string{"snapshot"}}, `{"_tag":"snapshot","snapshot":{"name":"ex","generation":"g1","status":"exited","exitCode":2,"stream":"combined","tail":{"_tag":"present","lastLines":["a","\"b\""]}}}`},
 		{Options{ID: "gone", Args: []string{"snapshot"}}, `{"_tag":"snapshot","snapshot":{"name":"gone","generation":"g2","status":"vanished","exitCode":null,"stream":"combined","tail":{"_tag":"unavailable"}}}`},
+		{Options{ID: "empty", Args: []string{"snapshot"}}, `{"_tag":"snapshot","snapshot":{"name":"empty","generation":"g3","status":"exited","exitCode":0,"stream":"combined","tail":{"_tag":"present","lastLines":[]}}}`},
 		{Options{ID: "none", Args: []string{"snapshot"}}, `{"_tag":"unavailable","reason":"missing"}`},
 		{Options{ID: "ex", ExpectedGeneration: "g0", Args: []string{"remove"}}, `{"_tag":"generation-mismatch"}`},
 		{Options{ID: "ex", ExpectedGeneration: "g1", Args: []string{"remove"}}, `{"_tag":"removed"}`},
