@@ -37,6 +37,8 @@ var Builtin = []Command{
 	{"emit", "append a user.* event to a session's event log"},
 	{"events", "follow or print sessions' events"},
 	{"metadata", "patch a session's display name and tags as JSON"},
+	{"exec", "inside a session: make another command the session's command, and run it"},
+	{"evidence", "read or remove the exit evidence of one exact session generation (JSON)"},
 	{"gc", "reconcile the registry: respawn permanent sessions, reap dead ones"},
 	{"up", "start the sessions a pty.toml declares"},
 	{"down", "stop the sessions a pty.toml declares"},
