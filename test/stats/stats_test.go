@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -100,9 +101,18 @@ func TestStatsJSONCarriesIDAndCountsOthers(t *testing.T) {
 			t.Errorf("stats --json [%d]: clients %v, want total 0 with no client", i, cl)
 		}
 	}
+	// Another command's connection is counted; stats' own is not.
+	conn, err := client.Dial(root, "d2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
 	var one map[string]any
 	r = testutil.MustRun(t, root, "stats", "--json", "d2")
 	if err := json.Unmarshal([]byte(r.Stdout), &one); err != nil || one["id"] != "d2" {
 		t.Errorf("stats --json d2 = %s", r.Stdout)
+	}
+	if cl, _ := one["clients"].(map[string]any); cl["total"] != float64(1) {
+		t.Errorf("stats --json d2 with another connection open: clients %v, want total 1", cl)
 	}
 }

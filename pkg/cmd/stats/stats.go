@@ -119,7 +119,7 @@ func Run(o Options, io cli.IO) error {
 			continue
 		}
 		if o.JSON {
-			out = append(out, withErrorLog(forScripts(raw, s.ID), el))
+			out = append(out, withErrorLog(forScripts(raw, &st, s.ID), el))
 		} else {
 			if i > 0 {
 				fmt.Fprintln(w)
@@ -179,18 +179,19 @@ func errorsOf(root, id string) errorLog {
 
 // withErrorLog adds errorLog to a STATUS object as its last field.
 // forScripts is a STATUS reply as --json prints it: with the session's
-// id, and clients.total without this command's own connection, which the
-// daemon counts among its command connections. A reply that is not the
-// object it should be is printed as the daemon sent it.
-func forScripts(raw []byte, id string) json.RawMessage {
+// id, and clients.total without this command's own connection, which our
+// daemon counts among its command connections (the original's counts only
+// attached and read-only clients, and is left as it is). A reply that is
+// not the object it should be is printed as the daemon sent it.
+func forScripts(raw []byte, st *proto.StatusReply, id string) json.RawMessage {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(raw, &top) != nil || top == nil {
 		return raw
 	}
 	var clients map[string]json.RawMessage
-	var total int
-	if json.Unmarshal(top["clients"], &clients) == nil && clients != nil && json.Unmarshal(clients["total"], &total) == nil && total > 0 {
-		clients["total"] = json.RawMessage(strconv.Itoa(total - 1))
+	cl := st.Clients
+	if json.Unmarshal(top["clients"], &clients) == nil && clients != nil && cl.Total > cl.Attached+cl.ReadOnly {
+		clients["total"] = json.RawMessage(strconv.Itoa(cl.Total - 1))
 		if b, err := json.Marshal(clients); err == nil {
 			top["clients"] = b
 		}
