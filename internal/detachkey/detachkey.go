@@ -5,7 +5,6 @@ package detachkey
 
 import (
 	"bytes"
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,12 +32,31 @@ var None = Key{none: true}
 const Env = "PTY_DETACH_KEY"
 
 // Accepted says which keys may detach, for help and errors.
-const Accepted = `ctrl+ and a letter or one of @ \ ] ^ _ (as in pty send's key syntax: ctrl+a, C-], ctrl+\), or none`
+const Accepted = `ctrl+ and a letter other than h i j m, or one of @ \ ] ^ _ (as in pty send's key syntax: ctrl+a, C-], ctrl+\), or none`
+
+// typing names the ctrl keys that a terminal sends for keys people type
+// all the time: as a detach key, every Enter or Tab would detach.
+var typing = map[byte]string{
+	'h': "Backspace",
+	'i': "Tab",
+	'j': "newline (Ctrl+J, which Enter sends in many programs)",
+	'm': "Enter",
+	'[': "Escape, which starts every escape sequence",
+	'?': "Backspace on most terminals",
+}
 
 // ctrlPunct is the punctuation whose ctrl form is a control byte. Ctrl+[
 // is ESC, which starts every escape sequence, and Ctrl+? is DEL, which
 // most terminals send for Backspace: neither can be a detach key.
 const ctrlPunct = `@\]^_`
+
+// Error is why a spec is not a detach key.
+type Error struct {
+	Spec string
+	Why  string // what is wrong and what to use instead
+}
+
+func (e *Error) Error() string { return strconv.Quote(e.Spec) + " is not a detach key: " + e.Why }
 
 // Parse reads a detach key in send's key syntax ("ctrl+a", "C-]") or
 // "none".
@@ -47,11 +65,15 @@ func Parse(spec string) (Key, error) {
 		return None, nil
 	}
 	mods, key, err := keys.Split(spec)
-	if err == nil && mods == keys.Ctrl && len(key) == 1 &&
-		(key[0] >= 'a' && key[0] <= 'z' || strings.IndexByte(ctrlPunct, key[0]) >= 0) {
-		return Key{c: key[0]}, nil
+	if err == nil && mods == keys.Ctrl && len(key) == 1 {
+		if what, ok := typing[key[0]]; ok {
+			return Key{}, &Error{spec, "the terminal sends it for " + what + "; use " + Accepted}
+		}
+		if key[0] >= 'a' && key[0] <= 'z' || strings.IndexByte(ctrlPunct, key[0]) >= 0 {
+			return Key{c: key[0]}, nil
+		}
 	}
-	return Key{}, errors.New(strconv.Quote(spec) + " is not a detach key: use " + Accepted)
+	return Key{}, &Error{spec, "use " + Accepted}
 }
 
 func (k Key) char() byte {
@@ -105,6 +127,12 @@ func (k Key) Byte() byte {
 // character's code and the ctrl modifier (1 + 4).
 func (k Key) kitty() []byte {
 	return []byte("\x1b[" + strconv.Itoa(int(k.char())) + ";5u")
+}
+
+// kittyRelease is the key's release as a terminal reports it when a
+// program asked kitty mode for event types (event 3).
+func (k Key) kittyRelease() []byte {
+	return []byte("\x1b[" + strconv.Itoa(int(k.char())) + ";5:3u")
 }
 
 // Source gives the key a command detaches with, worked out only when it

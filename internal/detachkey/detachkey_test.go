@@ -128,3 +128,16 @@ func TestFilterNone(t *testing.T) {
 		t.Errorf("a read-only follower sent %q", got)
 	}
 }
+
+// A ctrl key that a terminal sends for a typing key would detach at
+// every Enter, Tab or Backspace: it is refused, saying which key it is.
+func TestParseRefusesTypingKeys(t *testing.T) {
+	for spec, what := range map[string]string{
+		"ctrl+m": "Enter", "C-i": "Tab", "ctrl+h": "Backspace", "ctrl+j": "newline", "ctrl+[": "Escape",
+	} {
+		_, err := Parse(spec)
+		if err == nil || !strings.Contains(err.Error(), what) || !strings.Contains(err.Error(), "ctrl+a") {
+			t.Errorf("Parse(%q) error %v; want one naming %s and the accepted forms", spec, err, what)
+		}
+	}
+}

@@ -45,8 +45,10 @@ func (v *detachKeyValue) String() string {
 
 func (v *detachKeyValue) Set(s string) error {
 	k, err := detachkey.Parse(s)
-	if err != nil {
-		return errors.New("use " + detachkey.Accepted)
+	if e, ok := err.(*detachkey.Error); ok {
+		return errors.New(e.Why)
+	} else if err != nil {
+		return err
 	}
 	v.key, v.set = k, true
 	return nil

@@ -140,6 +140,12 @@ func TestDetachKeyErrors(t *testing.T) {
 		{nil, []string{"peek", "-f", "--detach-key", "x", "ek"}, "--detach-key"},
 		{nil, []string{"run", "--detach-key", "alt+a", "--", "true"}, "--detach-key"},
 		{[]string{"PTY_DETACH_KEY=ctrl+shift+a"}, []string{"attach", "ek"}, `PTY_DETACH_KEY="ctrl+shift+a"`},
+		// Keys people type all the time, refused with the reason.
+		{nil, []string{"attach", "--detach-key", "ctrl+m", "ek"}, "Enter"},
+		{nil, []string{"run", "--detach-key", "C-i", "--", "true"}, "Tab"},
+		{nil, []string{"attach", "--detach-key", "ctrl+[", "ek"}, "Escape"},
+		{[]string{"PTY_DETACH_KEY=ctrl+h"}, []string{"attach", "ek"}, "Backspace"},
+		{[]string{"PTY_DETACH_KEY=ctrl+j"}, []string{"peek", "-f", "ek"}, "newline"},
 	} {
 		cmd := testutil.Command(t, root, "", c.args...)
 		cmd.Env = append(cmd.Env, c.env...)

@@ -45,7 +45,8 @@ func Command(o *Options) *cli.Command {
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id, a display name, or a unique prefix of either (see
 "pty list"). Press Ctrl+\ to detach; press it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
-PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none.
+PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none; the keys a terminal sends
+for Enter, Tab, Backspace and Escape (ctrl+m, ctrl+j, ctrl+i, ctrl+h, ctrl+[) are refused.
 
 The session's scrollback is written into this terminal's own scrollback
 first, so you can scroll back to it as usual (--history N: only the last N
