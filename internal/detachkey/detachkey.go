@@ -153,21 +153,26 @@ func (s Source) Key(getenv func(string) string) (Key, error) {
 const Window = 300 * time.Millisecond
 
 // Filter turns what the user types into input for the session, minus the
-// detach key: a first press arms a Window timer that calls Detach, a
-// second one within the window is sent through as the key itself.
-// ReadOnly, a single press detaches at once, since there is nothing to
-// pass it to; with no detach key (None), Ctrl+C does, since a read-only
-// follower sends nothing and would otherwise have no way out.
+// detach key, the way a tmux prefix works: a first press arms a Window
+// timer that calls Detach; the key pressed again within the window is
+// sent through as the key itself; any other key within the window
+// detaches at once and is not sent (it was typed at pty, not at the
+// program). After Detach nothing more is sent. ReadOnly, a single press
+// detaches at once, since there is nothing to pass it to; with no detach
+// key (None), Ctrl+C does, since a read-only follower sends nothing and
+// would otherwise have no way out.
 type Filter struct {
 	Key      Key
 	ReadOnly bool
 	Send     func([]byte) error // the input, in order
 	Detach   func()             // called once the user has detached
 
-	mu      sync.Mutex
-	pending bool
-	armed   uint64 // which press the running timer belongs to
-	kitty   []byte
+	mu       sync.Mutex
+	pending  bool
+	detached bool
+	armed    uint64 // which press the running timer belongs to
+	kitty    []byte
+	release  []byte
 }
 
 // Feed filters one read of the keyboard.
@@ -186,67 +191,77 @@ func (k *Filter) Feed(b []byte) error {
 	}
 	if k.kitty == nil {
 		k.kitty = k.Key.kitty()
+		k.release = k.Key.kittyRelease()
+	}
+	k.mu.Lock()
+	if k.detached {
+		k.mu.Unlock()
+		return nil
 	}
 	// Walk the keys in order so a doubled key lands between the bytes
-	// typed around it.
-	fwd := b[:0:0]
-	plain := true
-	for i := 0; i < len(b); {
+	// typed around it, and a key after a single press is cut off there.
+	var fwd []byte
+	detach := false
+	for i := 0; i < len(b) && !detach; {
 		n := k.keyLen(b[i:])
-		if n == 0 {
-			if !plain {
-				fwd = append(fwd, b[i])
-			}
+		switch {
+		case n == 0 && !k.pending:
+			fwd = append(fwd, b[i])
 			i++
-			continue
-		}
-		if plain {
-			fwd = append(fwd, b[:i]...)
-			plain = false
-		}
-		press := b[i : i+n]
-		i += n
-		if k.ReadOnly {
-			k.Detach()
-			return nil
-		}
-		k.mu.Lock()
-		if k.pending {
+		case n < 0:
+			// The detach key's release (kitty event reporting) is part
+			// of the press, not another key.
+			i += -n
+		case n == 0:
+			k.pending, k.detached, detach = false, true, true
+		case k.ReadOnly:
+			k.detached, detach = true, true
+		case k.pending:
 			// The second press goes through as it was typed, in the
 			// kitty form to a program that asked for that.
 			k.pending = false
-			fwd = append(fwd, press...)
-		} else {
+			fwd = append(fwd, b[i:i+n]...)
+			i += n
+		default:
+			i += n
 			k.pending = true
 			k.armed++
 			armed := k.armed
 			time.AfterFunc(Window, func() {
 				k.mu.Lock()
-				fire := k.pending && k.armed == armed
+				fire := k.pending && k.armed == armed && !k.detached
+				if fire {
+					k.pending, k.detached = false, true
+				}
 				k.mu.Unlock()
 				if fire {
 					k.Detach()
 				}
 			})
 		}
-		k.mu.Unlock()
 	}
-	if plain {
-		fwd = b
+	k.mu.Unlock()
+	var err error
+	if len(fwd) > 0 && !k.ReadOnly {
+		err = k.Send(fwd)
 	}
-	if len(fwd) == 0 || k.ReadOnly {
-		return nil
+	if detach {
+		k.Detach()
 	}
-	return k.Send(fwd)
+	return err
 }
 
-// keyLen is the length of the detach key at the start of b, or 0.
+// keyLen is the length of the detach key at the start of b, minus that
+// of its kitty release event, or 0.
 func (k *Filter) keyLen(b []byte) int {
 	if b[0] == k.Key.Byte() {
 		return 1
 	}
 	if bytes.HasPrefix(b, k.kitty) {
 		return len(k.kitty)
+	}
+	if bytes.HasPrefix(b, k.release) {
+		return -len(k.release)
 	}
 	return 0
 }

@@ -141,3 +141,40 @@ func TestParseRefusesTypingKeys(t *testing.T) {
 		}
 	}
 }
+
+// Another key within the window detaches at once, as a tmux prefix
+// followed by a command key would, and neither it nor anything typed
+// after reaches the session; the key's own kitty release is not another
+// key.
+func TestFilterOtherKeyAfterPress(t *testing.T) {
+	k, _ := Parse("ctrl+a")
+	f, r := newFilter(k, false)
+	f.Feed([]byte("x\x01"))
+	f.Feed([]byte("\x1b[97;5:3u"))
+	f.Feed([]byte("zq"))
+	select {
+	case <-r.detached:
+	default: // Feed detaches before it returns, not at the timer
+		t.Fatal("a key after the detach key did not detach at once")
+	}
+	f.Feed([]byte("more"))
+	if got := r.text(); got != "x" {
+		t.Errorf("sent %q, want only %q", got, "x")
+	}
+	select {
+	case <-r.detached:
+		t.Fatal("detached twice")
+	case <-time.After(2 * Window):
+	}
+	// In one read, as a paste or a fast typist delivers it.
+	f, r = newFilter(k, false)
+	f.Feed([]byte("a\x01b"))
+	select {
+	case <-r.detached:
+	default:
+		t.Fatal("Ctrl+A b in one read did not detach at once")
+	}
+	if got := r.text(); got != "a" {
+		t.Errorf("sent %q, want %q", got, "a")
+	}
+}

@@ -74,6 +74,36 @@ func TestDetachKeyOfOnesOwn(t *testing.T) {
 	}
 }
 
+// A key typed right after the detach key, within the double-press
+// window, detaches at once and never reaches the program, as a key after
+// a tmux prefix is a command to tmux; in both ways of attaching.
+func TestDetachKeyThenOtherKey(t *testing.T) {
+	for _, cmdline := range []string{"pty attach ok", "pty attach --detach-key ctrl+a ok | cat"} {
+		t.Run(cmdline, func(t *testing.T) {
+			root := testutil.Root(t)
+			testutil.MustRun(t, root, "run", "-d", "--id", "ok", "--", "sh", "-c", "stty raw -echo; echo ready; exec cat -v")
+			tm := testutil.StartTmux(t, root, 24, 80, cmdline+"; echo attach-exit=$?")
+			tm.WaitText("ready")
+			tm.Keys("x", "y")
+			tm.WaitText("xy")
+			key := `C-\`
+			if strings.Contains(cmdline, "ctrl+a") {
+				key = "C-a"
+			}
+			tm.Keys(key, "z")
+			tm.WaitText("attach-exit=0")
+			// The session's own screen says what reached the program.
+			r := testutil.MustRun(t, root, "peek", "ok").Stdout
+			if strings.Contains(r, "z") || strings.Contains(r, "^") {
+				t.Fatalf("the key after the detach key reached the session:\n%s", r)
+			}
+			if !strings.Contains(r, "xy") {
+				t.Fatalf("the key before the detach key did not reach the session:\n%s", r)
+			}
+		})
+	}
+}
+
 // --detach-key none: Ctrl+\ goes to the program, pressed once (with a
 // detach key it would be held back, waiting for a second press), in both
 // ways of attaching and in pty run.

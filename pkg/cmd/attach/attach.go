@@ -44,7 +44,8 @@ func Command(o *Options) *cli.Command {
 		"pty attach [-r | -R] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id, a display name, or a unique prefix of either (see
-"pty list"). Press Ctrl+\ to detach; press it twice quickly to send a Ctrl+\ to the program instead. --detach-key (or
+"pty list"). Press Ctrl+\ to detach; press it twice quickly to send a Ctrl+\ to the program instead
+(a different key pressed right after it detaches too, and is not sent). --detach-key (or
 PTY_DETACH_KEY) chooses another key, such as ctrl+a or ctrl+], or none; the keys a terminal sends
 for Enter, Tab, Backspace and Escape (ctrl+m, ctrl+j, ctrl+i, ctrl+h, ctrl+[) are refused.
 
