@@ -18,6 +18,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -179,7 +180,7 @@ func TestManyUnreadPeeksBounded(t *testing.T) {
 	peak := 0
 	var worst time.Duration
 	for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
-		if !layout.PidAlive(pid) {
+		if !proc.Alive(pid) {
 			t.Fatalf("the daemon died; Pss was %d MB at most", peak>>10)
 		}
 		worst = max(worst, watchLatency(t, root, "many", 200*time.Millisecond))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/daemon"
@@ -135,7 +136,7 @@ func TestMalformedFramesDoNotCrash(t *testing.T) {
 	c.Write(append(header(byte(proto.Data), 100), "partial"...)) // then hang up mid-frame
 	c.Close()
 
-	if !layout.PidAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("daemon died")
 	}
 	// "alive" may not be on the screen yet on a loaded machine: wait for
@@ -164,7 +165,7 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("peek --wait with a stalled client: %+v", r)
 	}
-	if !layout.PidAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("daemon died")
 	}
 	// The stalled client, once it reads, gets valid frames and a fresh

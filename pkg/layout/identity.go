@@ -7,11 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/ptyorg/pty/internal/jsonlite"
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
@@ -49,10 +48,6 @@ const (
 	Unverifiable
 )
 
-// startSlack allows for the tick granularity of a process's start time and
-// the rounding between it and the pid file's mtime.
-const startSlack = time.Second
-
 // IdentifyDaemon says whether pid is the daemon of session id in root. gen
 // is the generation the caller's record names ("" when it has none, as
 // before a record exists): a daemon of another generation is not this
@@ -72,8 +67,8 @@ func IdentifyDaemon(pid int, root, id, gen string) Verdict {
 // the next file into the same buffer.
 func judgeCmdline(pid int, cmdline []byte, err error, root, id, gen string) Verdict {
 	if err != nil {
-		if !procMounted() {
-			if PidAlive(pid) {
+		if !proc.Mounted() {
+			if proc.Alive(pid) {
 				return Unverifiable
 			}
 		}
@@ -154,26 +149,6 @@ func isSessionDaemon(pid int, root, id, gen string) bool {
 	return false
 }
 
-// PidAliveSince reports whether pid is alive and is still the process
-// that wrote a file at t: a pid written into a lock or a temporary file's
-// name is its writer's, and a process that started after t got the pid
-// later (after a crash or a reboot the kernel hands it to anyone), so it
-// does not hold the file. Without /proc, a live pid counts.
-func PidAliveSince(pid int, t time.Time) bool {
-	if !PidAlive(pid) {
-		return false
-	}
-	if !procMounted() {
-		return true
-	}
-	p, ok := procs.Lookup(pid)
-	if !ok || p.Zombie {
-		return false
-	}
-	start, ok := procs.StartTime(p)
-	return !ok || !start.After(t.Add(startSlack))
-}
-
 // startedBeforePidFile reports whether pid's process started before (or
 // as) the session's pid file was last written.
 func startedBeforePidFile(pid int, root, id string) bool {
@@ -189,7 +164,7 @@ func startedBeforePidFile(pid int, root, id string) bool {
 	if !ok {
 		return false
 	}
-	return !start.After(fi.ModTime().Add(startSlack))
+	return !start.After(fi.ModTime().Add(proc.StartSlack))
 }
 
 // SameRoot reports whether two root paths name the same directory: equal
@@ -203,20 +178,6 @@ func SameRoot(a, b string) bool {
 		return false
 	}
 	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
-}
-
-var (
-	procOnce sync.Once
-	procOK   bool
-)
-
-// procMounted reports whether /proc can identify processes here.
-func procMounted() bool {
-	procOnce.Do(func() {
-		_, err := os.Stat("/proc/self/cmdline")
-		procOK = err == nil
-	})
-	return procOK
 }
 
 // envValue finds KEY's value in a NUL-separated environment block.

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/procs"
 	"os"
 	"os/exec"
 	"reflect"
@@ -24,7 +25,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zombie.Wait()
-	testutil.WaitFor(t, 10*time.Second, "the child to become a zombie", func() bool { return isZombie(zombie.Process.Pid) })
+	testutil.WaitFor(t, 10*time.Second, "the child to become a zombie", func() bool { p, ok := procs.Lookup(zombie.Process.Pid); return ok && p.Zombie })
 	code := 0
 	write := func(id string, exited bool, pid int, sock bool) {
 		m := &Metadata{Command: "/bin/sh", CreatedAt: Now()}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/proc"
 )
 
 // ErrLockBusy is returned when a lock is held by a live process and the
@@ -171,7 +172,7 @@ func lockIsStale(path string) bool {
 		// an empty file a moment before calling it garbage.
 		return s != "" || time.Since(fi.ModTime()) > time.Second
 	}
-	return !PidAliveSince(pid, fi.ModTime())
+	return !proc.AliveSince(pid, fi.ModTime())
 }
 
 func readSmall(path string) string {
@@ -203,31 +204,4 @@ func (l *Lock) Release() error {
 		return errs.Wrap("release "+l.path, err)
 	}
 	return nil
-}
-
-// PidAlive reports whether a process exists. EPERM means it exists but
-// belongs to someone else, which still counts as alive.
-func PidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	return !isZombie(pid)
-}
-
-// isZombie reports a process that has exited but not been reaped; it holds
-// no resources and will never act again, so it is not alive. Only Linux
-// exposes this cheaply; elsewhere a zombie counts as alive.
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name, which may itself
-	// contain parentheses: take the last ')'.
-	i := strings.LastIndexByte(string(b), ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
 )
@@ -151,7 +152,7 @@ func (p *pass) debris() {
 		if pid <= 0 || !allOlder([]os.DirEntry{de}, cutoff) {
 			continue
 		}
-		if fi, err := de.Info(); err != nil || layout.PidAliveSince(pid, fi.ModTime()) {
+		if fi, err := de.Info(); err != nil || proc.AliveSince(pid, fi.ModTime()) {
 			continue // its writer is still at it
 		}
 		if p.o.DryRun {
@@ -185,7 +186,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 		if err != nil {
 			continue
 		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && layout.PidAliveSince(pid, fi.ModTime()) {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && proc.AliveSince(pid, fi.ModTime()) {
 			return true
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/term"
@@ -117,7 +118,7 @@ func (u *upstream) start(t *testing.T, root, id string, args ...string) {
 		testutil.WaitFor(t, 10*time.Second, "upstream's timed-out daemon to stop", func() bool {
 			_, err := os.Stat(layout.PathsFor(root, id).Sock())
 			pid := layout.At(root).Pid(id)
-			return os.IsNotExist(err) || (pid > 0 && !layout.PidAlive(pid))
+			return os.IsNotExist(err) || (pid > 0 && !proc.Alive(pid))
 		})
 	}
 }

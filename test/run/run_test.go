@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
@@ -47,7 +48,7 @@ func waitScreen(t *testing.T, root, id, want string) string {
 // waitDaemonGone waits until the session's daemon process has exited.
 func waitDaemonGone(t *testing.T, pid int) {
 	t.Helper()
-	testutil.WaitFor(t, 10*time.Second, "daemon "+strconv.Itoa(pid)+" to exit", func() bool { return !layout.PidAlive(pid) })
+	testutil.WaitFor(t, 10*time.Second, "daemon "+strconv.Itoa(pid)+" to exit", func() bool { return !proc.Alive(pid) })
 }
 
 func daemonPid(t *testing.T, root, id string) int {
@@ -328,7 +329,7 @@ func TestKillStopsTreeIncludingSetsidGrandchild(t *testing.T) {
 	}
 	syscall.Kill(dpid, syscall.SIGTERM)
 	waitDaemonGone(t, dpid)
-	if layout.PidAlive(gc) {
+	if proc.Alive(gc) {
 		t.Errorf("setsid grandchild %d survived the daemon's SIGTERM", gc)
 	}
 	m, err := layout.At(root).Metadata("tree")
@@ -548,7 +549,7 @@ func TestFailedCommandLeavesATrace(t *testing.T) {
 	for _, id := range []string{id, "boom", "crash", "clean"} {
 		testutil.WaitFor(t, 10*time.Second, id+" to end and its daemon to exit", func() bool {
 			s, err := layout.At(root).Load(id)
-			return errors.Is(err, layout.ErrNotFound) || err == nil && s.Status == layout.Exited && !layout.PidAlive(s.Meta.DaemonPid)
+			return errors.Is(err, layout.ErrNotFound) || err == nil && s.Status == layout.Exited && !proc.Alive(s.Meta.DaemonPid)
 		})
 	}
 
