@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -29,13 +30,13 @@ func DaemonArgs(root, id, generation string) []string {
 // of session id (layout.SuffixLaunch). The caller holds the session's
 // locks.
 func WriteLaunchClaim(root, id, gen string) error {
-	return layout.WriteFileAtomicNoSync(layout.PathsFor(root, id).Launch(), []byte(strconv.Itoa(os.Getpid())+" "+gen+"\n"), 0o600)
+	return fsx.WriteFileAtomicNoSync(layout.PathsFor(root, id).Launch(), []byte(strconv.Itoa(os.Getpid())+" "+gen+"\n"), 0o600)
 }
 
 // ReadLaunchClaim reports whether session id has a launch claim, and the
 // generation it names ("" when its content is not a claim's).
 func ReadLaunchClaim(root, id string) (gen string, ok bool) {
-	f, err := layout.OpenNoFollow(layout.PathsFor(root, id).Launch(), os.O_RDONLY, 0)
+	f, err := fsx.OpenNoFollow(layout.PathsFor(root, id).Launch(), os.O_RDONLY, 0)
 	if err != nil {
 		// A link is nobody's claim but is in the way all the same.
 		return "", errors.Is(err, layout.ErrSymlink)

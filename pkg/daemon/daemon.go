@@ -44,6 +44,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/errlog"
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -260,7 +261,7 @@ func Main(args []string) int {
 	}
 	// Durable now that the caller is not waiting: a permanent session's
 	// record must survive a power loss for gc to bring it back.
-	go func() { d.recordErr("sync the record", layout.SyncFile(layout.PathsFor(d.root, d.id).Meta())) }()
+	go func() { d.recordErr("sync the record", fsx.SyncFile(layout.PathsFor(d.root, d.id).Meta())) }()
 	return d.Serve()
 }
 

@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -45,7 +46,7 @@ func parseLine(id string, raw []byte) Line {
 }
 
 func readLog(root, id string) ([]Line, error) {
-	b, err := layout.ReadFileNoFollow(layout.PathsFor(root, id).Events())
+	b, err := fsx.ReadFileNoFollow(layout.PathsFor(root, id).Events())
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -285,7 +286,7 @@ func (fo *follower) sync(id string, atStart bool) error {
 		return nil
 	}
 	if st == nil {
-		nf, err := layout.OpenNoFollow(path, os.O_RDONLY, 0)
+		nf, err := fsx.OpenNoFollow(path, os.O_RDONLY, 0)
 		if err != nil {
 			return nil // gone again; its next notification brings it back
 		}
@@ -310,7 +311,7 @@ func (fo *follower) sync(id string, atStart bool) error {
 	if err := fo.drain(id, st); err != nil {
 		return err
 	}
-	nf, err := layout.OpenNoFollow(path, os.O_RDONLY, 0)
+	nf, err := fsx.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/jsonlite"
 )
 
@@ -225,7 +226,7 @@ func appendEvents(root, id string, other func(any) ([]byte, error), evs []Event)
 	if len(evs) == 0 {
 		return nil
 	}
-	l, err := AcquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
 	}
@@ -268,7 +269,7 @@ func appendEncodedLocked(root, id string, buf []byte) error {
 		return nil
 	}
 	path := PathsFor(root, id).Events()
-	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := fsx.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
 	}
@@ -307,14 +308,14 @@ func appendEncodedLocked(root, id string, buf []byte) error {
 // append can land between our read and our rename and be lost; the rename
 // means readers see the old file or the new one, never a partial line.
 func trimEvents(path string) error {
-	b, err := ReadFileNoFollow(path)
+	b, err := fsx.ReadFileNoFollow(path)
 	if err != nil {
 		return errs.Wrap("trim "+path, err)
 	}
 	if len(b) <= EventsMaxBytes && bytes.Count(b, []byte{'\n'}) <= EventsMaxLines {
 		return nil
 	}
-	return writeFileAtomic(path, keepNewest(b), 0o600)
+	return fsx.WriteFileAtomic(path, keepNewest(b), 0o600)
 }
 
 // keepNewest returns the tail of a log that retention keeps: whole lines,
@@ -336,7 +337,7 @@ func keepNewest(b []byte) []byte {
 // readEvents parses a session's log, skipping lines that are not JSON (a
 // line cut by a crash must not hide the rest).
 func readEvents(root, id string) ([]Event, error) {
-	b, err := ReadFileNoFollow(PathsFor(root, id).Events())
+	b, err := fsx.ReadFileNoFollow(PathsFor(root, id).Events())
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil

@@ -213,14 +213,14 @@ func TestStaleLockReclaim(t *testing.T) {
 	p := filepath.Join(dir, "s.lock")
 
 	os.WriteFile(p, []byte(itoa(deadPid(t))), 0o600)
-	l, err := AcquireLock(p, 0)
+	l, err := acquireLock(p, 0)
 	if err != nil {
 		t.Fatalf("dead holder not reclaimed: %v", err)
 	}
 	l.Release()
 
 	os.WriteFile(p, []byte("garbage"), 0o600)
-	l, err = AcquireLock(p, 0)
+	l, err = acquireLock(p, 0)
 	if err != nil {
 		t.Fatalf("garbage lock not reclaimed: %v", err)
 	}
@@ -235,7 +235,7 @@ func TestStaleLockReclaim(t *testing.T) {
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	os.WriteFile(p, []byte(itoa(cmd.Process.Pid)), 0o600)
 	start := time.Now()
-	if _, err := AcquireLock(p, 50*time.Millisecond); !errors.Is(err, ErrLockBusy) {
+	if _, err := acquireLock(p, 50*time.Millisecond); !errors.Is(err, ErrLockBusy) {
 		t.Fatalf("live lock: got %v, want ErrLockBusy", err)
 	}
 	if time.Since(start) < 50*time.Millisecond {
@@ -244,7 +244,7 @@ func TestStaleLockReclaim(t *testing.T) {
 	// Once the holder dies the lock is reclaimed by a waiter.
 	cmd.Process.Kill()
 	cmd.Wait()
-	if l, err := AcquireLock(p, 2*time.Second); err != nil {
+	if l, err := acquireLock(p, 2*time.Second); err != nil {
 		t.Fatalf("lock of a holder that died: %v", err)
 	} else {
 		l.Release()

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"golang.org/x/sys/unix"
 )
 
@@ -286,13 +287,13 @@ func (l *lister) identify(pid int, id, gen string) Verdict {
 }
 
 // read reads the file name in directory dir into l.buf, up to max bytes
-// (no bound when max < 0; errTooLarge past it). The result is valid until
+// (no bound when max < 0; fsx.ErrTooLarge past it). The result is valid until
 // the next read. A read that does not fill the buffer ends the file: the
 // kernel hands over a /proc file such as cmdline in one read, and ends a
 // read of a regular file short only at its end.
 func (l *lister) read(dir int, name string, flags, max int) ([]byte, error) {
 	// O_NONBLOCK: a FIFO under a session's file name reads as empty
-	// instead of blocking the open (see OpenNoFollow).
+	// instead of blocking the open (see fsx.OpenNoFollow).
 	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|flags, 0)
 	if err != nil {
 		return nil, err
@@ -305,7 +306,7 @@ func (l *lister) read(dir int, name string, flags, max int) ([]byte, error) {
 	for {
 		if n == len(l.buf) {
 			if max >= 0 && n > max {
-				return nil, errTooLarge
+				return nil, fsx.ErrTooLarge
 			}
 			grow := len(l.buf)
 			if max >= 0 {
@@ -352,7 +353,13 @@ func readMetadataFast(root, id string) (*Metadata, error) {
 func readFileRaw(path string) ([]byte, error) { return readFileFlags(path, 0) }
 
 func readFileFlags(path string, flags int) ([]byte, error) {
-	return readFileMax(path, flags, -1)
+	return fsx.ReadFileMax(path, flags, -1)
+}
+
+// readFileNoFollow reads with bare system calls (see readFileRaw); errors
+// are the bare errno.
+func readFileNoFollow(path string) ([]byte, error) {
+	return readFileFlags(path, syscall.O_NOFOLLOW)
 }
 
 // readProcFile reads a /proc file whose contents the kernel hands over in
@@ -362,37 +369,4 @@ func readFileFlags(path string, flags int) ([]byte, error) {
 func readProcFile(path string) ([]byte, error) {
 	var l lister
 	return l.read(unix.AT_FDCWD, path, 0, -1)
-}
-
-// errTooLarge is returned by readFileMax for a file over its bound.
-var errTooLarge = errors.New("file too large")
-
-// readFileMax reads at most max bytes (no bound when max < 0) and fails
-// with errTooLarge past them, without reading more.
-func readFileMax(path string, flags int, max int) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|flags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	buf := make([]byte, 0, 4096)
-	for {
-		if max >= 0 && len(buf) > max {
-			return nil, errTooLarge
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-	}
 }

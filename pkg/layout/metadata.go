@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/jsonlite"
 )
 
@@ -149,7 +150,7 @@ const (
 const MaxRecordBytes = 128 << 20
 
 func readRecord(path string) ([]byte, error) {
-	return readFileMax(path, syscall.O_NOFOLLOW, MaxRecordBytes)
+	return fsx.ReadFileMax(path, syscall.O_NOFOLLOW, MaxRecordBytes)
 }
 
 // readMetaErr turns a failure to open or read <id>.json into ErrNotFound
@@ -164,7 +165,7 @@ func readMetaErr(id string, err error) error {
 		return errs.Wrap("read session "+id, err)
 	case errors.Is(err, syscall.ELOOP):
 		return &DamagedError{ID: id, Reason: damagedUnread + ": it is a symbolic link"}
-	case errors.Is(err, errTooLarge):
+	case errors.Is(err, fsx.ErrTooLarge):
 		return &DamagedError{ID: id, Reason: damagedTooLarge}
 	}
 	var errno syscall.Errno
@@ -246,9 +247,9 @@ func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
 }
 
 // WriteMetadataNoSync writes <id>.json atomically, pretty-printed like the
-// original, without waiting for the disk (see WriteFileAtomicNoSync): for
+// original, without waiting for the disk (see fsx.WriteFileAtomicNoSync): for
 // a session's creation, where the daemon reports ready first and calls
-// SyncFile on the metadata right after. It does not lock; every other
+// fsx.SyncFile on the metadata right after. It does not lock; every other
 // change goes through Update.
 func WriteMetadataNoSync(root, id string, m *Metadata) error {
 	return writeMetadata(root, id, m, false)
@@ -270,7 +271,10 @@ func writeMetadata(root, id string, m *Metadata, sync bool) error {
 		return errs.Wrap("encode session "+id, err)
 	}
 	b = append(b, '\n')
-	return writeAtomic(PathsFor(root, id).Meta(), b, 0o600, sync)
+	if !sync {
+		return fsx.WriteFileAtomicNoSync(PathsFor(root, id).Meta(), b, 0o600)
+	}
+	return fsx.WriteFileAtomic(PathsFor(root, id).Meta(), b, 0o600)
 }
 
 // Now returns the timestamp format used in metadata and events: ISO 8601 in

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
@@ -211,7 +212,7 @@ func socketAccepts(path string) bool {
 	if syscall.SetNonblock(fd, true) != nil {
 		return false
 	}
-	name, done, err := SocketTarget(path)
+	name, done, err := fsx.SocketTarget(path)
 	if err != nil {
 		return false
 	}

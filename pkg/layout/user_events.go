@@ -75,7 +75,7 @@ func emitUser(root, id, typ string, data json.RawMessage, text *string) error {
 	if len(ev.Fields) == 0 {
 		ev.Fields = nil
 	}
-	l, err := AcquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
 	if err != nil {
 		return fmt.Errorf("emit %s to %s: %w", typ, id, err)
 	}

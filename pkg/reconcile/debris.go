@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
@@ -57,7 +58,7 @@ func (p *pass) debris() {
 			continue
 		}
 		name := de.Name()
-		if layout.IsTemp(name) {
+		if fsx.IsTemp(name) {
 			tmps = append(tmps, de)
 			continue
 		}
@@ -102,7 +103,7 @@ func (p *pass) debris() {
 					// Locked reclaimed our own two stale locks already;
 					// a stale claim goes the same way.
 					if strings.HasSuffix(f.Name(), claimSuffix) {
-						if l, err := layout.AcquireLock(filepath.Join(root, f.Name()), 0); err == nil {
+						if l, err := fsx.AcquireLock(filepath.Join(root, f.Name()), 0, layout.CheckRootPerms); err == nil {
 							l.Release()
 						} else {
 							continue
@@ -140,7 +141,7 @@ func (p *pass) debris() {
 			p.emit(Action{Kind: KindDebris, File: name, Message: "Would remove debris: " + name})
 			continue
 		}
-		if l, err := layout.AcquireLock(filepath.Join(root, name), 0); err == nil {
+		if l, err := fsx.AcquireLock(filepath.Join(root, name), 0, layout.CheckRootPerms); err == nil {
 			l.Release()
 			p.emit(Action{Kind: KindDebris, File: name, Message: "Removed debris: " + name})
 		}
@@ -178,7 +179,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 		if !isLockFile(f.Name()) {
 			continue
 		}
-		b, err := layout.ReadFileNoFollow(filepath.Join(root, f.Name()))
+		b, err := fsx.ReadFileNoFollow(filepath.Join(root, f.Name()))
 		if err != nil {
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -110,7 +111,7 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 		// No fsync here: after a crash the pid file names nobody, and the
 		// daemon syncs the record once it runs (a permanent session's must
 		// survive a power loss for gc to bring it back).
-		if err := layout.WriteFileAtomicNoSync(p.Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
+		if err := fsx.WriteFileAtomicNoSync(p.Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
 			undo()
 			return err
 		}
@@ -201,7 +202,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 // socket file only while it is still this one). The descriptor is
 // close-on-exec here; the daemon inherits its own copy.
 func listenUnix(path string) (*os.File, uint64, error) {
-	fd, err := layout.UnixSocket()
+	fd, err := fsx.UnixSocket()
 	if err != nil {
 		return nil, 0, os.NewSyscallError("socket", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -17,7 +18,7 @@ func tempFiles(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
 	for _, n := range testutil.DirNames(t, root) {
-		if layout.IsTemp(n) {
+		if fsx.IsTemp(n) {
 			out = append(out, n)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/gcservice"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -253,7 +254,7 @@ func OpenLog(path string) (*os.File, error) {
 	}
 	// Not through a symbolic link: the timer may run as root for a root
 	// others can name files in.
-	f, err := layout.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := fsx.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open log %s: %w", path, err)
 	}

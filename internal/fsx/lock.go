@@ -1,4 +1,4 @@
-package layout
+package fsx
 
 import (
 	"errors"
@@ -29,14 +29,16 @@ type Lock struct {
 // AcquireLock takes the lock at path, waiting up to wait for a live holder
 // to release it (0 means try once). A lock whose holder is dead (or whose
 // pid now belongs to a process that started after the lock was taken), or
-// whose content is not a pid, is stale and reclaimed. The root must pass
-// CheckRootPerms.
-func AcquireLock(path string, wait time.Duration) (*Lock, error) {
-	// Every change to a root takes a lock first: refusing here keeps all
-	// writers, ours and any Go program using this package, out of a root
-	// that is not the caller's.
-	if err := CheckRootPerms(filepath.Dir(path)); err != nil {
-		return nil, err
+// whose content is not a pid, is stale and reclaimed. checkDir, when not
+// nil, is asked first about the lock's directory: pty passes
+// layout.CheckRootPerms, because every change to a root takes a lock
+// first, and refusing there keeps every writer out of a root that is not
+// the caller's.
+func AcquireLock(path string, wait time.Duration, checkDir func(dir string) error) (*Lock, error) {
+	if checkDir != nil {
+		if err := checkDir(filepath.Dir(path)); err != nil {
+			return nil, err
+		}
 	}
 	deadline := time.Now().Add(wait)
 	for {
@@ -84,7 +86,7 @@ func waitReleased(path string, deadline time.Time) {
 // ever observe it empty, so "garbage content" really is garbage.
 func tryLock(path string) (*Lock, error) {
 	content := strconv.Itoa(os.Getpid())
-	tmp := tempName(path)
+	tmp := TempName(path)
 	// Removed whatever happens, a failed write included: on a full disk
 	// the create succeeds and the write does not, and every failed
 	// attempt would leave an empty temporary file behind.
