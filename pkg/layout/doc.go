@@ -25,7 +25,7 @@
 // link fsnotify.
 // Everything else exported here is pty's own plumbing (atomic writes and
 // their temporary names, locks, socket helpers, the process probes behind
-// Registry.DaemonAlive such as IdentifyDaemon and PidAlive, the root's
+// Registry.DaemonAlive such as identifyDaemon and PidAlive, the root's
 // checks): usable, but it may change; internal/registry holds what only
 // pty's launcher and daemon use.
 //

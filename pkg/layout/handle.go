@@ -30,10 +30,10 @@ type Registry struct {
 }
 
 // Open returns the registry in the directory root, which must be an
-// absolute path short enough for its sockets (CheckRootLen). It does not
+// absolute path short enough for its sockets (checkRootLen). It does not
 // create or check the directory (EnsureRoot does, for writers).
 func Open(root string) (*Registry, error) {
-	if err := CheckRootLen(root); err != nil {
+	if err := checkRootLen(root); err != nil {
 		return nil, err
 	}
 	return &Registry{root: root}, nil

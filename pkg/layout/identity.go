@@ -33,52 +33,52 @@ import (
 // it. That covers daemons of earlier versions of this pty ("pty-daemon
 // <id>") and of the original TypeScript pty (see upstream.go).
 
-// Verdict is what a pid is to a session.
-type Verdict uint8
+// verdict is what a pid is to a session.
+type verdict uint8
 
 const (
-	// NotDaemon: no such process, a zombie, or a live process that is not
+	// notDaemon: no such process, a zombie, or a live process that is not
 	// this session's daemon (its pid was reused).
-	NotDaemon Verdict = iota
-	// IsDaemon: the session's daemon, proven by its arguments (and, for
+	notDaemon verdict = iota
+	// isDaemon: the session's daemon, proven by its arguments (and, for
 	// older daemons, its start time).
-	IsDaemon
-	// Unverifiable: the process exists but there is no /proc to identify
+	isDaemon
+	// unverifiable: the process exists but there is no /proc to identify
 	// it by (macOS, the BSDs).
-	Unverifiable
+	unverifiable
 )
 
-// IdentifyDaemon says whether pid is the daemon of session id in root. gen
+// identifyDaemon says whether pid is the daemon of session id in root. gen
 // is the generation the caller's record names ("" when it has none, as
 // before a record exists): a daemon of another generation is not this
 // record's. It reads /proc/<pid>/cmdline; only daemons that do not carry
 // their generation cost more reads (the pid file's mtime, the process's
 // stat, for the original pty its environment).
-func IdentifyDaemon(pid int, root, id, gen string) Verdict {
+func identifyDaemon(pid int, root, id, gen string) verdict {
 	if pid <= 0 {
-		return NotDaemon
+		return notDaemon
 	}
 	cmdline, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	return judgeCmdline(pid, cmdline, err, root, id, gen)
 }
 
-// judgeCmdline is IdentifyDaemon once pid's cmdline has been read (err
+// judgeCmdline is identifyDaemon once pid's cmdline has been read (err
 // being the read's). It keeps nothing of cmdline, so the caller may read
 // the next file into the same buffer.
-func judgeCmdline(pid int, cmdline []byte, err error, root, id, gen string) Verdict {
+func judgeCmdline(pid int, cmdline []byte, err error, root, id, gen string) verdict {
 	if err != nil {
 		if !proc.Mounted() {
 			if proc.Alive(pid) {
-				return Unverifiable
+				return unverifiable
 			}
 		}
-		return NotDaemon
+		return notDaemon
 	}
 	// The common case, our daemon with its generation, without
 	// allocating: list does this for every running session.
 	if f, n := fields4(cmdline); n == 4 && filepath.Base(string(f[0])) == DaemonName && string(f[1]) == id {
 		if (gen == "" || string(f[2]) == gen) && (string(f[3]) == root || SameRoot(string(f[3]), root)) {
-			return IsDaemon
+			return isDaemon
 		}
 	}
 	return identify(pid, procs.SplitNul(cmdline), root, id, gen)
@@ -107,27 +107,27 @@ func fields4(b []byte) (f [4][]byte, n int) {
 
 // identify judges a process by its arguments (and where they are not
 // enough, its start time and environment).
-func identify(pid int, args []string, root, id, gen string) Verdict {
+func identify(pid int, args []string, root, id, gen string) verdict {
 	if len(args) == 0 {
-		return NotDaemon // a zombie, or a kernel thread
+		return notDaemon // a zombie, or a kernel thread
 	}
 	if filepath.Base(args[0]) == DaemonName {
 		switch {
 		case len(args) == 4 && args[1] == id:
 			if (gen == "" || args[2] == gen) && SameRoot(args[3], root) {
-				return IsDaemon
+				return isDaemon
 			}
 		case len(args) == 2 && args[1] == id:
 			// This pty before daemons carried their generation and root.
 			if startedBeforePidFile(pid, root, id) {
-				return IsDaemon
+				return isDaemon
 			}
 		}
 	}
 	if isUpstreamDaemon(pid, args, root, id) && startedBeforePidFile(pid, root, id) {
-		return IsDaemon
+		return isDaemon
 	}
-	return NotDaemon
+	return notDaemon
 }
 
 // isSessionDaemon reports whether pid is, provably, the daemon of session
@@ -135,10 +135,10 @@ func identify(pid int, args []string, root, id, gen string) Verdict {
 // signal a pid from a pid file or a record asks this first. Without /proc
 // it asks ps for the arguments.
 func isSessionDaemon(pid int, root, id, gen string) bool {
-	switch IdentifyDaemon(pid, root, id, gen) {
-	case IsDaemon:
+	switch identifyDaemon(pid, root, id, gen) {
+	case isDaemon:
 		return true
-	case Unverifiable:
+	case unverifiable:
 		args, err := procs.Cmdline(pid)
 		if err != nil || len(args) < 4 || filepath.Base(args[0]) != DaemonName {
 			return false

@@ -197,7 +197,7 @@ const (
 
 // listDirs are the directories listFast opens files in, each opened once:
 // a file is then opened by its name alone, not walked to from /. Without
-// /proc (proc is -1) daemons are identified as IdentifyDaemon does.
+// /proc (proc is -1) daemons are identified as identifyDaemon does.
 type listDirs struct{ root, proc int }
 
 func openDir(path string) int {
@@ -246,7 +246,7 @@ func (l *lister) one(id string, files dirFile) (Session, bool) {
 	// records (which show the pid file's pid while it lasts), take the
 	// pid file's word as before.
 	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && files&hasPid != 0 &&
-		l.identify(m.DaemonPid, id, m.Generation) == IsDaemon {
+		l.identify(m.DaemonPid, id, m.Generation) == isDaemon {
 		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Live: true, Status: Running}, true
 	}
 	alive, pid := daemonAliveIn(l.root, id, m.Generation, files)
@@ -276,11 +276,11 @@ func (l *lister) record(id string) (*Metadata, error) {
 	return &m, nil
 }
 
-// identify is IdentifyDaemon reading /proc/<pid>/cmdline into the
+// identify is identifyDaemon reading /proc/<pid>/cmdline into the
 // lister's buffer.
-func (l *lister) identify(pid int, id, gen string) Verdict {
+func (l *lister) identify(pid int, id, gen string) verdict {
 	if l.dirs.proc < 0 {
-		return IdentifyDaemon(pid, l.root, id, gen)
+		return identifyDaemon(pid, l.root, id, gen)
 	}
 	cmdline, err := l.read(l.dirs.proc, strconv.Itoa(pid)+"/cmdline", 0, -1)
 	return judgeCmdline(pid, cmdline, err, l.root, id, gen)

@@ -141,8 +141,8 @@ const DaemonName = "pty-daemon"
 // belong to anything, another session's daemon included. Without /proc
 // the process cannot be identified and kill(pid, 0) decides.
 func daemonPidAlive(pid int, root, id, gen string) bool {
-	switch IdentifyDaemon(pid, root, id, gen) {
-	case IsDaemon, Unverifiable:
+	switch identifyDaemon(pid, root, id, gen) {
+	case isDaemon, unverifiable:
 		return true
 	}
 	return false
@@ -181,8 +181,8 @@ func socketDaemonAlive(root, id, gen, path string) bool {
 		return socketAccepts(path)
 	}
 	pid := socketPeerPid(path)
-	switch IdentifyDaemon(pid, root, id, gen) {
-	case IsDaemon, Unverifiable:
+	switch identifyDaemon(pid, root, id, gen) {
+	case isDaemon, unverifiable:
 		return true
 	}
 	if pid <= 0 {

@@ -65,14 +65,14 @@ func ResolveRoot(getenv func(string) string) (RootEnv, error) {
 		return r, fmt.Errorf("pty root %q: %w", r.Dir, err)
 	}
 	r.Dir = abs
-	if err := CheckRootLen(r.Dir); err != nil {
+	if err := checkRootLen(r.Dir); err != nil {
 		return r, err
 	}
 	return r, nil
 }
 
-// CheckRootLen rejects a root whose socket paths could exceed the kernel limit.
-func CheckRootLen(dir string) error {
+// checkRootLen rejects a root whose socket paths could exceed the kernel limit.
+func checkRootLen(dir string) error {
 	if len(dir) > MaxRootLen {
 		return fmt.Errorf("PTY_ROOT is too long (%d bytes): it must be at most %d bytes, because session sockets live under it and the kernel limits a socket path to %d bytes. Choose a shorter directory", len(dir), MaxRootLen, MaxSocketPath)
 	}
@@ -83,7 +83,7 @@ func CheckRootLen(dir string) error {
 // another user owns or that group or others can write: sessions' sockets and
 // metadata live there, and anyone who can write it can hijack them.
 func EnsureRoot(dir string) error {
-	if err := CheckRootLen(dir); err != nil {
+	if err := checkRootLen(dir); err != nil {
 		return err
 	}
 	if err := CheckRootDir(dir); err != nil {

@@ -92,7 +92,7 @@ type KillOptions struct {
 // whose daemon removes them.
 //
 // The daemon is signalled only once its pid proves to be this session's
-// daemon (layout.IdentifyDaemon). A session whose daemon died without an
+// daemon (layout.Registry.VerifyDaemon). A session whose daemon died without an
 // exit record (vanished) may have left processes running: those are
 // stopped instead (pkg/leftovers), and it is an error only if there were
 // none.
