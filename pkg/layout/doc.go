@@ -23,11 +23,15 @@
 // pkg/eventlog's Follower, which follows a session's events as they are
 // appended, is stable too; it lives apart so that the daemon does not
 // link fsnotify.
-// Everything else exported here is pty's own plumbing (atomic writes and
-// their temporary names, locks, socket helpers, the process probes behind
-// Registry.DaemonAlive such as identifyDaemon and PidAlive, the root's
-// checks): usable, but it may change; internal/registry holds what only
-// pty's launcher and daemon use.
+// Everything else exported here is pty's own plumbing, such as PathsFor,
+// AppendEventsLocked and WriteMetadataNoSync (the daemon's variants of
+// AppendEvents and Update), the root's checks (EnsureRoot, CheckRootDir,
+// CheckRootPerms, CheckWritableRoot, SameRoot), CompactJSON, FastFailTags,
+// RandomID, StatusOf and the lock waits: usable, but it may change. The
+// file primitives under them (no-follow opens, atomic writes, locks, the
+// socket check) are in internal/fsx and the process probes in
+// internal/proc; internal/registry holds what only pty's launcher and
+// daemon use.
 //
 // Every pty binary and any plugin imports this package, so it stays small
 // and free of daemon or terminal code. The file names and JSON fields
