@@ -42,7 +42,7 @@ type Log struct {
 // New returns the log of session id under root; nothing is touched on
 // disk until a failure is recorded.
 func New(root, id string) *Log {
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	return &Log{path: p.DaemonLog(), old: p.DaemonLogOld(), now: time.Now}
 }
 
@@ -97,7 +97,7 @@ func line(t time.Time, what string, err error) []byte {
 // holds (its file and the previous one) and the file's path. A missing
 // log holds none.
 func Count(root, id string) (n int, path string, err error) {
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	for _, f := range []string{p.DaemonLogOld(), p.DaemonLog()} {
 		k, err := countLines(f)
 		if err != nil {

@@ -30,13 +30,13 @@ func DaemonArgs(root, id, generation string) []string {
 // of session id (layout.SuffixLaunch). The caller holds the session's
 // locks.
 func WriteLaunchClaim(root, id, gen string) error {
-	return fsx.WriteFileAtomicNoSync(layout.PathsFor(root, id).Launch(), []byte(strconv.Itoa(os.Getpid())+" "+gen+"\n"), 0o600)
+	return fsx.WriteFileAtomicNoSync(layout.At(root).Paths(id).Launch(), []byte(strconv.Itoa(os.Getpid())+" "+gen+"\n"), 0o600)
 }
 
 // ReadLaunchClaim reports whether session id has a launch claim, and the
 // generation it names ("" when its content is not a claim's).
 func ReadLaunchClaim(root, id string) (gen string, ok bool) {
-	f, err := fsx.OpenNoFollow(layout.PathsFor(root, id).Launch(), os.O_RDONLY, 0)
+	f, err := fsx.OpenNoFollow(layout.At(root).Paths(id).Launch(), os.O_RDONLY, 0)
 	if err != nil {
 		// A link is nobody's claim but is in the way all the same.
 		return "", errors.Is(err, layout.ErrSymlink)
@@ -55,6 +55,6 @@ func ReadLaunchClaim(root, id string) (gen string, ok bool) {
 // generation gen.
 func DropLaunchClaim(root, id, gen string) {
 	if g, ok := ReadLaunchClaim(root, id); ok && g == gen {
-		os.Remove(layout.PathsFor(root, id).Launch())
+		os.Remove(layout.At(root).Paths(id).Launch())
 	}
 }

@@ -37,7 +37,7 @@ func Dial(root, id string) (*Conn, error) { return DialTimeout(root, id, DialWai
 
 // DialTimeout is Dial waiting up to timeout. An error wraps ErrNotRunning.
 func DialTimeout(root, id string, timeout time.Duration) (*Conn, error) {
-	p := layout.PathsFor(root, id).Sock()
+	p := layout.At(root).Paths(id).Sock()
 	uc, err := DialSocket(p, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("connect to session %s: %w: %w", id, ErrNotRunning, err)

@@ -72,7 +72,7 @@ func bigSession(t testing.TB, root, id string, busy bool) int {
 func statusLatency(t *testing.T, root, id string) time.Duration {
 	t.Helper()
 	start := time.Now()
-	c, err := net.Dial("unix", layout.PathsFor(root, id).Sock())
+	c, err := net.Dial("unix", layout.At(root).Paths(id).Sock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestManyUnreadPeeksBounded(t *testing.T) {
 	root := testutil.Root(t)
 	pid := bigSession(t, root, "many", false)
 	base := pssKB(pid)
-	sock := layout.PathsFor(root, "many").Sock()
+	sock := layout.At(root).Paths("many").Sock()
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -355,7 +355,7 @@ func TestSharedBaselineGoesLive(t *testing.T) {
 func BenchmarkStatusUnderFullPeeks(b *testing.B) {
 	root := testutil.Root(b)
 	bigSession(b, root, "bench", true)
-	sock := layout.PathsFor(root, "bench").Sock()
+	sock := layout.At(root).Paths("bench").Sock()
 	for range 250 {
 		c, err := net.Dial("unix", sock)
 		if err != nil {

@@ -80,7 +80,7 @@ func start(t *testing.T, root, id string, args ...string) int {
 
 func dial(t *testing.T, root, id string) net.Conn {
 	t.Helper()
-	c, err := net.Dial("unix", layout.PathsFor(root, id).Sock())
+	c, err := net.Dial("unix", layout.At(root).Paths(id).Sock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestPeerOfAnotherUIDIsDropped(t *testing.T) {
 	}
 	root := testutil.Root(t)
 	start(t, root, "peer", "sleep", "60")
-	sock := layout.PathsFor(root, "peer").Sock()
+	sock := layout.At(root).Paths("peer").Sock()
 	// Open the way, as a careless chmod would: only the uid check remains.
 	os.Chmod(root, 0o755)
 	os.Chmod(sock, 0o666)

@@ -137,7 +137,7 @@ func TestHugeSizesAreClamped(t *testing.T) {
 func TestStalledClientsBounded(t *testing.T) {
 	root := testutil.Root(t)
 	pid := startLimited(t, root, "flood", "yes")
-	sock := layout.PathsFor(root, "flood").Sock()
+	sock := layout.At(root).Paths("flood").Sock()
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {

@@ -46,7 +46,7 @@ func parseLine(id string, raw []byte) Line {
 }
 
 func readLog(root, id string) ([]Line, error) {
-	b, err := fsx.ReadFileNoFollow(layout.PathsFor(root, id).Events())
+	b, err := fsx.ReadFileNoFollow(layout.At(root).Paths(id).Events())
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -271,7 +271,7 @@ func (fo *follower) closeAll() {
 // sync brings one log up to date. atStart means the log existed when Follow
 // began, so its existing lines are history, not news.
 func (fo *follower) sync(id string, atStart bool) error {
-	path := layout.PathsFor(fo.root, id).Events()
+	path := layout.At(fo.root).Paths(id).Events()
 	st := fo.logs[id]
 	fi, err := os.Stat(path)
 	if err != nil {

@@ -55,7 +55,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 				return
 			default:
 			}
-			b, err := os.ReadFile(PathsFor(root, "s").Meta())
+			b, err := os.ReadFile(pathsFor(root, "s").Meta())
 			var m Metadata
 			if err != nil || json.Unmarshal(b, &m) != nil {
 				bad++

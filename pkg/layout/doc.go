@@ -23,7 +23,7 @@
 // pkg/eventlog's Follower, which follows a session's events as they are
 // appended, is stable too; it lives apart so that the daemon does not
 // link fsnotify.
-// Everything else exported here is pty's own plumbing, such as PathsFor,
+// Everything else exported here is pty's own plumbing, such as pathsFor,
 // AppendEventsLocked and WriteMetadataNoSync (the daemon's variants of
 // AppendEvents and Update), the root's checks (EnsureRoot, CheckRootDir,
 // CheckRootPerms, CheckWritableRoot, SameRoot), CompactJSON, FastFailTags,

@@ -226,7 +226,7 @@ func appendEvents(root, id string, other func(any) ([]byte, error), evs []Event)
 	if len(evs) == 0 {
 		return nil
 	}
-	l, err := acquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(pathsFor(root, id).EventsLock(), EventLockWait)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
 	}
@@ -268,7 +268,7 @@ func appendEncodedLocked(root, id string, buf []byte) error {
 	if len(buf) == 0 {
 		return nil
 	}
-	path := PathsFor(root, id).Events()
+	path := pathsFor(root, id).Events()
 	f, err := fsx.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
@@ -337,7 +337,7 @@ func keepNewest(b []byte) []byte {
 // readEvents parses a session's log, skipping lines that are not JSON (a
 // line cut by a crash must not hide the rest).
 func readEvents(root, id string) ([]Event, error) {
-	b, err := fsx.ReadFileNoFollow(PathsFor(root, id).Events())
+	b, err := fsx.ReadFileNoFollow(pathsFor(root, id).Events())
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil

@@ -55,7 +55,7 @@ func OpenDefault() (*Registry, error) {
 func (r *Registry) Root() string { return r.root }
 
 // Paths are the files of session id.
-func (r *Registry) Paths(id string) Paths { return PathsFor(r.root, id) }
+func (r *Registry) Paths(id string) Paths { return pathsFor(r.root, id) }
 
 // IDs lists the ids that have a record, sorted.
 func (r *Registry) IDs() ([]string, error) { return idsWith(r.root, SuffixMeta) }

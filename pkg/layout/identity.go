@@ -152,7 +152,7 @@ func isSessionDaemon(pid int, root, id, gen string) bool {
 // startedBeforePidFile reports whether pid's process started before (or
 // as) the session's pid file was last written.
 func startedBeforePidFile(pid int, root, id string) bool {
-	fi, err := os.Stat(PathsFor(root, id).Pid())
+	fi, err := os.Stat(pathsFor(root, id).Pid())
 	if err != nil {
 		return false
 	}

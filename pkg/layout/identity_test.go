@@ -58,7 +58,7 @@ func TestDaemonIdentity(t *testing.T) {
 		if err := writeRecord(root, id, &Metadata{Command: "/bin/sh", Cwd: root, CreatedAt: Now(), Generation: gen}); err != nil {
 			t.Fatal(err)
 		}
-		pidFile := PathsFor(root, id).Pid()
+		pidFile := pathsFor(root, id).Pid()
 		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(pid)), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -114,14 +114,14 @@ func TestValidateDisplayName(t *testing.T) {
 func TestMetadataKeepsUnknownFields(t *testing.T) {
 	root := t.TempDir()
 	in := `{"command":"/bin/sh","args":["-c","x"],"displayCommand":"sh -c x","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","futureField":{"a":[1,2]},"zeta":"z"}`
-	os.WriteFile(PathsFor(root, "s").Meta(), []byte(in), 0o600)
+	os.WriteFile(pathsFor(root, "s").Meta(), []byte(in), 0o600)
 	if _, err := updateRecord(root, "s", func(m *Metadata) ([]Event, error) {
 		m.Tags = map[string]string{"k": "v"}
 		return nil, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(PathsFor(root, "s").Meta())
+	b, _ := os.ReadFile(pathsFor(root, "s").Meta())
 	var all map[string]any
 	if err := json.Unmarshal(b, &all); err != nil {
 		t.Fatal(err)
@@ -159,13 +159,13 @@ func TestStatusDerived(t *testing.T) {
 	writeRecord(root, "ex", &Metadata{Command: "x", ExitCode: &code, ExitedAt: Now()})
 	writeRecord(root, "van", &Metadata{Command: "x"})
 	writeRecord(root, "run", &Metadata{Command: "x"})
-	os.WriteFile(PathsFor(root, "run").Pid(), []byte(itoa(testutil.FakeDaemon(t, root, "run", "0123"))), 0o600)
+	os.WriteFile(pathsFor(root, "run").Pid(), []byte(itoa(testutil.FakeDaemon(t, root, "run", "0123"))), 0o600)
 	// A pid file naming a live process that is not a daemon (a pid reused
 	// after a reboot) must not read as running.
 	writeRecord(root, "reused", &Metadata{Command: "x"})
-	os.WriteFile(PathsFor(root, "reused").Pid(), []byte(itoa(os.Getpid())), 0o600)
+	os.WriteFile(pathsFor(root, "reused").Pid(), []byte(itoa(os.Getpid())), 0o600)
 	dead := deadPid(t)
-	os.WriteFile(PathsFor(root, "van").Pid(), []byte(itoa(dead)), 0o600)
+	os.WriteFile(pathsFor(root, "van").Pid(), []byte(itoa(dead)), 0o600)
 	before := snapshot(t, root)
 	ss, err := listSlow(root)
 	if err != nil {
@@ -257,7 +257,7 @@ func TestStaleLockReclaim(t *testing.T) {
 // (this test's own: the name of a dead daemon's socket, bound since).
 func TestDaemonAliveBySocket(t *testing.T) {
 	root := t.TempDir()
-	sock := PathsFor(root, "s").Sock()
+	sock := pathsFor(root, "s").Sock()
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)

@@ -123,7 +123,7 @@ func daemonAliveIn(root, id, gen string, f dirFile) (bool, int) {
 	if f&hasPid == 0 {
 		return daemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
-	b, err := readFileNoFollow(PathsFor(root, id).Pid())
+	b, err := readFileNoFollow(pathsFor(root, id).Pid())
 	if err != nil {
 		return daemonAliveGen(root, id, gen) // removed since the directory read
 	}
@@ -336,7 +336,7 @@ const listBufSize = 4096
 // calls: os.ReadFile's stat, non-blocking setup and second read cost as
 // much as the open on a slow-syscall machine.
 func readMetadataFast(root, id string) (*Metadata, error) {
-	b, err := readRecord(PathsFor(root, id).Meta())
+	b, err := readRecord(pathsFor(root, id).Meta())
 	if err != nil {
 		return nil, readMetaErr(id, err)
 	}

@@ -36,10 +36,10 @@ func TestListFastAgreesWithList(t *testing.T) {
 			t.Fatal(err)
 		}
 		if pid > 0 {
-			os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(pid)), 0o600)
+			os.WriteFile(pathsFor(root, id).Pid(), []byte(strconv.Itoa(pid)), 0o600)
 		}
 		if sock {
-			os.WriteFile(PathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
+			os.WriteFile(pathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
 		}
 	}
 	write("running", false, daemonPid, true)
@@ -56,7 +56,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 		if err := writeRecord(root, id, m); err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(filePid)), 0o600)
+		os.WriteFile(pathsFor(root, id).Pid(), []byte(strconv.Itoa(filePid)), 0o600)
 	}
 	own := testutil.FakeDaemon(t, root, "rec-own", "g1")
 	writeRec("rec-own", "g1", own, own)
@@ -70,11 +70,11 @@ func TestListFastAgreesWithList(t *testing.T) {
 	writeRec("rec-dead", "g5", dead.Process.Pid, dead.Process.Pid)
 	// A known field in another letter case is read as json.Unmarshal
 	// reads it, and also kept as written.
-	os.WriteFile(PathsFor(root, "mixedcase").Meta(), []byte(`{"Command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":0}`), 0o600)
+	os.WriteFile(pathsFor(root, "mixedcase").Meta(), []byte(`{"Command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":0}`), 0o600)
 	// A newer writer's field must survive the fast decode's fallback.
-	os.WriteFile(PathsFor(root, "future").Meta(), []byte(`{"command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":1,"exitedAt":"2025-01-01T00:00:01.000Z","fromTheFuture":{"a":1}}`), 0o600)
-	os.WriteFile(PathsFor(root, "broken").Meta(), []byte("{"), 0o600)
-	os.WriteFile(PathsFor(root, "x").Meta()+".tmp.1.ab", []byte("{}"), 0o600)
+	os.WriteFile(pathsFor(root, "future").Meta(), []byte(`{"command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":1,"exitedAt":"2025-01-01T00:00:01.000Z","fromTheFuture":{"a":1}}`), 0o600)
+	os.WriteFile(pathsFor(root, "broken").Meta(), []byte("{"), 0o600)
+	os.WriteFile(pathsFor(root, "x").Meta()+".tmp.1.ab", []byte("{}"), 0o600)
 
 	fast := listFastAsList(t, root, 14)
 	for _, s := range fast {
@@ -115,7 +115,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
-			os.WriteFile(PathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
+			os.WriteFile(pathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
 		}
 	}
 	gen := "g-many"
@@ -128,7 +128,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	if err := WriteMetadataNoSync(root, "s1", m); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(PathsFor(root, "s1").Pid(), []byte(strconv.Itoa(pid)), 0o600)
+	os.WriteFile(pathsFor(root, "s1").Pid(), []byte(strconv.Itoa(pid)), 0o600)
 
 	fast := listFastAsList(t, root, n)
 	for _, s := range fast {

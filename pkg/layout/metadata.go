@@ -193,7 +193,7 @@ func (e *PermissionError) Is(target error) bool { return target == os.ErrPermiss
 func permissionError(root, id string) error {
 	owner := "another user"
 	var st syscall.Stat_t
-	if syscall.Lstat(PathsFor(root, id).Meta(), &st) == nil {
+	if syscall.Lstat(pathsFor(root, id).Meta(), &st) == nil {
 		owner = userName(st.Uid)
 	}
 	return &PermissionError{ID: id, Root: root, Owner: owner}
@@ -232,7 +232,7 @@ func readMetadata(root, id string) (*Metadata, error) {
 
 // readMetadataBytes is ReadMetadata that also returns the file as read.
 func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
-	b, err := readRecord(PathsFor(root, id).Meta())
+	b, err := readRecord(pathsFor(root, id).Meta())
 	if err != nil {
 		return nil, nil, readMetaErr(id, err)
 	}
@@ -272,9 +272,9 @@ func writeMetadata(root, id string, m *Metadata, sync bool) error {
 	}
 	b = append(b, '\n')
 	if !sync {
-		return fsx.WriteFileAtomicNoSync(PathsFor(root, id).Meta(), b, 0o600)
+		return fsx.WriteFileAtomicNoSync(pathsFor(root, id).Meta(), b, 0o600)
 	}
-	return fsx.WriteFileAtomic(PathsFor(root, id).Meta(), b, 0o600)
+	return fsx.WriteFileAtomic(pathsFor(root, id).Meta(), b, 0o600)
 }
 
 // Now returns the timestamp format used in metadata and events: ISO 8601 in

@@ -26,8 +26,8 @@ type Paths struct {
 	Root, ID string
 }
 
-// PathsFor returns the file names of session id under root.
-func PathsFor(root, id string) Paths { return Paths{Root: root, ID: id} }
+// pathsFor returns the file names of session id under root.
+func pathsFor(root, id string) Paths { return Paths{Root: root, ID: id} }
 
 func (p Paths) file(suffix string) string { return filepath.Join(p.Root, p.ID+suffix) }
 

@@ -31,7 +31,7 @@ func updateRecord(root, id string, fn func(m *Metadata) ([]Event, error)) (*Meta
 }
 
 func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
-	p := PathsFor(root, id)
+	p := pathsFor(root, id)
 	el, err := acquireLock(p.EventsLock(), EventLockWait)
 	if err != nil {
 		return nil, errs.Wrap("update "+id, err)
@@ -83,7 +83,7 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 // must re-check and act atomically (gc, rm, respawn) without the
 // read-change-write shape of Update.
 func locked(root, id string, wait time.Duration, fn func() error) error {
-	p := PathsFor(root, id)
+	p := pathsFor(root, id)
 	el, err := acquireLock(p.EventsLock(), wait)
 	if err != nil {
 		return err

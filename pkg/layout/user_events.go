@@ -75,14 +75,14 @@ func emitUser(root, id, typ string, data json.RawMessage, text *string) error {
 	if len(ev.Fields) == 0 {
 		ev.Fields = nil
 	}
-	l, err := acquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(pathsFor(root, id).EventsLock(), EventLockWait)
 	if err != nil {
 		return fmt.Errorf("emit %s to %s: %w", typ, id, err)
 	}
 	defer l.Release()
 	// Checked under the lock: rm removes the log under the same lock, so a
 	// session removed meanwhile does not get a fresh orphan log.
-	if _, err := os.Stat(PathsFor(root, id).Meta()); err != nil {
+	if _, err := os.Stat(pathsFor(root, id).Meta()); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("session %s: %w", id, ErrNotFound)
 		}

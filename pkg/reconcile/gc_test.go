@@ -491,7 +491,7 @@ func TestGCRacingRunNeverRemovesNewSession(t *testing.T) {
 		if !ok || s.Status != layout.Running || !proc.Alive(layout.At(root).Pid(id)) {
 			t.Fatalf("round %d: new session %s is %v/%s after racing gc; gc said %q", i, id, ok, s.Status, gcOut.Stdout)
 		}
-		if _, err := os.Stat(layout.PathsFor(root, id).Sock()); err != nil {
+		if _, err := os.Stat(layout.At(root).Paths(id).Sock()); err != nil {
 			t.Fatalf("round %d: new session's socket is gone: %v", i, err)
 		}
 	}

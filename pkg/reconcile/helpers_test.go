@@ -117,7 +117,7 @@ func waitStatus(t *testing.T, root, id string, want layout.Status) layout.Sessio
 func waitGone(t *testing.T, root, id string) {
 	t.Helper()
 	testutil.WaitFor(t, 15*time.Second, id+" to be removed", func() bool {
-		_, err := os.Stat(layout.PathsFor(root, id).Meta())
+		_, err := os.Stat(layout.At(root).Paths(id).Meta())
 		return os.IsNotExist(err)
 	})
 }

@@ -74,7 +74,7 @@ func waitClaimResolved(root, id string, deadline time.Time) bool {
 
 func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
 	root, id := cfg.Root, cfg.ID
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	err = layout.At(root).Locked(id, 5*time.Second, func() error {
 		if err := checkClaim(cfg); err != nil {
 			return err
@@ -151,7 +151,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		switch {
 		case err == nil && m.Generation != gen:
 			// Not the record's: debris of an earlier start.
-			os.Remove(layout.PathsFor(root, id).Launch())
+			os.Remove(layout.At(root).Paths(id).Launch())
 		case alive:
 			return errClaimPending
 		case cfg.ReplaceGen != "" && (err != nil || m.Generation != cfg.ReplaceGen):

@@ -645,7 +645,7 @@ func abandon(cfg launchconfig.Config, pid int) {
 		if err != nil || m.Generation != cfg.Generation {
 			return nil
 		}
-		for _, f := range layout.PathsFor(cfg.Root, cfg.ID).All() {
+		for _, f := range layout.At(cfg.Root).Paths(cfg.ID).All() {
 			os.Remove(f)
 		}
 		return nil

@@ -193,7 +193,7 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 			return types[len(types)-1] == layout.EventSessionExit
 		})
 		oursMust(t, root, "rm", id)
-		if _, err := os.Stat(layout.PathsFor(root, id).Meta()); !os.IsNotExist(err) {
+		if _, err := os.Stat(layout.At(root).Paths(id).Meta()); !os.IsNotExist(err) {
 			t.Errorf("our rm left upstream's record: %v", err)
 		}
 		if l := parseList(t, "upstream", up.mustRun(t, root, "list", "--json").Stdout); len(l) != 0 {
@@ -214,7 +214,7 @@ func TestOurKillStopsUpstreamDaemon(t *testing.T) {
 	if r := oursMust(t, root, "gc"); strings.Contains(r.Stdout, "up2") {
 		t.Errorf("our gc acted on a running upstream session: %q", r.Stdout)
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "up2").Meta()); err != nil || !proc.Alive(pid) {
+	if _, err := os.Stat(layout.At(root).Paths("up2").Meta()); err != nil || !proc.Alive(pid) {
 		t.Fatalf("our gc removed a running upstream session (%v) or stopped its daemon", err)
 	}
 	r := oursMust(t, root, "kill", "up2")
@@ -235,7 +235,7 @@ func TestOurKillStopsUpstreamDaemon(t *testing.T) {
 	if r := oursMust(t, root, "gc"); !strings.Contains(r.Stdout, "up2") {
 		t.Errorf("our gc did not sweep the stopped upstream session: %q", r.Stdout)
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "up2").Meta()); !os.IsNotExist(err) {
+	if _, err := os.Stat(layout.At(root).Paths("up2").Meta()); !os.IsNotExist(err) {
 		t.Errorf("after our gc upstream's record is still there: %v", err)
 	}
 }

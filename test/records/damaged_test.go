@@ -54,7 +54,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		id := "d-" + kind
 		start(t, root, id)
 		pid := layout.At(root).Pid(id)
-		meta := layout.PathsFor(root, id).Meta()
+		meta := layout.At(root).Paths(id).Meta()
 		good, err := os.ReadFile(meta)
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +63,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 		if kind == "nopid" {
-			os.Remove(layout.PathsFor(root, id).Pid())
+			os.Remove(layout.At(root).Paths(id).Pid())
 		}
 
 		// Without a pid file, the daemon is named by its socket once it
@@ -133,7 +133,7 @@ func TestDamagedRecordSocketOfAnotherProcessIsNotItsDaemon(t *testing.T) {
 	pid := layout.At(root).Pid(id)
 	syscall.Kill(pid, syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "the daemon to die", func() bool { return !proc.Alive(pid) })
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	os.Remove(p.Pid())
 	os.Remove(p.Sock())
 	if err := os.WriteFile(p.Meta(), []byte("{"), 0o600); err != nil {

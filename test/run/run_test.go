@@ -80,7 +80,7 @@ func TestRunDetachedThenPeek(t *testing.T) {
 	if m.DisplayCommand != "sh -c echo hello from pty; sleep 30" || len(m.Generation) != 32 || m.Rows != 24 || m.Cols != 80 {
 		t.Errorf("metadata = %+v", m)
 	}
-	fi, err := os.Stat(layout.PathsFor(root, "hello").Sock())
+	fi, err := os.Stat(layout.At(root).Paths("hello").Sock())
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode: %v %v", fi.Mode(), err)
 	}
@@ -150,7 +150,7 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 	// run -d returns before the daemon takes over (and removes) its
 	// launch claim.
 	testutil.WaitFor(t, 10*time.Second, "busy's daemon to take over its launch claim", func() bool {
-		_, err := os.Lstat(layout.PathsFor(root, "busy").Launch())
+		_, err := os.Lstat(layout.At(root).Paths("busy").Launch())
 		return errors.Is(err, os.ErrNotExist)
 	})
 	before := testutil.DirNames(t, root)
@@ -216,7 +216,7 @@ func TestExitCodeLastLinesAndSignal(t *testing.T) {
 		t.Errorf("last event = %+v", last)
 	}
 	for _, id := range []string{"seven", "killed"} {
-		p := layout.PathsFor(root, id)
+		p := layout.At(root).Paths(id)
 		if _, err := os.Stat(p.Sock()); err == nil {
 			t.Errorf("%s: socket left behind", id)
 		}
@@ -340,7 +340,7 @@ func TestKillStopsTreeIncludingSetsidGrandchild(t *testing.T) {
 	if m.ExitCode == nil || *m.ExitCode != 129 || m.Signal == nil || *m.Signal != 1 {
 		t.Errorf("exit %v signal %v, want 129/1", m.ExitCode, m.Signal)
 	}
-	p := layout.PathsFor(root, "tree")
+	p := layout.At(root).Paths("tree")
 	for _, f := range []string{p.Sock(), p.Pid()} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s left behind", f)
