@@ -23,10 +23,10 @@
 // pkg/eventlog's Follower, which follows a session's events as they are
 // appended, is stable too; it lives apart so that the daemon does not
 // link fsnotify.
-// Everything else exported here is pty's own plumbing, such as pathsFor,
+// Everything else exported here is pty's own plumbing, such as
 // AppendEventsLocked and WriteMetadataNoSync (the daemon's variants of
 // AppendEvents and Update), the root's checks (EnsureRoot, CheckRootDir,
-// CheckRootPerms, CheckWritableRoot, SameRoot), CompactJSON, FastFailTags,
+// CheckRootPerms, CheckWritableRoot, SameRoot), FastFailTags,
 // RandomID, StatusOf and the lock waits: usable, but it may change. The
 // file primitives under them (no-follow opens, atomic writes, locks, the
 // socket check) are in internal/fsx and the process probes in

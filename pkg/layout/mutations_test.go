@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"errors"
+	"github.com/ptyorg/pty/internal/jsonx"
 	"os"
 	"strings"
 	"testing"
@@ -149,7 +150,7 @@ func TestState(t *testing.T) {
 		t.Fatalf("same value: changed=%v err=%v", ch, err)
 	}
 	m, _ := readMetadata(root, id)
-	if got, _ := CompactJSON("", m.State["k"]); string(got) != `{"a":[1,2]}` {
+	if got, _ := jsonx.Compact("", m.State["k"]); string(got) != `{"a":[1,2]}` {
 		t.Fatalf("state k = %s", got)
 	}
 	if _, _, err := stateSet(root, id, "bad", json.RawMessage(`{nope`)); err == nil {

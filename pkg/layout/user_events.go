@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/internal/jsonx"
 	"os"
 	"strings"
 	"unicode"
@@ -55,7 +56,7 @@ func emitUser(root, id, typ string, data json.RawMessage, text *string) error {
 	ev.Fields = map[string]any{}
 	size := 0
 	if data != nil {
-		d, err := CompactJSON("event data (--json)", data)
+		d, err := jsonx.Compact("event data (--json)", data)
 		if err != nil {
 			return err
 		}

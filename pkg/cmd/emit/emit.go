@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/ptyorg/pty/internal/jsonx"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -45,7 +46,7 @@ func Run(o Options, io cli.IO) error {
 	var data json.RawMessage
 	if o.JSON != nil {
 		var err error
-		if data, err = layout.CompactJSON("--json", []byte(*o.JSON)); err != nil {
+		if data, err = jsonx.Compact("--json", []byte(*o.JSON)); err != nil {
 			return err
 		}
 	}
