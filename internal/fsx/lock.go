@@ -31,7 +31,7 @@ type Lock struct {
 // pid now belongs to a process that started after the lock was taken), or
 // whose content is not a pid, is stale and reclaimed. checkDir, when not
 // nil, is asked first about the lock's directory: pty passes
-// layout.CheckRootPerms, because every change to a root takes a lock
+// rootdir.CheckPerms, because every change to a root takes a lock
 // first, and refusing there keeps every writer out of a root that is not
 // the caller's.
 func AcquireLock(path string, wait time.Duration, checkDir func(dir string) error) (*Lock, error) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 )
 
 // Files in the root are opened without following symbolic links: a link
@@ -27,7 +28,7 @@ var ErrNotSocket = fsx.ErrNotSocket
 // caller's wait ran out.
 var ErrLockBusy = fsx.ErrLockBusy
 
-// acquireLock takes a lock in a root that passes CheckRootPerms.
+// acquireLock takes a lock in a root that passes rootdir.CheckPerms.
 func acquireLock(path string, wait time.Duration) (*fsx.Lock, error) {
-	return fsx.AcquireLock(path, wait, CheckRootPerms)
+	return fsx.AcquireLock(path, wait, rootdir.CheckPerms)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/proc"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
 )
@@ -103,7 +104,7 @@ func (p *pass) debris() {
 					// Locked reclaimed our own two stale locks already;
 					// a stale claim goes the same way.
 					if strings.HasSuffix(f.Name(), claimSuffix) {
-						if l, err := fsx.AcquireLock(filepath.Join(root, f.Name()), 0, layout.CheckRootPerms); err == nil {
+						if l, err := fsx.AcquireLock(filepath.Join(root, f.Name()), 0, rootdir.CheckPerms); err == nil {
 							l.Release()
 						} else {
 							continue
@@ -141,7 +142,7 @@ func (p *pass) debris() {
 			p.emit(Action{Kind: KindDebris, File: name, Message: "Would remove debris: " + name})
 			continue
 		}
-		if l, err := fsx.AcquireLock(filepath.Join(root, name), 0, layout.CheckRootPerms); err == nil {
+		if l, err := fsx.AcquireLock(filepath.Join(root, name), 0, rootdir.CheckPerms); err == nil {
 			l.Release()
 			p.emit(Action{Kind: KindDebris, File: name, Message: "Removed debris: " + name})
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/ptyfile"
@@ -162,13 +163,13 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 // skip (the next pass retries); a stale one is taken over.
 func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]string) error {
 	if path, key, ok := ptyfile.Origin(e.meta.Tags); ok {
-		ident, err := fsx.AcquireLock(ptyfile.IdentityLock(p.o.Root, path, key), 0, layout.CheckRootPerms)
+		ident, err := fsx.AcquireLock(ptyfile.IdentityLock(p.o.Root, path, key), 0, rootdir.CheckPerms)
 		if err != nil {
 			return err
 		}
 		defer ident.Release()
 	}
-	claim, err := fsx.AcquireLock(claimPath(p.o.Root, e.id), 0, layout.CheckRootPerms)
+	claim, err := fsx.AcquireLock(claimPath(p.o.Root, e.id), 0, rootdir.CheckPerms)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/ptyorg/pty/internal/jsonx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -65,7 +66,7 @@ func Run(o Options, io cli.IO) error {
 		return err
 	}
 	root := io.Root
-	if err := layout.CheckWritableRoot(root); err != nil {
+	if err := rootdir.CheckWritable(root); err != nil {
 		return err
 	}
 	s, err := cli.ResolveOrCurrent(root, ref, io.Session, "pty emit REF user.NAME")

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/gcservice"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -183,7 +184,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if _, err := os.Stat(root); err == nil {
 		// gc starts processes from what it reads here: a root others can
 		// write could make it run anything.
-		if err := layout.CheckRootPerms(root); err != nil {
+		if err := rootdir.CheckPerms(root); err != nil {
 			return err
 		}
 	}

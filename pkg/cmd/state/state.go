@@ -14,6 +14,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/jsonx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -97,7 +98,7 @@ func Run(o Options, cio cli.IO) error {
 	root := cio.Root
 	switch action {
 	case "set", "delete", "del", "rm":
-		if err := layout.CheckWritableRoot(root); err != nil {
+		if err := rootdir.CheckWritable(root); err != nil {
 			return err
 		}
 	}
