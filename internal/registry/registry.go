@@ -11,6 +11,7 @@ package registry
 
 import (
 	"errors"
+	mrand "math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -57,4 +58,19 @@ func DropLaunchClaim(root, id, gen string) {
 	if g, ok := ReadLaunchClaim(root, id); ok && g == gen {
 		os.Remove(layout.At(root).Paths(id).Launch())
 	}
+}
+
+const idAlphabet = "23456789abcdefghjkmnpqrstuvwxyz"
+
+// RandomID returns 8 characters from an alphabet without look-alikes
+// (no 0/o, 1/l/i), so ids can be read aloud and typed. An id is a name,
+// not a secret, and claiming one checks it is free: math/rand's
+// generator (ChaCha8, seeded by the runtime from the kernel) is enough and
+// keeps crypto/rand out of the launcher. The ids pass layout.ValidateID.
+func RandomID() string {
+	var b [8]byte
+	for i := range b {
+		b[i] = idAlphabet[mrand.IntN(len(idAlphabet))]
+	}
+	return string(b[:])
 }

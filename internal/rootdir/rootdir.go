@@ -10,6 +10,7 @@ package rootdir
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -76,4 +77,17 @@ func CheckWritable(dir string) error {
 
 func notDirError(dir string) error {
 	return errors.New("pty root " + dir + " is not a directory: set PTY_ROOT to a directory (pty creates it when missing)")
+}
+
+// Same reports whether two root paths name the same directory: equal
+// strings, or (a symlink, a bind mount) the same inode.
+func Same(a, b string) bool {
+	if a == b || filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	var sa, sb syscall.Stat_t
+	if syscall.Stat(a, &sa) != nil || syscall.Stat(b, &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }

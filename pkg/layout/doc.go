@@ -25,12 +25,12 @@
 // link fsnotify.
 // Everything else exported here is pty's own plumbing, such as
 // AppendEventsLocked and WriteMetadataNoSync (the daemon's variants of
-// AppendEvents and Update), EnsureRoot, SameRoot, FastFailTags,
-// RandomID, StatusOf and the lock waits: usable, but it may change. What
-// lies under them cannot be imported: the file primitives (no-follow
-// opens, atomic writes, locks, the socket check) are in internal/fsx, the
-// root's checks in internal/rootdir, the process probes in internal/proc,
-// and what only pty's launcher and daemon use in internal/registry.
+// AppendEvents and Update), EnsureRoot, FastFailTags, StatusOf and the
+// lock waits: usable, but it may change. What lies under them cannot be
+// imported: the file primitives (no-follow opens, atomic writes, locks,
+// the socket check) are in internal/fsx, the root's checks in
+// internal/rootdir, the process probes in internal/proc, and what only
+// pty's launcher and daemon use in internal/registry.
 //
 // Every pty binary and any plugin imports this package, so it stays small
 // and free of daemon or terminal code. The file names and JSON fields

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/proc"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
@@ -77,7 +77,7 @@ func judgeCmdline(pid int, cmdline []byte, err error, root, id, gen string) verd
 	// The common case, our daemon with its generation, without
 	// allocating: list does this for every running session.
 	if f, n := fields4(cmdline); n == 4 && filepath.Base(string(f[0])) == DaemonName && string(f[1]) == id {
-		if (gen == "" || string(f[2]) == gen) && (string(f[3]) == root || SameRoot(string(f[3]), root)) {
+		if (gen == "" || string(f[2]) == gen) && (string(f[3]) == root || rootdir.Same(string(f[3]), root)) {
 			return isDaemon
 		}
 	}
@@ -114,7 +114,7 @@ func identify(pid int, args []string, root, id, gen string) verdict {
 	if filepath.Base(args[0]) == DaemonName {
 		switch {
 		case len(args) == 4 && args[1] == id:
-			if (gen == "" || args[2] == gen) && SameRoot(args[3], root) {
+			if (gen == "" || args[2] == gen) && rootdir.Same(args[3], root) {
 				return isDaemon
 			}
 		case len(args) == 2 && args[1] == id:
@@ -144,7 +144,7 @@ func isSessionDaemon(pid int, root, id, gen string) bool {
 			return false
 		}
 		// ps joins arguments with spaces: the root is the rest.
-		return args[1] == id && (gen == "" || args[2] == gen) && SameRoot(strings.Join(args[3:], " "), root)
+		return args[1] == id && (gen == "" || args[2] == gen) && rootdir.Same(strings.Join(args[3:], " "), root)
 	}
 	return false
 }
@@ -165,19 +165,6 @@ func startedBeforePidFile(pid int, root, id string) bool {
 		return false
 	}
 	return !start.After(fi.ModTime().Add(proc.StartSlack))
-}
-
-// SameRoot reports whether two root paths name the same directory: equal
-// strings, or (a symlink, a bind mount) the same inode.
-func SameRoot(a, b string) bool {
-	if a == b || filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	var sa, sb syscall.Stat_t
-	if syscall.Stat(a, &sa) != nil || syscall.Stat(b, &sb) != nil {
-		return false
-	}
-	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
 // envValue finds KEY's value in a NUL-separated environment block.

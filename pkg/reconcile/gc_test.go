@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/proc"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -399,7 +400,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 func TestConcurrentPassesRespawnOnce(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
-	ids := []string{"c-" + layout.RandomID(), "c-" + layout.RandomID(), "c-" + layout.RandomID()}
+	ids := []string{"c-" + registry.RandomID(), "c-" + registry.RandomID(), "c-" + registry.RandomID()}
 	for _, id := range ids {
 		start(t, root, nil, "--id", id, "--permanent", "--", "sleep", "300")
 	}

@@ -110,7 +110,7 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 	c.Root = root
 	c.ID = o.ID
 	if c.ID == "" {
-		c.ID = layout.RandomID()
+		c.ID = registry.RandomID()
 	}
 	if err := layout.ValidateIDInRoot(root, c.ID); err != nil {
 		return c, err
