@@ -25,8 +25,8 @@
 // link fsnotify.
 // Everything else exported here is pty's own plumbing, such as
 // AppendEventsLocked and WriteMetadataNoSync (the daemon's variants of
-// AppendEvents and Update), EnsureRoot, FastFailTags, StatusOf and the
-// lock waits: usable, but it may change. What lies under them cannot be
+// AppendEvents and Update), EnsureRoot, FastFailTags, StatusOf and
+// MetaLockWait: usable, but it may change. What lies under them cannot be
 // imported: the file primitives (no-follow opens, atomic writes, locks,
 // the socket check) are in internal/fsx, the root's checks in
 // internal/rootdir, the process probes in internal/proc, and what only

@@ -63,12 +63,12 @@ const (
 	eventsCheckBytes = 40_000
 )
 
-// EventLockWait is how long an event writer waits for a busy event lock.
+// eventLockWait is how long an event writer waits for a busy event lock.
 // Each holder keeps it for a write or two (with fsyncs, tens of
 // milliseconds on a busy disk), so a long queue of writers (20 scripts
 // tagging one session at once) can take seconds to drain; giving up
 // early would turn a slow update into a lost one.
-const EventLockWait = 30 * time.Second
+const eventLockWait = 30 * time.Second
 
 // Event is one line of the event log: {"session","type","ts",...payload}.
 type Event struct {
@@ -226,7 +226,7 @@ func appendEvents(root, id string, other func(any) ([]byte, error), evs []Event)
 	if len(evs) == 0 {
 		return nil
 	}
-	l, err := acquireLock(pathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(pathsFor(root, id).EventsLock(), eventLockWait)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
 	}

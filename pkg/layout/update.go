@@ -32,7 +32,7 @@ func updateRecord(root, id string, fn func(m *Metadata) ([]Event, error)) (*Meta
 
 func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
 	p := pathsFor(root, id)
-	el, err := acquireLock(p.EventsLock(), EventLockWait)
+	el, err := acquireLock(p.EventsLock(), eventLockWait)
 	if err != nil {
 		return nil, errs.Wrap("update "+id, err)
 	}

@@ -76,7 +76,7 @@ func emitUser(root, id, typ string, data json.RawMessage, text *string) error {
 	if len(ev.Fields) == 0 {
 		ev.Fields = nil
 	}
-	l, err := acquireLock(pathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(pathsFor(root, id).EventsLock(), eventLockWait)
 	if err != nil {
 		return fmt.Errorf("emit %s to %s: %w", typ, id, err)
 	}
