@@ -182,6 +182,8 @@ func values(a Arg, cur, root string, pos []string, src Source) ([]Candidate, Dir
 		return filter(words(Shells), cur), NoFiles
 	case StateSub:
 		return filter(words(StateSubs), cur), NoFiles
+	case EvidenceSub:
+		return filter(words(EvidenceSubs), cur), NoFiles
 	case EventType:
 		c := words(layout.EventTypes())
 		c = append(c, Candidate{"user.", "a user event type"})

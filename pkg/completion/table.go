@@ -16,16 +16,17 @@ import (
 type Arg int
 
 const (
-	None      Arg = iota // nothing to complete (free text, numbers)
-	Ref                  // a session id or display name
-	Dir                  // a directory
-	File                 // a file
-	Command              // a program on PATH (after run's --)
-	Status               // running, exited, vanished
-	EventType            // an event type for events --wait
-	Shell                // bash, zsh, fish
-	StateSub             // state's sub-commands
-	UpArg                // up/down: a directory with a pty.toml, or a session name of ./pty.toml
+	None        Arg = iota // nothing to complete (free text, numbers)
+	Ref                    // a session id or display name
+	Dir                    // a directory
+	File                   // a file
+	Command                // a program on PATH (after run's --)
+	Status                 // running, exited, vanished
+	EventType              // an event type for events --wait
+	Shell                  // bash, zsh, fish
+	StateSub               // state's sub-commands
+	UpArg                  // up/down: a directory with a pty.toml, or a session name of ./pty.toml
+	EvidenceSub            // evidence's operations
 )
 
 // Flag is one name of a flag of a command. Value is None for a boolean
@@ -72,6 +73,8 @@ var positional = map[string]Cmd{
 	"emit":        {Args: []Arg{Ref, None}},
 	"events":      {Args: []Arg{Ref}},
 	"metadata":    {Args: []Arg{None}},
+	"exec":        {DashDash: true},
+	"evidence":    {Args: []Arg{EvidenceSub}},
 	"up":          {Args: []Arg{UpArg}, Variadic: true},
 	"down":        {Args: []Arg{UpArg}, Variadic: true},
 	"completions": {Args: []Arg{Shell}},
@@ -99,6 +102,9 @@ var Statuses = []string{"running", "exited", "vanished"}
 
 // StateSubs are state's sub-commands.
 var StateSubs = []string{"get", "set", "delete", "keys"}
+
+// EvidenceSubs are evidence's operations.
+var EvidenceSubs = []string{"snapshot", "remove"}
 
 // Shells are the shells `pty completions` writes scripts for.
 var Shells = []string{"bash", "zsh", "fish"}

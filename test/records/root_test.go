@@ -33,6 +33,8 @@ func TestRootThatIsAFileIsReportedByEveryCommand(t *testing.T) {
 		{"events", "a", "--recent"},
 		{"gc"}, {"gc", "-n"},
 		{"tag-multi", "--all"},
+		{"evidence", "snapshot", "--id", "a"}, {"evidence", "remove", "--id", "a", "--expected-generation", "g"},
+		{"exec", "--", "true"},
 	}
 	for _, root := range []string{file, filepath.Join(file, "sub")} {
 		for _, args := range cmds {
@@ -86,6 +88,7 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 		{"restart", "-y", "dead"},
 		{"run", "-d", "--id", "new", "--", "true"},
 		{"gc"},
+		{"evidence", "remove", "--id", "dead", "--expected-generation", "g"},
 	}
 	for _, args := range writers {
 		r := testutil.Run(t, root, args...)
