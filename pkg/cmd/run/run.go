@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/ptyorg/pty/internal/detachkey"
 	"os"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -75,6 +76,11 @@ and --json one object: {"id", "name" (the display name, or null), "pid" (the
 session's daemon), "generation", "socket"}; pid is 0 and generation "" when
 the session has already ended and its record is gone.
 
+With -a and --name instead of --id, the session is the one whose display
+name is exactly LABEL (several with it are an error), else the one whose id
+is LABEL (the original pty's --name set the id), else a new one with that
+name and a random id.
+
 With -a and a session --id that has ended, it is started again the way
 "pty restart" does it, with the record's settings where the command line
 does not give them (gc's crash-loop bookkeeping is cleared).
@@ -108,7 +114,7 @@ the current terminal instead of nesting a session.`
 	fs.BoolVar(&o.PrintID, "print-id", false, "with -d: print only the session's id, for id=$(pty run -d -P -- cmd)")
 	c.Alias("P", "print-id")
 	fs.BoolVar(&o.JSON, "json", false, "with -d: print {id, name, pid, generation, socket} as JSON")
-	fs.BoolVar(&o.Again, "a", false, "attach if the session --id is running; otherwise create it (reusing a dead record's settings)")
+	fs.BoolVar(&o.Again, "a", false, "attach if the session --id (or the one named --name) is running; otherwise create it (reusing a dead record's settings)")
 	fs.BoolVar(&o.Ephemeral, "e", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
 	fs.StringVar(&o.ID, "id", "", "session id: letters, digits, '.', '_', '-', not starting with '.' or '-', without \".tmp.\" or a file suffix (.json, .events, .lock, ...) at the end; default: random")
 	fs.StringVar(&o.Name, "name", "", "display name: one line, no control or invisible formatting characters (bidi, zero-width); default: derived from the directory and command")
@@ -156,7 +162,16 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return err
 		}
 	}
-	if o.Again {
+	if o.Again && o.ID == "" {
+		// -a --name: the session with exactly that display name, or a
+		// new one with that name, as the original pty does.
+		id, err := byName(root, o.Name)
+		if err != nil {
+			return err
+		}
+		o.ID, so.ID = id, id
+	}
+	if o.Again && o.ID != "" {
 		// A record replaced or removed while we relaunched it (gc, another
 		// run -a) is looked at afresh: attached to if it now runs, created
 		// from the command line if it is gone.
@@ -315,10 +330,43 @@ func launchOptions(o Options) (spawn.Options, error) {
 		name := o.Name
 		so.DisplayName = &name
 	}
-	if o.Again && o.ID == "" {
-		return so, errors.New("-a needs --id: it attaches to that session if it is running")
+	if o.Again && o.ID == "" && so.DisplayName == nil {
+		return so, errors.New("-a needs --id or --name: it attaches to that session if it is running")
+	}
+	if o.Again && o.ID == "" && *so.DisplayName == "" {
+		return so, errors.New("-a with --no-display-name names no session: give --id")
 	}
 	return so, nil
+}
+
+// byName is the id of the one session whose display name is exactly name,
+// else of the session with that id (0.10.0's --name was the id, so its
+// sessions are found by it), or "" (start a new one); several sessions
+// with the name are ambiguous.
+func byName(root, name string) (string, error) {
+	list, err := layout.At(root).List()
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	for _, s := range list {
+		if s.Meta != nil && s.Meta.DisplayName != nil && *s.Meta.DisplayName == name {
+			ids = append(ids, s.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		if layout.ValidateID(name) == nil {
+			if _, err := layout.At(root).Load(name); err == nil {
+				return name, nil
+			}
+		}
+		return "", nil
+	case 1:
+		return ids[0], nil
+	}
+	sort.Strings(ids)
+	return "", fmt.Errorf("Session name %q is ambiguous: %s have it. Use -a --id with one of them", name, strings.Join(ids, ", "))
 }
 
 func setTag(o *spawn.Options, k, v string) {

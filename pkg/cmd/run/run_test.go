@@ -66,7 +66,7 @@ func TestRunBadInput(t *testing.T) {
 		{Options{Argv: []string{"true"}, Env: []string{"=x"}}, "empty key"},
 		{Options{Argv: []string{"true"}, Unset: []string{"A=B"}}, "--unset-env \"A=B\" is invalid"},
 		{Options{Argv: []string{"true"}, Name: "x", NoName: true}, "contradict"},
-		{Options{Argv: []string{"true"}, Again: true}, "-a needs --id"},
+		{Options{Argv: []string{"true"}, Again: true}, "-a needs --id or --name"},
 		{Options{Argv: []string{"no-such-command-here"}, Detach: true}, "Command not found"},
 	} {
 		err := Run(context.Background(), c.o, io)
