@@ -200,3 +200,15 @@ func TestRootFlagAnywhere(t *testing.T) {
 		t.Errorf("run --root %s wrote into PTY_ROOT %s", other, root)
 	}
 }
+
+// The original's commands that are gone say what replaced them, in one
+// line, rather than "unknown command" with a far-fetched suggestion.
+func TestRetiredCommandsSayWhatReplacedThem(t *testing.T) {
+	root := testutil.Root(t)
+	for sub, want := range map[string]string{"supervisor": "pty gc install", "wrap": "removed"} {
+		r := testutil.Run(t, root, sub, "start")
+		if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, want) || r.Stdout != "" {
+			t.Errorf("pty %s: %+v, want one line on stderr with %q, exit 1", sub, r, want)
+		}
+	}
+}

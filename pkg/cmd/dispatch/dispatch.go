@@ -86,6 +86,9 @@ func dispatch(io IO, env []string, sub string, args []string) int {
 	}
 	path, err := commands.Find(sub)
 	if err != nil {
+		if msg, ok := retired[sub]; ok {
+			return fail(io, msg)
+		}
 		msg := fmt.Sprintf("pty: unknown command %q", sub)
 		if s := suggest(sub); len(s) > 0 {
 			msg += "\n\nDid you mean one of these?\n\t" + strings.Join(s, "\n\t")
@@ -95,6 +98,14 @@ func dispatch(io IO, env []string, sub string, args []string) int {
 	}
 	err = io.Exec(path, append([]string{"pty-" + sub}, args...), env)
 	return fail(io, fmt.Sprintf("run %s: %v", path, err))
+}
+
+// retired are the original pty's commands that are gone, with what to
+// use instead: people and scripts coming from it type them. A pty-<name>
+// plugin on PATH still runs.
+var retired = map[string]string{
+	"supervisor": "the supervisor is replaced by pty gc, which restarts sessions tagged strategy=permanent and removes dead records; run it on a timer with: pty gc install (see 'pty gc --help')",
+	"wrap":       "wrap was removed from the original pty and is not provided here: start the command with pty run -- CMD [ARGS...]",
 }
 
 func usage(w io.Writer) {
