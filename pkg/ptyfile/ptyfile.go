@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -248,8 +249,9 @@ func ForSession(tags map[string]string) (f *File, s Spec, ok bool, err error) {
 // SyncTags computes the tags a running session should have after `up`: the
 // declared tags set or changed, tags the file declared before (per the old
 // ptyfile.tags) but no longer declares deleted, gc bookkeeping cleared, and
-// every other tag left alone. changes describes what differs, like
-// "+port=3000", "-debug", for the `(already running, updated tags: …)` line;
+// every other tag left alone. changes describes what differs among the
+// tags the file declares or declared, like "+port=3000", "-debug", for the
+// `(already running, updated tags: …)` line;
 // changed is false when next equals current and nothing needs writing.
 func SyncTags(current, want map[string]string) (next map[string]string, changes []string, changed bool) {
 	next = copyMap(current)
@@ -278,6 +280,9 @@ func SyncTags(current, want map[string]string) (next map[string]string, changes 
 		switch {
 		case k == layout.TagPtyfileTags || k == layout.TagPtyfile || k == layout.TagPtyfileSession:
 			// Identity bookkeeping; its changes are implied by the others.
+		case !declared(k, want, oldManaged):
+			// gc's bookkeeping, cleared above: the file never said
+			// it, so reporting it would only be noise on every up.
 		case had && !has:
 			changes = append(changes, "-"+k)
 		case has && (!had || ov != nv):
@@ -285,6 +290,14 @@ func SyncTags(current, want map[string]string) (next map[string]string, changes 
 		}
 	}
 	return next, changes, !equalMaps(current, next)
+}
+
+// declared says the file declares tag k now (want) or did before (old).
+func declared(k string, want map[string]string, old []string) bool {
+	if _, ok := want[k]; ok {
+		return true
+	}
+	return slices.Contains(old, k)
 }
 
 // Find works out which pty.toml `up`/`down` mean and which session keys:

@@ -238,7 +238,7 @@ func TestSyncTags(t *testing.T) {
 	if !reflect.DeepEqual(next, wantNext) || !changed {
 		t.Fatalf("next = %v (changed %v)", next, changed)
 	}
-	if !reflect.DeepEqual(changes, []string{"-old", "+port=4000", "-strategy.consecutive-fast-fails", "-strategy.status"}) {
+	if !reflect.DeepEqual(changes, []string{"-old", "+port=4000"}) {
 		t.Fatalf("changes = %v", changes)
 	}
 	if _, ch, changed := SyncTags(next, want); changed || len(ch) != 0 {

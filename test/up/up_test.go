@@ -112,9 +112,29 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "pty.toml"), []byte(strings.Replace(twoSessions, `tier = "front"`, `role = "api"`, 1)), 0o644)
 	r = mustIn(t, root, dir, "up")
-	want = "● demo-web (already running, updated tags: +role=api -strategy.status -tier)\n● demo-db (already running)\nAll sessions already running.\n"
+	want = "● demo-web (already running, updated tags: +role=api -tier)\n● demo-db (already running)\nAll sessions already running.\n"
 	if r.Stdout != want {
 		t.Fatalf("second up:\n%s\nwant:\n%s", r.Stdout, want)
+	}
+	if v, ok := mustTags(t, root, web.ID)["strategy.status"]; ok {
+		t.Errorf("up left gc's strategy.status=%s", v)
+	}
+
+	// gc's bookkeeping is cleared by every up, but it is not the file's:
+	// an unchanged file reports nothing.
+	bookkeeping := map[string]string{layout.TagCommandHash: "abc", layout.TagConsecutiveFails: "2", layout.TagLastRespawnAt: "1"}
+	if _, _, err := layout.At(root).SetTags(web.ID, bookkeeping, nil); err != nil {
+		t.Fatal(err)
+	}
+	r = mustIn(t, root, dir, "up")
+	if want := "● demo-web (already running)\n● demo-db (already running)\nAll sessions already running.\n"; r.Stdout != want {
+		t.Errorf("up with only gc's bookkeeping to clear:\n%s\nwant:\n%s", r.Stdout, want)
+	}
+	tags := mustTags(t, root, web.ID)
+	for k := range bookkeeping {
+		if v, ok := tags[k]; ok {
+			t.Errorf("up left gc's %s=%s", k, v)
+		}
 	}
 	web2, _ := byKey(t, root, "web")
 	if web2.ID != web.ID || web2.Meta.Tags["role"] != "api" || web2.Meta.Tags["mine"] != "yes" || web2.Meta.Tags["tier"] != "" {
@@ -411,4 +431,13 @@ func TestStaleIdentityLock(t *testing.T) {
 	if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 		t.Fatalf("left: %v", ids)
 	}
+}
+
+func mustTags(t *testing.T, root, id string) map[string]string {
+	t.Helper()
+	s, err := layout.At(root).Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Meta.Tags
 }

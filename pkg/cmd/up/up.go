@@ -23,7 +23,9 @@ func Command(o *Options) *cli.Command {
 	c.Long = `Reads ./pty.toml, or DIR/pty.toml when the first argument is a directory
 that has one, and starts every declared session that is not running (only
 NAMES, when given). A session that is already running keeps running; its tags
-are updated to match the file, and tags removed from the file are removed.
+are updated to match the file, and tags removed from the file are removed;
+gc's strategy.* bookkeeping is cleared too (a fixed file gets a fresh
+start), but only the file's tags are reported as updated.
 
 pty.toml:
 
