@@ -37,6 +37,7 @@ type Command struct {
 	Flags   *flag.FlagSet
 
 	aliases map[string]string // alias -> the flag's main name
+	hidden  map[string]bool   // flags --help leaves to Long, where they apply
 	env     []envBinding
 	values  map[string]string // flag -> what its value is, for completion
 	root    string            // --root, "" when not given
@@ -95,6 +96,19 @@ func (c *Command) Alias(alias, name string) {
 		c.aliases = map[string]string{}
 	}
 	c.aliases[alias] = name
+}
+
+// Hide keeps the flag name, already defined on c.Flags, out of --help's
+// flag list: one that applies only with another flag, which Long then
+// describes where it applies. It is still parsed.
+func (c *Command) Hide(name string) {
+	if c.Flags.Lookup(name) == nil {
+		panic("cli: hiding undefined flag " + name)
+	}
+	if c.hidden == nil {
+		c.hidden = map[string]bool{}
+	}
+	c.hidden[name] = true
 }
 
 // Env binds the environment variable variable to the flag name, already
@@ -198,7 +212,7 @@ func (c *Command) PrintHelp(w io.Writer) {
 	}
 	var lines []string
 	c.Flags.VisitAll(func(f *flag.Flag) {
-		if _, ok := c.aliases[f.Name]; ok {
+		if _, ok := c.aliases[f.Name]; ok || c.hidden[f.Name] {
 			return
 		}
 		lines = append(lines, c.flagHelp(f))

@@ -542,6 +542,22 @@ func TestInstallPrintAndLog(t *testing.T) {
 	if !strings.Contains(r.Stdout, "<integer>90</integer>") {
 		t.Errorf("--print-launchd-plist:\n%s", r.Stdout)
 	}
+	// --interval says how often the timer runs: a pass given one is told
+	// where it belongs rather than ignoring it, and gc --help lists it,
+	// with --print-launchd-plist, only with the timer's commands.
+	r = testutil.Run(t, root, "gc", "--interval", "5m")
+	if r.Code != 1 || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "pty gc install --interval 5m") || r.Stdout != "" {
+		t.Errorf("gc --interval 5m: %+v, want one line pointing to pty gc install, exit 1", r)
+	}
+	help := testutil.MustRun(t, root, "gc", "--help").Stdout
+	_, flags, _ := strings.Cut(help, "\nFlags:\n")
+	if strings.Contains(flags, "--interval") || strings.Contains(flags, "--print-launchd-plist") ||
+		!strings.Contains(help, "pty gc --print-launchd-plist [--interval 30s]") {
+		t.Errorf("gc --help lists the timer's flags as a pass's:\n%s", help)
+	}
+	if _, flags, _ := strings.Cut(testutil.MustRun(t, root, "gc", "install", "--help").Stdout, "\nFlags:\n"); !strings.Contains(flags, "--interval") {
+		t.Errorf("gc install --help has no --interval:\n%s", flags)
+	}
 	// A timer pass never creates a missing root.
 	missing := filepath.Join(root, "not-mounted-yet")
 	cmd := testutil.Command(t, missing, "gc", "--log", filepath.Join(missing, "gc.log"))

@@ -85,6 +85,8 @@ Run it on a timer:
   pty gc install [--interval 30s] [--system] [--print]   systemd timer or launchd job
   pty gc uninstall [--system]
   pty gc status [--system]
+  pty gc --print-launchd-plist [--interval 30s]          print the launchd job only
+    (same as: pty gc install --print --platform launchd)
 The job runs pty-gc for this root (PTY_ROOT and PATH baked in) and logs to
 <root>/gc.log, rotated at 1 MiB. Cron and runit: see docs/gc.md.`
 
@@ -122,8 +124,12 @@ func Command(o *Options) *cli.Command {
 	})
 	fs.StringVar(&o.Log, "log", "", "append output to `FILE` with timestamps, rotating it to FILE.1 past 1 MiB (the timer uses this)")
 	c.Values("log", cli.ValueFile)
-	fs.BoolVar(&o.PrintPlist, "print-launchd-plist", false, "print a launchd plist for this root and exit (same as: pty gc install --print --platform launchd)")
-	fs.StringVar(&o.Interval, "interval", "30s", "with --print-launchd-plist: how often to run, like 30s or 5m")
+	// Both are the original's way to print a plist; the Long text shows
+	// them with it, as the flag list would show --interval as a pass's.
+	fs.BoolVar(&o.PrintPlist, "print-launchd-plist", false, "print a launchd plist for this root and exit")
+	fs.StringVar(&o.Interval, "interval", "", "with --print-launchd-plist: how often to run (default 30s)")
+	c.Hide("print-launchd-plist")
+	c.Hide("interval")
 	return c
 }
 
@@ -166,8 +172,15 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		return fmt.Errorf("unexpected argument %q: pty gc takes only flags, or one of install, uninstall, status (see 'pty gc --help')", o.Args[0])
 	}
 	root := io.Root
+	if o.Interval != "" && !o.PrintPlist {
+		return fmt.Errorf("--interval %s applies to the timer, not to a pass: use pty gc install --interval %s (or pty gc --print-launchd-plist --interval %s)", o.Interval, o.Interval, o.Interval)
+	}
 	if o.PrintPlist {
-		cfg, err := serviceConfig(root, o.Interval, false, "")
+		interval := o.Interval
+		if interval == "" {
+			interval = "30s"
+		}
+		cfg, err := serviceConfig(root, interval, false, "")
 		if err != nil {
 			return err
 		}
