@@ -66,7 +66,7 @@ func fabricate(b *testing.B, n int) string {
 			DisplayName: &name, Tags: map[string]string{"team": "core", "role": "shell"},
 			Rows: 24, Cols: 80, Generation: fmt.Sprintf("%032x", i),
 		}
-		p := layout.PathsFor(root, id)
+		p := layout.At(root).Paths(id)
 		if i%2 == 0 {
 			pid := testutil.FakeDaemon(b, root, id, m.Generation)
 			m.DaemonPid = pid

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -41,7 +42,7 @@ type Log struct {
 // New returns the log of session id under root; nothing is touched on
 // disk until a failure is recorded.
 func New(root, id string) *Log {
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	return &Log{path: p.DaemonLog(), old: p.DaemonLogOld(), now: time.Now}
 }
 
@@ -57,7 +58,7 @@ func (l *Log) Record(what string, err error) {
 	line := line(l.now(), what, err)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	f, err := layout.OpenNoFollow(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := fsx.OpenNoFollow(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
@@ -69,7 +70,7 @@ func (l *Log) Record(what string, err error) {
 		if os.Rename(l.path, l.old) != nil {
 			return
 		}
-		if f, err = layout.OpenNoFollow(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
+		if f, err = fsx.OpenNoFollow(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600); err != nil {
 			return
 		}
 	}
@@ -96,7 +97,7 @@ func line(t time.Time, what string, err error) []byte {
 // holds (its file and the previous one) and the file's path. A missing
 // log holds none.
 func Count(root, id string) (n int, path string, err error) {
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	for _, f := range []string{p.DaemonLogOld(), p.DaemonLog()} {
 		k, err := countLines(f)
 		if err != nil {
@@ -108,7 +109,7 @@ func Count(root, id string) (n int, path string, err error) {
 }
 
 func countLines(path string) (int, error) {
-	f, err := layout.OpenNoFollow(path, os.O_RDONLY, 0)
+	f, err := fsx.OpenNoFollow(path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}

@@ -29,7 +29,7 @@ func TestRecordRotatesAndCounts(t *testing.T) {
 	for range 3 * MaxBytes / MaxLine {
 		l.Record("append events", long)
 	}
-	p := layout.PathsFor(root, "s")
+	p := layout.At(root).Paths("s")
 	total := 0
 	for _, f := range []string{p.DaemonLog(), p.DaemonLogOld()} {
 		b, err := os.ReadFile(f)

@@ -11,10 +11,12 @@ package registry
 
 import (
 	"errors"
+	mrand "math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -29,13 +31,13 @@ func DaemonArgs(root, id, generation string) []string {
 // of session id (layout.SuffixLaunch). The caller holds the session's
 // locks.
 func WriteLaunchClaim(root, id, gen string) error {
-	return layout.WriteFileAtomicNoSync(layout.PathsFor(root, id).Launch(), []byte(strconv.Itoa(os.Getpid())+" "+gen+"\n"), 0o600)
+	return fsx.WriteFileAtomicNoSync(layout.At(root).Paths(id).Launch(), []byte(strconv.Itoa(os.Getpid())+" "+gen+"\n"), 0o600)
 }
 
 // ReadLaunchClaim reports whether session id has a launch claim, and the
 // generation it names ("" when its content is not a claim's).
 func ReadLaunchClaim(root, id string) (gen string, ok bool) {
-	f, err := layout.OpenNoFollow(layout.PathsFor(root, id).Launch(), os.O_RDONLY, 0)
+	f, err := fsx.OpenNoFollow(layout.At(root).Paths(id).Launch(), os.O_RDONLY, 0)
 	if err != nil {
 		// A link is nobody's claim but is in the way all the same.
 		return "", errors.Is(err, layout.ErrSymlink)
@@ -54,6 +56,21 @@ func ReadLaunchClaim(root, id string) (gen string, ok bool) {
 // generation gen.
 func DropLaunchClaim(root, id, gen string) {
 	if g, ok := ReadLaunchClaim(root, id); ok && g == gen {
-		os.Remove(layout.PathsFor(root, id).Launch())
+		os.Remove(layout.At(root).Paths(id).Launch())
 	}
+}
+
+const idAlphabet = "23456789abcdefghjkmnpqrstuvwxyz"
+
+// RandomID returns 8 characters from an alphabet without look-alikes
+// (no 0/o, 1/l/i), so ids can be read aloud and typed. An id is a name,
+// not a secret, and claiming one checks it is free: math/rand's
+// generator (ChaCha8, seeded by the runtime from the kernel) is enough and
+// keeps crypto/rand out of the launcher. The ids pass layout.ValidateID.
+func RandomID() string {
+	var b [8]byte
+	for i := range b {
+		b[i] = idAlphabet[mrand.IntN(len(idAlphabet))]
+	}
+	return string(b[:])
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3"
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/internal/textdist"
 	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -169,7 +170,7 @@ func (c *Command) Root(getenv func(string) string) (dir string, warnings []strin
 	if err != nil {
 		return "", nil, err
 	}
-	if err := layout.CheckRootDir(r.Dir); err != nil {
+	if err := rootdir.Check(r.Dir); err != nil {
 		return "", nil, err
 	}
 	return r.Dir, r.Warnings, nil
@@ -519,7 +520,7 @@ func IsSentence(err error) bool {
 	if _, ok := err.(*layout.RefError); ok {
 		return true
 	}
-	// pkg/layout's root checks (CheckRootDir, CheckRootPerms, EnsureRoot
+	// The root checks (internal/rootdir, layout.EnsureRoot
 	// and the locks that call them) do not mark their errors; each begins
 	// with the root it is about.
 	return strings.HasPrefix(err.Error(), "pty root ")
@@ -539,9 +540,9 @@ func Context() (context.Context, context.CancelFunc) {
 
 // ResolveToChange resolves ref for a command that changes or stops the
 // session: it first refuses a root owned by another user or writable by
-// others (layout.CheckWritableRoot), before anything is touched.
+// others (rootdir.CheckWritable), before anything is touched.
 func ResolveToChange(root, ref string) (layout.Session, error) {
-	if err := layout.CheckWritableRoot(root); err != nil {
+	if err := rootdir.CheckWritable(root); err != nil {
 		return layout.Session{}, err
 	}
 	return layout.At(root).Resolve(ref)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -118,7 +119,7 @@ func TestMessageFormIsTheErrors(t *testing.T) {
 		{errors.New("pty-ish words first"), "pty: pty-ish words first"},
 		{Sentencef("Session %q is not running.", "web"), `Session "web" is not running.`},
 		{ref, `Session "web" not found.`},
-		{layout.CheckRootDir("/dev/null"), "pty root /dev/null is not a directory: set PTY_ROOT to a directory (pty creates it when missing)"},
+		{rootdir.Check("/dev/null"), "pty root /dev/null is not a directory: set PTY_ROOT to a directory (pty creates it when missing)"},
 		// A wrapper's own text comes first: it is not a sentence.
 		{fmt.Errorf("restart: %w", ref), `pty: restart: Session "web" not found.`},
 	} {

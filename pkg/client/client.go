@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/rawio"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -36,7 +37,7 @@ func Dial(root, id string) (*Conn, error) { return DialTimeout(root, id, DialWai
 
 // DialTimeout is Dial waiting up to timeout. An error wraps ErrNotRunning.
 func DialTimeout(root, id string, timeout time.Duration) (*Conn, error) {
-	p := layout.PathsFor(root, id).Sock()
+	p := layout.At(root).Paths(id).Sock()
 	uc, err := DialSocket(p, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("connect to session %s: %w: %w", id, ErrNotRunning, err)
@@ -46,10 +47,10 @@ func DialTimeout(root, id string, timeout time.Duration) (*Conn, error) {
 
 // DialSocket connects to the session socket at path, within timeout.
 // Every connection to a daemon goes through it: it connects to exactly
-// the file layout.SocketTarget checked, a socket of the registry's owner
+// the file fsx.SocketTarget checked, a socket of the registry's owner
 // and never one reached through a symbolic link.
 func DialSocket(path string, timeout time.Duration) (*net.UnixConn, error) {
-	name, done, err := layout.SocketTarget(path)
+	name, done, err := fsx.SocketTarget(path)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -44,7 +45,7 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 	tv := unix.NsecToTimeval(timeout.Nanoseconds())
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
-	name, done, err := layout.SocketTarget(layout.PathsFor(root, id).Sock())
+	name, done, err := fsx.SocketTarget(layout.At(root).Paths(id).Sock())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
 	}

@@ -40,7 +40,7 @@ func Unreachable(root string, s layout.Session, err error) error {
 		who = fmt.Sprintf(" (daemon pid %d)", s.Pid)
 	}
 	return fmt.Errorf("session %q is running%s but its socket %s %s; if another user started it, run pty as that user, otherwise stop it with: pty kill %s",
-		s.ID, who, layout.PathsFor(root, s.ID).Sock(), reason(err), s.ID)
+		s.ID, who, layout.At(root).Paths(s.ID).Sock(), reason(err), s.ID)
 }
 
 func reason(err error) string {

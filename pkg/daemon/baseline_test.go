@@ -18,6 +18,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -71,7 +72,7 @@ func bigSession(t testing.TB, root, id string, busy bool) int {
 func statusLatency(t *testing.T, root, id string) time.Duration {
 	t.Helper()
 	start := time.Now()
-	c, err := net.Dial("unix", layout.PathsFor(root, id).Sock())
+	c, err := net.Dial("unix", layout.At(root).Paths(id).Sock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestManyUnreadPeeksBounded(t *testing.T) {
 	root := testutil.Root(t)
 	pid := bigSession(t, root, "many", false)
 	base := pssKB(pid)
-	sock := layout.PathsFor(root, "many").Sock()
+	sock := layout.At(root).Paths("many").Sock()
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -179,7 +180,7 @@ func TestManyUnreadPeeksBounded(t *testing.T) {
 	peak := 0
 	var worst time.Duration
 	for end := time.Now().Add(8 * time.Second); time.Now().Before(end); {
-		if !layout.PidAlive(pid) {
+		if !proc.Alive(pid) {
 			t.Fatalf("the daemon died; Pss was %d MB at most", peak>>10)
 		}
 		worst = max(worst, watchLatency(t, root, "many", 200*time.Millisecond))
@@ -354,7 +355,7 @@ func TestSharedBaselineGoesLive(t *testing.T) {
 func BenchmarkStatusUnderFullPeeks(b *testing.B) {
 	root := testutil.Root(b)
 	bigSession(b, root, "bench", true)
-	sock := layout.PathsFor(root, "bench").Sock()
+	sock := layout.At(root).Paths("bench").Sock()
 	for range 250 {
 		c, err := net.Dial("unix", sock)
 		if err != nil {

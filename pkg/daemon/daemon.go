@@ -44,6 +44,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/errlog"
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -234,7 +235,7 @@ func Main(args []string) int {
 	}
 	var ln *net.UnixListener
 	if err == nil {
-		ln, err = inheritListener(5, layout.PathsFor(cfg.Root, cfg.ID).Sock())
+		ln, err = inheritListener(5, layout.At(cfg.Root).Paths(cfg.ID).Sock())
 	}
 	if err != nil {
 		status.WriteString("error pty-daemon: bad launch config: " + err.Error() + "\n")
@@ -260,7 +261,7 @@ func Main(args []string) int {
 	}
 	// Durable now that the caller is not waiting: a permanent session's
 	// record must survive a power loss for gc to bring it back.
-	go func() { d.recordErr("sync the record", layout.SyncFile(layout.PathsFor(d.root, d.id).Meta())) }()
+	go func() { d.recordErr("sync the record", fsx.SyncFile(layout.At(d.root).Paths(d.id).Meta())) }()
 	return d.Serve()
 }
 
@@ -284,7 +285,7 @@ func unclaimUnrun(args []string) {
 		if g, ok := registry.ReadLaunchClaim(root, id); !ok || g != gen {
 			return nil
 		}
-		p := layout.PathsFor(root, id)
+		p := layout.At(root).Paths(id)
 		if m, err := layout.At(root).Metadata(id); err == nil && m.Generation == gen {
 			removeRecord(p)
 		}
@@ -568,7 +569,7 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 			return nil // replaced: the record is someone else's now
 		}
 		if ShouldReap(m.Tags, m.Ephemeral, killed, d.reapEnv, code) {
-			removeRecord(layout.PathsFor(d.root, d.id))
+			removeRecord(layout.At(d.root).Paths(d.id))
 		}
 		return nil
 	})

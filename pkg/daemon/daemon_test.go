@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/daemon"
@@ -79,7 +80,7 @@ func start(t *testing.T, root, id string, args ...string) int {
 
 func dial(t *testing.T, root, id string) net.Conn {
 	t.Helper()
-	c, err := net.Dial("unix", layout.PathsFor(root, id).Sock())
+	c, err := net.Dial("unix", layout.At(root).Paths(id).Sock())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestMalformedFramesDoNotCrash(t *testing.T) {
 	c.Write(append(header(byte(proto.Data), 100), "partial"...)) // then hang up mid-frame
 	c.Close()
 
-	if !layout.PidAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("daemon died")
 	}
 	// "alive" may not be on the screen yet on a loaded machine: wait for
@@ -164,7 +165,7 @@ func TestStalledClientDoesNotStallOthers(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("peek --wait with a stalled client: %+v", r)
 	}
-	if !layout.PidAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("daemon died")
 	}
 	// The stalled client, once it reads, gets valid frames and a fresh
@@ -265,7 +266,7 @@ func TestPeerOfAnotherUIDIsDropped(t *testing.T) {
 	}
 	root := testutil.Root(t)
 	start(t, root, "peer", "sleep", "60")
-	sock := layout.PathsFor(root, "peer").Sock()
+	sock := layout.At(root).Paths("peer").Sock()
 	// Open the way, as a careless chmod would: only the uid check remains.
 	os.Chmod(root, 0o755)
 	os.Chmod(sock, 0o666)

@@ -16,6 +16,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/daemon"
@@ -119,7 +120,7 @@ func TestHugeSizesAreClamped(t *testing.T) {
 		r, c := sizeOf(t, root, "huge")
 		return r == proto.MaxRows && c == proto.MaxCols
 	})
-	if !layout.PidAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("the daemon died")
 	}
 	// A 1000x1000 screen is a few tens of megabytes at most; unclamped,
@@ -136,7 +137,7 @@ func TestHugeSizesAreClamped(t *testing.T) {
 func TestStalledClientsBounded(t *testing.T) {
 	root := testutil.Root(t)
 	pid := startLimited(t, root, "flood", "yes")
-	sock := layout.PathsFor(root, "flood").Sock()
+	sock := layout.At(root).Paths("flood").Sock()
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -165,10 +166,10 @@ func TestStalledClientsBounded(t *testing.T) {
 		t.Errorf("%d of the 20 connections past the limit were refused", refused)
 	}
 	deadline := time.Now().Add(4 * time.Second)
-	for time.Now().Before(deadline) && layout.PidAlive(pid) {
+	for time.Now().Before(deadline) && proc.Alive(pid) {
 		time.Sleep(200 * time.Millisecond)
 	}
-	if !layout.PidAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("the daemon died")
 	}
 	if kb := hwmKB(pid); kb > 256<<10 {
@@ -237,7 +238,7 @@ func TestPartialFramesBounded(t *testing.T) {
 	if r, _ := sizeOf(t, root, "pf"); r == 0 {
 		t.Error("no STATUS")
 	}
-	if !layout.PidAlive(pid) {
+	if !proc.Alive(pid) {
 		t.Fatal("the daemon died")
 	}
 	if kb := hwmKB(pid); kb > 48<<10 {

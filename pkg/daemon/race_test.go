@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -71,7 +72,7 @@ func TestDaemonHasNoDataRaces(t *testing.T) {
 	}
 	wg.Wait()
 	syscall.Kill(m.DaemonPid, syscall.SIGTERM)
-	testutil.WaitFor(t, 10*time.Second, "the daemon to exit", func() bool { return !layout.PidAlive(m.DaemonPid) })
+	testutil.WaitFor(t, 10*time.Second, "the daemon to exit", func() bool { return !proc.Alive(m.DaemonPid) })
 	reports, _ := filepath.Glob(filepath.Join(logs, "race*"))
 	for _, r := range reports {
 		b, _ := os.ReadFile(r)

@@ -206,7 +206,7 @@ func (d *Daemon) unclaim() {
 	err := layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
 		d.removeOwned()
 		if m, err := layout.At(d.root).Metadata(d.id); err == nil && m.Generation == d.gen {
-			removeRecord(layout.PathsFor(d.root, d.id))
+			removeRecord(layout.At(d.root).Paths(d.id))
 		}
 		return nil
 	})
@@ -234,7 +234,7 @@ func (d *Daemon) recordErr(what string, err error) {
 
 // removeSock removes the socket if it is still our inode.
 func (d *Daemon) removeSock() {
-	p := layout.PathsFor(d.root, d.id)
+	p := layout.At(d.root).Paths(d.id)
 	var st unix.Stat_t
 	if unix.Lstat(p.Sock(), &st) == nil && uint64(st.Ino) == d.sockIno {
 		os.Remove(p.Sock())
@@ -245,7 +245,7 @@ func (d *Daemon) removeSock() {
 // if it still names us: a replacement daemon's files are not ours.
 func (d *Daemon) removeOwned() {
 	d.removeSock()
-	p := layout.PathsFor(d.root, d.id)
+	p := layout.At(d.root).Paths(d.id)
 	if layout.At(d.root).Pid(d.id) == os.Getpid() {
 		os.Remove(p.Pid())
 	}

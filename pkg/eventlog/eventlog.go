@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -45,7 +46,7 @@ func parseLine(id string, raw []byte) Line {
 }
 
 func readLog(root, id string) ([]Line, error) {
-	b, err := layout.ReadFileNoFollow(layout.PathsFor(root, id).Events())
+	b, err := fsx.ReadFileNoFollow(layout.At(root).Paths(id).Events())
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
@@ -270,7 +271,7 @@ func (fo *follower) closeAll() {
 // sync brings one log up to date. atStart means the log existed when Follow
 // began, so its existing lines are history, not news.
 func (fo *follower) sync(id string, atStart bool) error {
-	path := layout.PathsFor(fo.root, id).Events()
+	path := layout.At(fo.root).Paths(id).Events()
 	st := fo.logs[id]
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -285,7 +286,7 @@ func (fo *follower) sync(id string, atStart bool) error {
 		return nil
 	}
 	if st == nil {
-		nf, err := layout.OpenNoFollow(path, os.O_RDONLY, 0)
+		nf, err := fsx.OpenNoFollow(path, os.O_RDONLY, 0)
 		if err != nil {
 			return nil // gone again; its next notification brings it back
 		}
@@ -310,7 +311,7 @@ func (fo *follower) sync(id string, atStart bool) error {
 	if err := fo.drain(id, st); err != nil {
 		return err
 	}
-	nf, err := layout.OpenNoFollow(path, os.O_RDONLY, 0)
+	nf, err := fsx.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

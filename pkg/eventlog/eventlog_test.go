@@ -113,7 +113,7 @@ func TestFollowSurvivesRetentionRewrites(t *testing.T) {
 	replaced := 0
 	for i := 900; i < total; i++ {
 		emit(t, root, "a", i)
-		if fi, err := os.Stat(layout.PathsFor(root, "a").Events()); err == nil {
+		if fi, err := os.Stat(layout.At(root).Paths("a").Events()); err == nil {
 			if ino := inode(fi); last != 0 && ino != last {
 				replaced++
 			}
@@ -151,7 +151,7 @@ func TestFollowAllSeesNewSessions(t *testing.T) {
 
 func TestFollowPartialLinesAndRecreation(t *testing.T) {
 	root := t.TempDir()
-	p := layout.PathsFor(root, "a").Events()
+	p := layout.At(root).Paths("a").Events()
 	os.WriteFile(p, []byte(`{"session":"a","type":"user.n","ts":"2024-01-01T00:00:00.000Z","i":0}`+"\n"+`{"session":"a","ty`), 0o600)
 	c := follow(t, Follower{Root: root, IDs: []string{"a"}})
 	f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)

@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ptyorg/pty/internal/fsx"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 				return
 			default:
 			}
-			b, err := os.ReadFile(PathsFor(root, "s").Meta())
+			b, err := os.ReadFile(pathsFor(root, "s").Meta())
 			var m Metadata
 			if err != nil || json.Unmarshal(b, &m) != nil {
 				bad++
@@ -101,7 +102,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(root)
 	for _, e := range ents {
-		if IsTemp(e.Name()) || strings.HasSuffix(e.Name(), ".lock") {
+		if fsx.IsTemp(e.Name()) || strings.HasSuffix(e.Name(), ".lock") {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}
@@ -134,7 +135,7 @@ func TestAtomicWriteLeavesNoTemp(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f")
 	for i := 0; i < 50; i++ {
-		if err := writeFileAtomic(p, []byte(strconv.Itoa(i)), 0o600); err != nil {
+		if err := fsx.WriteFileAtomic(p, []byte(strconv.Itoa(i)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,7 +144,7 @@ func TestAtomicWriteLeavesNoTemp(t *testing.T) {
 		t.Errorf("entries: %v", ents)
 	}
 	// A write into a directory that does not exist fails cleanly.
-	if err := writeFileAtomic(filepath.Join(dir, "no", "f"), []byte("x"), 0o600); err == nil {
+	if err := fsx.WriteFileAtomic(filepath.Join(dir, "no", "f"), []byte("x"), 0o600); err == nil {
 		t.Error("write into a missing directory succeeded")
 	}
 }

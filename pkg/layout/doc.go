@@ -23,11 +23,14 @@
 // pkg/eventlog's Follower, which follows a session's events as they are
 // appended, is stable too; it lives apart so that the daemon does not
 // link fsnotify.
-// Everything else exported here is pty's own plumbing (atomic writes and
-// their temporary names, locks, socket helpers, the process probes behind
-// Registry.DaemonAlive such as IdentifyDaemon and PidAlive, the root's
-// checks): usable, but it may change; internal/registry holds what only
-// pty's launcher and daemon use.
+// Everything else exported here is pty's own plumbing, such as
+// AppendEventsLocked and WriteMetadataNoSync (the daemon's variants of
+// AppendEvents and Update), EnsureRoot, FastFailTags, StatusOf and
+// MetaLockWait: usable, but it may change. What lies under them cannot be
+// imported: the file primitives (no-follow opens, atomic writes, locks,
+// the socket check) are in internal/fsx, the root's checks in
+// internal/rootdir, the process probes in internal/proc, and what only
+// pty's launcher and daemon use in internal/registry.
 //
 // Every pty binary and any plugin imports this package, so it stays small
 // and free of daemon or terminal code. The file names and JSON fields

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/jsonlite"
 )
 
@@ -62,12 +63,12 @@ const (
 	eventsCheckBytes = 40_000
 )
 
-// EventLockWait is how long an event writer waits for a busy event lock.
+// eventLockWait is how long an event writer waits for a busy event lock.
 // Each holder keeps it for a write or two (with fsyncs, tens of
 // milliseconds on a busy disk), so a long queue of writers (20 scripts
 // tagging one session at once) can take seconds to drain; giving up
 // early would turn a slow update into a lost one.
-const EventLockWait = 30 * time.Second
+const eventLockWait = 30 * time.Second
 
 // Event is one line of the event log: {"session","type","ts",...payload}.
 type Event struct {
@@ -225,7 +226,7 @@ func appendEvents(root, id string, other func(any) ([]byte, error), evs []Event)
 	if len(evs) == 0 {
 		return nil
 	}
-	l, err := AcquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(pathsFor(root, id).EventsLock(), eventLockWait)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
 	}
@@ -267,8 +268,8 @@ func appendEncodedLocked(root, id string, buf []byte) error {
 	if len(buf) == 0 {
 		return nil
 	}
-	path := PathsFor(root, id).Events()
-	f, err := OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	path := pathsFor(root, id).Events()
+	f, err := fsx.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return errs.Wrap("append event to "+id, err)
 	}
@@ -307,14 +308,14 @@ func appendEncodedLocked(root, id string, buf []byte) error {
 // append can land between our read and our rename and be lost; the rename
 // means readers see the old file or the new one, never a partial line.
 func trimEvents(path string) error {
-	b, err := ReadFileNoFollow(path)
+	b, err := fsx.ReadFileNoFollow(path)
 	if err != nil {
 		return errs.Wrap("trim "+path, err)
 	}
 	if len(b) <= EventsMaxBytes && bytes.Count(b, []byte{'\n'}) <= EventsMaxLines {
 		return nil
 	}
-	return writeFileAtomic(path, keepNewest(b), 0o600)
+	return fsx.WriteFileAtomic(path, keepNewest(b), 0o600)
 }
 
 // keepNewest returns the tail of a log that retention keeps: whole lines,
@@ -336,7 +337,7 @@ func keepNewest(b []byte) []byte {
 // readEvents parses a session's log, skipping lines that are not JSON (a
 // line cut by a crash must not hide the rest).
 func readEvents(root, id string) ([]Event, error) {
-	b, err := ReadFileNoFollow(PathsFor(root, id).Events())
+	b, err := fsx.ReadFileNoFollow(pathsFor(root, id).Events())
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil

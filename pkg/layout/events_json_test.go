@@ -197,7 +197,7 @@ func TestAppendEventsWritesPlainValuesAsJSONDoes(t *testing.T) {
 	if err := appendEventsTo(root, "a", evs...); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(PathsFor(root, "a").Events())
+	b, _ := os.ReadFile(pathsFor(root, "a").Events())
 	lines := bytes.Split(bytes.TrimSpace(b), []byte("\n"))
 	if len(lines) != len(evs) {
 		t.Fatalf("%d lines for %d events:\n%s", len(lines), len(evs), b)

@@ -30,10 +30,10 @@ type Registry struct {
 }
 
 // Open returns the registry in the directory root, which must be an
-// absolute path short enough for its sockets (CheckRootLen). It does not
+// absolute path short enough for its sockets (checkRootLen). It does not
 // create or check the directory (EnsureRoot does, for writers).
 func Open(root string) (*Registry, error) {
-	if err := CheckRootLen(root); err != nil {
+	if err := checkRootLen(root); err != nil {
 		return nil, err
 	}
 	return &Registry{root: root}, nil
@@ -55,7 +55,7 @@ func OpenDefault() (*Registry, error) {
 func (r *Registry) Root() string { return r.root }
 
 // Paths are the files of session id.
-func (r *Registry) Paths(id string) Paths { return PathsFor(r.root, id) }
+func (r *Registry) Paths(id string) Paths { return pathsFor(r.root, id) }
 
 // IDs lists the ids that have a record, sorted.
 func (r *Registry) IDs() ([]string, error) { return idsWith(r.root, SuffixMeta) }

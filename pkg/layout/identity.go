@@ -7,11 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
 
 	"github.com/ptyorg/pty/internal/jsonlite"
+	"github.com/ptyorg/pty/internal/proc"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
@@ -34,56 +33,52 @@ import (
 // it. That covers daemons of earlier versions of this pty ("pty-daemon
 // <id>") and of the original TypeScript pty (see upstream.go).
 
-// Verdict is what a pid is to a session.
-type Verdict uint8
+// verdict is what a pid is to a session.
+type verdict uint8
 
 const (
-	// NotDaemon: no such process, a zombie, or a live process that is not
+	// notDaemon: no such process, a zombie, or a live process that is not
 	// this session's daemon (its pid was reused).
-	NotDaemon Verdict = iota
-	// IsDaemon: the session's daemon, proven by its arguments (and, for
+	notDaemon verdict = iota
+	// isDaemon: the session's daemon, proven by its arguments (and, for
 	// older daemons, its start time).
-	IsDaemon
-	// Unverifiable: the process exists but there is no /proc to identify
+	isDaemon
+	// unverifiable: the process exists but there is no /proc to identify
 	// it by (macOS, the BSDs).
-	Unverifiable
+	unverifiable
 )
 
-// startSlack allows for the tick granularity of a process's start time and
-// the rounding between it and the pid file's mtime.
-const startSlack = time.Second
-
-// IdentifyDaemon says whether pid is the daemon of session id in root. gen
+// identifyDaemon says whether pid is the daemon of session id in root. gen
 // is the generation the caller's record names ("" when it has none, as
 // before a record exists): a daemon of another generation is not this
 // record's. It reads /proc/<pid>/cmdline; only daemons that do not carry
 // their generation cost more reads (the pid file's mtime, the process's
 // stat, for the original pty its environment).
-func IdentifyDaemon(pid int, root, id, gen string) Verdict {
+func identifyDaemon(pid int, root, id, gen string) verdict {
 	if pid <= 0 {
-		return NotDaemon
+		return notDaemon
 	}
 	cmdline, err := readProcFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	return judgeCmdline(pid, cmdline, err, root, id, gen)
 }
 
-// judgeCmdline is IdentifyDaemon once pid's cmdline has been read (err
+// judgeCmdline is identifyDaemon once pid's cmdline has been read (err
 // being the read's). It keeps nothing of cmdline, so the caller may read
 // the next file into the same buffer.
-func judgeCmdline(pid int, cmdline []byte, err error, root, id, gen string) Verdict {
+func judgeCmdline(pid int, cmdline []byte, err error, root, id, gen string) verdict {
 	if err != nil {
-		if !procMounted() {
-			if PidAlive(pid) {
-				return Unverifiable
+		if !proc.Mounted() {
+			if proc.Alive(pid) {
+				return unverifiable
 			}
 		}
-		return NotDaemon
+		return notDaemon
 	}
 	// The common case, our daemon with its generation, without
 	// allocating: list does this for every running session.
 	if f, n := fields4(cmdline); n == 4 && filepath.Base(string(f[0])) == DaemonName && string(f[1]) == id {
-		if (gen == "" || string(f[2]) == gen) && (string(f[3]) == root || SameRoot(string(f[3]), root)) {
-			return IsDaemon
+		if (gen == "" || string(f[2]) == gen) && (string(f[3]) == root || rootdir.Same(string(f[3]), root)) {
+			return isDaemon
 		}
 	}
 	return identify(pid, procs.SplitNul(cmdline), root, id, gen)
@@ -112,27 +107,27 @@ func fields4(b []byte) (f [4][]byte, n int) {
 
 // identify judges a process by its arguments (and where they are not
 // enough, its start time and environment).
-func identify(pid int, args []string, root, id, gen string) Verdict {
+func identify(pid int, args []string, root, id, gen string) verdict {
 	if len(args) == 0 {
-		return NotDaemon // a zombie, or a kernel thread
+		return notDaemon // a zombie, or a kernel thread
 	}
 	if filepath.Base(args[0]) == DaemonName {
 		switch {
 		case len(args) == 4 && args[1] == id:
-			if (gen == "" || args[2] == gen) && SameRoot(args[3], root) {
-				return IsDaemon
+			if (gen == "" || args[2] == gen) && rootdir.Same(args[3], root) {
+				return isDaemon
 			}
 		case len(args) == 2 && args[1] == id:
 			// This pty before daemons carried their generation and root.
 			if startedBeforePidFile(pid, root, id) {
-				return IsDaemon
+				return isDaemon
 			}
 		}
 	}
 	if isUpstreamDaemon(pid, args, root, id) && startedBeforePidFile(pid, root, id) {
-		return IsDaemon
+		return isDaemon
 	}
-	return NotDaemon
+	return notDaemon
 }
 
 // isSessionDaemon reports whether pid is, provably, the daemon of session
@@ -140,44 +135,24 @@ func identify(pid int, args []string, root, id, gen string) Verdict {
 // signal a pid from a pid file or a record asks this first. Without /proc
 // it asks ps for the arguments.
 func isSessionDaemon(pid int, root, id, gen string) bool {
-	switch IdentifyDaemon(pid, root, id, gen) {
-	case IsDaemon:
+	switch identifyDaemon(pid, root, id, gen) {
+	case isDaemon:
 		return true
-	case Unverifiable:
+	case unverifiable:
 		args, err := procs.Cmdline(pid)
 		if err != nil || len(args) < 4 || filepath.Base(args[0]) != DaemonName {
 			return false
 		}
 		// ps joins arguments with spaces: the root is the rest.
-		return args[1] == id && (gen == "" || args[2] == gen) && SameRoot(strings.Join(args[3:], " "), root)
+		return args[1] == id && (gen == "" || args[2] == gen) && rootdir.Same(strings.Join(args[3:], " "), root)
 	}
 	return false
-}
-
-// PidAliveSince reports whether pid is alive and is still the process
-// that wrote a file at t: a pid written into a lock or a temporary file's
-// name is its writer's, and a process that started after t got the pid
-// later (after a crash or a reboot the kernel hands it to anyone), so it
-// does not hold the file. Without /proc, a live pid counts.
-func PidAliveSince(pid int, t time.Time) bool {
-	if !PidAlive(pid) {
-		return false
-	}
-	if !procMounted() {
-		return true
-	}
-	p, ok := procs.Lookup(pid)
-	if !ok || p.Zombie {
-		return false
-	}
-	start, ok := procs.StartTime(p)
-	return !ok || !start.After(t.Add(startSlack))
 }
 
 // startedBeforePidFile reports whether pid's process started before (or
 // as) the session's pid file was last written.
 func startedBeforePidFile(pid int, root, id string) bool {
-	fi, err := os.Stat(PathsFor(root, id).Pid())
+	fi, err := os.Stat(pathsFor(root, id).Pid())
 	if err != nil {
 		return false
 	}
@@ -189,34 +164,7 @@ func startedBeforePidFile(pid int, root, id string) bool {
 	if !ok {
 		return false
 	}
-	return !start.After(fi.ModTime().Add(startSlack))
-}
-
-// SameRoot reports whether two root paths name the same directory: equal
-// strings, or (a symlink, a bind mount) the same inode.
-func SameRoot(a, b string) bool {
-	if a == b || filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	var sa, sb syscall.Stat_t
-	if syscall.Stat(a, &sa) != nil || syscall.Stat(b, &sb) != nil {
-		return false
-	}
-	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
-}
-
-var (
-	procOnce sync.Once
-	procOK   bool
-)
-
-// procMounted reports whether /proc can identify processes here.
-func procMounted() bool {
-	procOnce.Do(func() {
-		_, err := os.Stat("/proc/self/cmdline")
-		procOK = err == nil
-	})
-	return procOK
+	return !start.After(fi.ModTime().Add(proc.StartSlack))
 }
 
 // envValue finds KEY's value in a NUL-separated environment block.

@@ -58,7 +58,7 @@ func TestDaemonIdentity(t *testing.T) {
 		if err := writeRecord(root, id, &Metadata{Command: "/bin/sh", Cwd: root, CreatedAt: Now(), Generation: gen}); err != nil {
 			t.Fatal(err)
 		}
-		pidFile := PathsFor(root, id).Pid()
+		pidFile := pathsFor(root, id).Pid()
 		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(pid)), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -96,14 +96,14 @@ func TestLockHeldByAReusedPidIsStale(t *testing.T) {
 	path := filepath.Join(root, "s.lock")
 	os.WriteFile(path, []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
 	// Taken after the holder started: held.
-	if l, err := AcquireLock(path, 0); err == nil {
+	if l, err := acquireLock(path, 0); err == nil {
 		l.Release()
 		t.Fatalf("a lock held by a live process was taken")
 	}
 	// Taken an hour before the process with its pid started: stale.
 	past := time.Now().Add(-time.Hour)
 	os.Chtimes(path, past, past)
-	l, err := AcquireLock(path, 0)
+	l, err := acquireLock(path, 0)
 	if err != nil {
 		t.Fatalf("a lock whose pid was reused after it was taken stays busy: %v", err)
 	}

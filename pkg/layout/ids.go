@@ -2,33 +2,17 @@ package layout
 
 import (
 	"fmt"
-	mrand "math/rand/v2"
 	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-const idAlphabet = "23456789abcdefghjkmnpqrstuvwxyz"
-
 // MaxIDLen is the longest id a file name can hold with its suffixes.
 const MaxIDLen = 255
 
 // MaxDisplayName is the longest display name, in code points.
 const MaxDisplayName = 160
-
-// RandomID returns 8 characters from an alphabet without look-alikes
-// (no 0/o, 1/l/i), so ids can be read aloud and typed. An id is a name,
-// not a secret, and claiming one checks it is free: math/rand's
-// generator (ChaCha8, seeded by the runtime from the kernel) is enough and
-// keeps crypto/rand out of the binaries that link layout.
-func RandomID() string {
-	var b [8]byte
-	for i := range b {
-		b[i] = idAlphabet[mrand.IntN(len(idAlphabet))]
-	}
-	return string(b[:])
-}
 
 // reservedIDSuffixes are endings an id may not have, compared without
 // regard to letter case (macOS roots usually are case-insensitive). A

@@ -88,12 +88,6 @@ func TestValidateID(t *testing.T) {
 	if err := ValidateIDInRoot("/tmp/"+strings.Repeat("r", 80), strings.Repeat("x", 30)); err == nil || !strings.Contains(err.Error(), "104") {
 		t.Errorf("socket path limit: %v", err)
 	}
-	for i := 0; i < 100; i++ {
-		id := RandomID()
-		if len(id) != 8 || strings.Trim(id, idAlphabet) != "" {
-			t.Fatalf("RandomID() = %q", id)
-		}
-	}
 }
 
 func TestValidateDisplayName(t *testing.T) {
@@ -114,14 +108,14 @@ func TestValidateDisplayName(t *testing.T) {
 func TestMetadataKeepsUnknownFields(t *testing.T) {
 	root := t.TempDir()
 	in := `{"command":"/bin/sh","args":["-c","x"],"displayCommand":"sh -c x","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","futureField":{"a":[1,2]},"zeta":"z"}`
-	os.WriteFile(PathsFor(root, "s").Meta(), []byte(in), 0o600)
+	os.WriteFile(pathsFor(root, "s").Meta(), []byte(in), 0o600)
 	if _, err := updateRecord(root, "s", func(m *Metadata) ([]Event, error) {
 		m.Tags = map[string]string{"k": "v"}
 		return nil, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(PathsFor(root, "s").Meta())
+	b, _ := os.ReadFile(pathsFor(root, "s").Meta())
 	var all map[string]any
 	if err := json.Unmarshal(b, &all); err != nil {
 		t.Fatal(err)
@@ -159,13 +153,13 @@ func TestStatusDerived(t *testing.T) {
 	writeRecord(root, "ex", &Metadata{Command: "x", ExitCode: &code, ExitedAt: Now()})
 	writeRecord(root, "van", &Metadata{Command: "x"})
 	writeRecord(root, "run", &Metadata{Command: "x"})
-	os.WriteFile(PathsFor(root, "run").Pid(), []byte(itoa(testutil.FakeDaemon(t, root, "run", "0123"))), 0o600)
+	os.WriteFile(pathsFor(root, "run").Pid(), []byte(itoa(testutil.FakeDaemon(t, root, "run", "0123"))), 0o600)
 	// A pid file naming a live process that is not a daemon (a pid reused
 	// after a reboot) must not read as running.
 	writeRecord(root, "reused", &Metadata{Command: "x"})
-	os.WriteFile(PathsFor(root, "reused").Pid(), []byte(itoa(os.Getpid())), 0o600)
+	os.WriteFile(pathsFor(root, "reused").Pid(), []byte(itoa(os.Getpid())), 0o600)
 	dead := deadPid(t)
-	os.WriteFile(PathsFor(root, "van").Pid(), []byte(itoa(dead)), 0o600)
+	os.WriteFile(pathsFor(root, "van").Pid(), []byte(itoa(dead)), 0o600)
 	before := snapshot(t, root)
 	ss, err := listSlow(root)
 	if err != nil {
@@ -213,14 +207,14 @@ func TestStaleLockReclaim(t *testing.T) {
 	p := filepath.Join(dir, "s.lock")
 
 	os.WriteFile(p, []byte(itoa(deadPid(t))), 0o600)
-	l, err := AcquireLock(p, 0)
+	l, err := acquireLock(p, 0)
 	if err != nil {
 		t.Fatalf("dead holder not reclaimed: %v", err)
 	}
 	l.Release()
 
 	os.WriteFile(p, []byte("garbage"), 0o600)
-	l, err = AcquireLock(p, 0)
+	l, err = acquireLock(p, 0)
 	if err != nil {
 		t.Fatalf("garbage lock not reclaimed: %v", err)
 	}
@@ -235,7 +229,7 @@ func TestStaleLockReclaim(t *testing.T) {
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	os.WriteFile(p, []byte(itoa(cmd.Process.Pid)), 0o600)
 	start := time.Now()
-	if _, err := AcquireLock(p, 50*time.Millisecond); !errors.Is(err, ErrLockBusy) {
+	if _, err := acquireLock(p, 50*time.Millisecond); !errors.Is(err, ErrLockBusy) {
 		t.Fatalf("live lock: got %v, want ErrLockBusy", err)
 	}
 	if time.Since(start) < 50*time.Millisecond {
@@ -244,7 +238,7 @@ func TestStaleLockReclaim(t *testing.T) {
 	// Once the holder dies the lock is reclaimed by a waiter.
 	cmd.Process.Kill()
 	cmd.Wait()
-	if l, err := AcquireLock(p, 2*time.Second); err != nil {
+	if l, err := acquireLock(p, 2*time.Second); err != nil {
 		t.Fatalf("lock of a holder that died: %v", err)
 	} else {
 		l.Release()
@@ -257,7 +251,7 @@ func TestStaleLockReclaim(t *testing.T) {
 // (this test's own: the name of a dead daemon's socket, bound since).
 func TestDaemonAliveBySocket(t *testing.T) {
 	root := t.TempDir()
-	sock := PathsFor(root, "s").Sock()
+	sock := pathsFor(root, "s").Sock()
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ func TestKeepNewest(t *testing.T) {
 
 func TestOversizedRecordIsDamagedNotRead(t *testing.T) {
 	root, id := newSession(t, nil)
-	if err := os.Truncate(PathsFor(root, id).Meta(), MaxRecordBytes+1); err != nil {
+	if err := os.Truncate(pathsFor(root, id).Meta(), MaxRecordBytes+1); err != nil {
 		t.Fatal(err)
 	}
 	s, err := load(root, id)

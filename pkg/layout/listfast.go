@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"golang.org/x/sys/unix"
 )
 
@@ -122,7 +123,7 @@ func daemonAliveIn(root, id, gen string, f dirFile) (bool, int) {
 	if f&hasPid == 0 {
 		return daemonAliveGen(root, id, gen) // socket only: the original pty's probe
 	}
-	b, err := readFileNoFollow(PathsFor(root, id).Pid())
+	b, err := readFileNoFollow(pathsFor(root, id).Pid())
 	if err != nil {
 		return daemonAliveGen(root, id, gen) // removed since the directory read
 	}
@@ -196,7 +197,7 @@ const (
 
 // listDirs are the directories listFast opens files in, each opened once:
 // a file is then opened by its name alone, not walked to from /. Without
-// /proc (proc is -1) daemons are identified as IdentifyDaemon does.
+// /proc (proc is -1) daemons are identified as identifyDaemon does.
 type listDirs struct{ root, proc int }
 
 func openDir(path string) int {
@@ -245,7 +246,7 @@ func (l *lister) one(id string, files dirFile) (Session, bool) {
 	// records (which show the pid file's pid while it lasts), take the
 	// pid file's word as before.
 	if !m.Exited() && m.DaemonPid > 0 && m.Generation != "" && files&hasPid != 0 &&
-		l.identify(m.DaemonPid, id, m.Generation) == IsDaemon {
+		l.identify(m.DaemonPid, id, m.Generation) == isDaemon {
 		return Session{ID: id, Meta: m, Pid: m.DaemonPid, Live: true, Status: Running}, true
 	}
 	alive, pid := daemonAliveIn(l.root, id, m.Generation, files)
@@ -275,24 +276,24 @@ func (l *lister) record(id string) (*Metadata, error) {
 	return &m, nil
 }
 
-// identify is IdentifyDaemon reading /proc/<pid>/cmdline into the
+// identify is identifyDaemon reading /proc/<pid>/cmdline into the
 // lister's buffer.
-func (l *lister) identify(pid int, id, gen string) Verdict {
+func (l *lister) identify(pid int, id, gen string) verdict {
 	if l.dirs.proc < 0 {
-		return IdentifyDaemon(pid, l.root, id, gen)
+		return identifyDaemon(pid, l.root, id, gen)
 	}
 	cmdline, err := l.read(l.dirs.proc, strconv.Itoa(pid)+"/cmdline", 0, -1)
 	return judgeCmdline(pid, cmdline, err, l.root, id, gen)
 }
 
 // read reads the file name in directory dir into l.buf, up to max bytes
-// (no bound when max < 0; errTooLarge past it). The result is valid until
+// (no bound when max < 0; fsx.ErrTooLarge past it). The result is valid until
 // the next read. A read that does not fill the buffer ends the file: the
 // kernel hands over a /proc file such as cmdline in one read, and ends a
 // read of a regular file short only at its end.
 func (l *lister) read(dir int, name string, flags, max int) ([]byte, error) {
 	// O_NONBLOCK: a FIFO under a session's file name reads as empty
-	// instead of blocking the open (see OpenNoFollow).
+	// instead of blocking the open (see fsx.OpenNoFollow).
 	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|flags, 0)
 	if err != nil {
 		return nil, err
@@ -305,7 +306,7 @@ func (l *lister) read(dir int, name string, flags, max int) ([]byte, error) {
 	for {
 		if n == len(l.buf) {
 			if max >= 0 && n > max {
-				return nil, errTooLarge
+				return nil, fsx.ErrTooLarge
 			}
 			grow := len(l.buf)
 			if max >= 0 {
@@ -335,7 +336,7 @@ const listBufSize = 4096
 // calls: os.ReadFile's stat, non-blocking setup and second read cost as
 // much as the open on a slow-syscall machine.
 func readMetadataFast(root, id string) (*Metadata, error) {
-	b, err := readRecord(PathsFor(root, id).Meta())
+	b, err := readRecord(pathsFor(root, id).Meta())
 	if err != nil {
 		return nil, readMetaErr(id, err)
 	}
@@ -352,7 +353,13 @@ func readMetadataFast(root, id string) (*Metadata, error) {
 func readFileRaw(path string) ([]byte, error) { return readFileFlags(path, 0) }
 
 func readFileFlags(path string, flags int) ([]byte, error) {
-	return readFileMax(path, flags, -1)
+	return fsx.ReadFileMax(path, flags, -1)
+}
+
+// readFileNoFollow reads with bare system calls (see readFileRaw); errors
+// are the bare errno.
+func readFileNoFollow(path string) ([]byte, error) {
+	return readFileFlags(path, syscall.O_NOFOLLOW)
 }
 
 // readProcFile reads a /proc file whose contents the kernel hands over in
@@ -362,37 +369,4 @@ func readFileFlags(path string, flags int) ([]byte, error) {
 func readProcFile(path string) ([]byte, error) {
 	var l lister
 	return l.read(unix.AT_FDCWD, path, 0, -1)
-}
-
-// errTooLarge is returned by readFileMax for a file over its bound.
-var errTooLarge = errors.New("file too large")
-
-// readFileMax reads at most max bytes (no bound when max < 0) and fails
-// with errTooLarge past them, without reading more.
-func readFileMax(path string, flags int, max int) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|flags, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	buf := make([]byte, 0, 4096)
-	for {
-		if max >= 0 && len(buf) > max {
-			return nil, errTooLarge
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return buf, nil
-		}
-		buf = buf[:len(buf)+n]
-	}
 }

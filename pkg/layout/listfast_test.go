@@ -2,6 +2,7 @@ package layout
 
 import (
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/procs"
 	"os"
 	"os/exec"
 	"reflect"
@@ -24,7 +25,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer zombie.Wait()
-	testutil.WaitFor(t, 10*time.Second, "the child to become a zombie", func() bool { return isZombie(zombie.Process.Pid) })
+	testutil.WaitFor(t, 10*time.Second, "the child to become a zombie", func() bool { p, ok := procs.Lookup(zombie.Process.Pid); return ok && p.Zombie })
 	code := 0
 	write := func(id string, exited bool, pid int, sock bool) {
 		m := &Metadata{Command: "/bin/sh", CreatedAt: Now()}
@@ -35,10 +36,10 @@ func TestListFastAgreesWithList(t *testing.T) {
 			t.Fatal(err)
 		}
 		if pid > 0 {
-			os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(pid)), 0o600)
+			os.WriteFile(pathsFor(root, id).Pid(), []byte(strconv.Itoa(pid)), 0o600)
 		}
 		if sock {
-			os.WriteFile(PathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
+			os.WriteFile(pathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
 		}
 	}
 	write("running", false, daemonPid, true)
@@ -55,7 +56,7 @@ func TestListFastAgreesWithList(t *testing.T) {
 		if err := writeRecord(root, id, m); err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(PathsFor(root, id).Pid(), []byte(strconv.Itoa(filePid)), 0o600)
+		os.WriteFile(pathsFor(root, id).Pid(), []byte(strconv.Itoa(filePid)), 0o600)
 	}
 	own := testutil.FakeDaemon(t, root, "rec-own", "g1")
 	writeRec("rec-own", "g1", own, own)
@@ -69,11 +70,11 @@ func TestListFastAgreesWithList(t *testing.T) {
 	writeRec("rec-dead", "g5", dead.Process.Pid, dead.Process.Pid)
 	// A known field in another letter case is read as json.Unmarshal
 	// reads it, and also kept as written.
-	os.WriteFile(PathsFor(root, "mixedcase").Meta(), []byte(`{"Command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":0}`), 0o600)
+	os.WriteFile(pathsFor(root, "mixedcase").Meta(), []byte(`{"Command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":0}`), 0o600)
 	// A newer writer's field must survive the fast decode's fallback.
-	os.WriteFile(PathsFor(root, "future").Meta(), []byte(`{"command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":1,"exitedAt":"2025-01-01T00:00:01.000Z","fromTheFuture":{"a":1}}`), 0o600)
-	os.WriteFile(PathsFor(root, "broken").Meta(), []byte("{"), 0o600)
-	os.WriteFile(PathsFor(root, "x").Meta()+".tmp.1.ab", []byte("{}"), 0o600)
+	os.WriteFile(pathsFor(root, "future").Meta(), []byte(`{"command":"/bin/sh","createdAt":"2025-01-01T00:00:00.000Z","exitCode":1,"exitedAt":"2025-01-01T00:00:01.000Z","fromTheFuture":{"a":1}}`), 0o600)
+	os.WriteFile(pathsFor(root, "broken").Meta(), []byte("{"), 0o600)
+	os.WriteFile(pathsFor(root, "x").Meta()+".tmp.1.ab", []byte("{}"), 0o600)
 
 	fast := listFastAsList(t, root, 14)
 	for _, s := range fast {
@@ -114,7 +115,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%3 == 0 {
-			os.WriteFile(PathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
+			os.WriteFile(pathsFor(root, id).Sock(), nil, 0o600) // not a socket: never connects
 		}
 	}
 	gen := "g-many"
@@ -127,7 +128,7 @@ func TestListFastManyRecordsOfEverySize(t *testing.T) {
 	if err := WriteMetadataNoSync(root, "s1", m); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(PathsFor(root, "s1").Pid(), []byte(strconv.Itoa(pid)), 0o600)
+	os.WriteFile(pathsFor(root, "s1").Pid(), []byte(strconv.Itoa(pid)), 0o600)
 
 	fast := listFastAsList(t, root, n)
 	for _, s := range fast {

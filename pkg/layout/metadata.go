@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/jsonlite"
 )
 
@@ -149,7 +150,7 @@ const (
 const MaxRecordBytes = 128 << 20
 
 func readRecord(path string) ([]byte, error) {
-	return readFileMax(path, syscall.O_NOFOLLOW, MaxRecordBytes)
+	return fsx.ReadFileMax(path, syscall.O_NOFOLLOW, MaxRecordBytes)
 }
 
 // readMetaErr turns a failure to open or read <id>.json into ErrNotFound
@@ -164,7 +165,7 @@ func readMetaErr(id string, err error) error {
 		return errs.Wrap("read session "+id, err)
 	case errors.Is(err, syscall.ELOOP):
 		return &DamagedError{ID: id, Reason: damagedUnread + ": it is a symbolic link"}
-	case errors.Is(err, errTooLarge):
+	case errors.Is(err, fsx.ErrTooLarge):
 		return &DamagedError{ID: id, Reason: damagedTooLarge}
 	}
 	var errno syscall.Errno
@@ -192,7 +193,7 @@ func (e *PermissionError) Is(target error) bool { return target == os.ErrPermiss
 func permissionError(root, id string) error {
 	owner := "another user"
 	var st syscall.Stat_t
-	if syscall.Lstat(PathsFor(root, id).Meta(), &st) == nil {
+	if syscall.Lstat(pathsFor(root, id).Meta(), &st) == nil {
 		owner = userName(st.Uid)
 	}
 	return &PermissionError{ID: id, Root: root, Owner: owner}
@@ -231,7 +232,7 @@ func readMetadata(root, id string) (*Metadata, error) {
 
 // readMetadataBytes is ReadMetadata that also returns the file as read.
 func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
-	b, err := readRecord(PathsFor(root, id).Meta())
+	b, err := readRecord(pathsFor(root, id).Meta())
 	if err != nil {
 		return nil, nil, readMetaErr(id, err)
 	}
@@ -246,9 +247,9 @@ func readMetadataBytes(root, id string) (*Metadata, []byte, error) {
 }
 
 // WriteMetadataNoSync writes <id>.json atomically, pretty-printed like the
-// original, without waiting for the disk (see WriteFileAtomicNoSync): for
+// original, without waiting for the disk (see fsx.WriteFileAtomicNoSync): for
 // a session's creation, where the daemon reports ready first and calls
-// SyncFile on the metadata right after. It does not lock; every other
+// fsx.SyncFile on the metadata right after. It does not lock; every other
 // change goes through Update.
 func WriteMetadataNoSync(root, id string, m *Metadata) error {
 	return writeMetadata(root, id, m, false)
@@ -270,7 +271,10 @@ func writeMetadata(root, id string, m *Metadata, sync bool) error {
 		return errs.Wrap("encode session "+id, err)
 	}
 	b = append(b, '\n')
-	return writeAtomic(PathsFor(root, id).Meta(), b, 0o600, sync)
+	if !sync {
+		return fsx.WriteFileAtomicNoSync(pathsFor(root, id).Meta(), b, 0o600)
+	}
+	return fsx.WriteFileAtomic(pathsFor(root, id).Meta(), b, 0o600)
 }
 
 // Now returns the timestamp format used in metadata and events: ISO 8601 in

@@ -217,7 +217,7 @@ func TestMetadataWritesTheBytesEncodingJSONWrote(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		got, _ := os.ReadFile(PathsFor(root, "s").Meta())
+		got, _ := os.ReadFile(pathsFor(root, "s").Meta())
 		if !bytes.Equal(got, append(want, '\n')) {
 			t.Fatalf("record %d: wrote\n%s\nencoding/json wrote\n%s", i, got, want)
 		}

@@ -3,6 +3,7 @@ package layout
 import (
 	"encoding/json"
 	"errors"
+	"github.com/ptyorg/pty/internal/jsonx"
 	"os"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestSetTags(t *testing.T) {
 	if _, _, err := setTags(root, id, nil, []string{"b"}); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(PathsFor(root, id).Meta())
+	b, _ := os.ReadFile(pathsFor(root, id).Meta())
 	if strings.Contains(string(b), `"tags"`) {
 		t.Fatalf("empty tags kept in metadata:\n%s", b)
 	}
@@ -149,7 +150,7 @@ func TestState(t *testing.T) {
 		t.Fatalf("same value: changed=%v err=%v", ch, err)
 	}
 	m, _ := readMetadata(root, id)
-	if got, _ := CompactJSON("", m.State["k"]); string(got) != `{"a":[1,2]}` {
+	if got, _ := jsonx.Compact("", m.State["k"]); string(got) != `{"a":[1,2]}` {
 		t.Fatalf("state k = %s", got)
 	}
 	if _, _, err := stateSet(root, id, "bad", json.RawMessage(`{nope`)); err == nil {
@@ -229,7 +230,7 @@ func TestEmitUser(t *testing.T) {
 	if err := emitUser(root, "nope", "user.x", nil, nil); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing session: %v", err)
 	}
-	if _, err := os.Stat(PathsFor(root, "nope").Events()); !os.IsNotExist(err) {
+	if _, err := os.Stat(pathsFor(root, "nope").Events()); !os.IsNotExist(err) {
 		t.Fatal("emit to a missing session created a log")
 	}
 }
@@ -240,7 +241,7 @@ func TestEventRetentionKeepsNewestInOrder(t *testing.T) {
 		if err := appendEventsTo(root, id, NewEvent(id, "user.n", "i", i)); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := os.ReadFile(PathsFor(root, id).Events())
+		b, _ := os.ReadFile(pathsFor(root, id).Events())
 		if n := strings.Count(string(b), "\n"); n > EventsMaxLines {
 			t.Fatalf("after append %d the log has %d lines", i, n)
 		}

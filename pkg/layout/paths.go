@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"github.com/ptyorg/pty/internal/fsx"
 	"path/filepath"
 	"strings"
 )
@@ -25,8 +26,8 @@ type Paths struct {
 	Root, ID string
 }
 
-// PathsFor returns the file names of session id under root.
-func PathsFor(root, id string) Paths { return Paths{Root: root, ID: id} }
+// pathsFor returns the file names of session id under root.
+func pathsFor(root, id string) Paths { return Paths{Root: root, ID: id} }
 
 func (p Paths) file(suffix string) string { return filepath.Join(p.Root, p.ID+suffix) }
 
@@ -45,17 +46,13 @@ func (p Paths) All() []string {
 	return []string{p.Sock(), p.Pid(), p.Meta(), p.Events(), p.Launch(), p.DaemonLog(), p.DaemonLogOld()}
 }
 
-// IsTemp reports whether a directory entry is an in-flight atomic write,
-// which readers must ignore.
-func IsTemp(name string) bool { return strings.Contains(name, ".tmp.") }
-
 // IDFromName returns the session id of a directory entry "<id><suffix>"
 // (suffix one of the Suffix* constants: SuffixMeta for records,
 // SuffixEvents for event logs), or "" when name is not one, temporary
 // files of an atomic write included.
 func IDFromName(name, suffix string) string {
 	id, ok := strings.CutSuffix(name, suffix)
-	if !ok || IsTemp(name) || ValidateID(id) != nil {
+	if !ok || fsx.IsTemp(name) || ValidateID(id) != nil {
 		return ""
 	}
 	return id

@@ -1,6 +1,9 @@
 package layout
 
-import "syscall"
+import (
+	"github.com/ptyorg/pty/internal/fsx"
+	"syscall"
+)
 
 // peerCredKnown says whether socketPeerPid can name a socket's listener.
 const peerCredKnown = true
@@ -11,12 +14,12 @@ const peerCredKnown = true
 // original pty's) or whose record is unreadable, so it can still be
 // stopped.
 func socketPeerPid(path string) int {
-	fd, err := UnixSocket()
+	fd, err := fsx.UnixSocket()
 	if err != nil {
 		return 0
 	}
 	defer syscall.Close(fd)
-	name, done, err := SocketTarget(path)
+	name, done, err := fsx.SocketTarget(path)
 	if err != nil {
 		return 0
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
@@ -96,7 +97,7 @@ func damagedSession(root, id, reason string, alive bool, pid int) Session {
 			// listens first (spawn's claim), so a connection queued
 			// before the daemon listens again names the launcher, which
 			// may have exited and its pid gone to another process.
-			if p := socketPeerPid(PathsFor(root, id).Sock()); daemonPidAlive(p, root, id, "") {
+			if p := socketPeerPid(pathsFor(root, id).Sock()); daemonPidAlive(p, root, id, "") {
 				s.Pid = p
 			}
 		}
@@ -110,7 +111,7 @@ func (s Session) Name() string { return s.Meta.Name(s.ID) }
 // daemonFilesDenied reports whether the session's pid file or socket
 // exists but the caller may not use it: the daemon is another user's.
 func daemonFilesDenied(root, id string) bool {
-	p := PathsFor(root, id)
+	p := pathsFor(root, id)
 	if _, err := readFileNoFollow(p.Pid()); errors.Is(err, syscall.EACCES) {
 		return true
 	}
@@ -119,7 +120,7 @@ func daemonFilesDenied(root, id string) bool {
 
 // readPid returns the pid in <id>.pid, or 0.
 func readPid(root, id string) int {
-	b, err := readFileNoFollow(PathsFor(root, id).Pid())
+	b, err := readFileNoFollow(pathsFor(root, id).Pid())
 	if err != nil {
 		return 0
 	}
@@ -140,8 +141,8 @@ const DaemonName = "pty-daemon"
 // belong to anything, another session's daemon included. Without /proc
 // the process cannot be identified and kill(pid, 0) decides.
 func daemonPidAlive(pid int, root, id, gen string) bool {
-	switch IdentifyDaemon(pid, root, id, gen) {
-	case IsDaemon, Unverifiable:
+	switch identifyDaemon(pid, root, id, gen) {
+	case isDaemon, unverifiable:
 		return true
 	}
 	return false
@@ -158,7 +159,7 @@ func daemonAlive(root, id string) (bool, int) {
 // daemonAliveGen is DaemonAlive for the record of generation gen: a live
 // daemon of another generation (a replacement starting) is not its daemon.
 func daemonAliveGen(root, id, gen string) (bool, int) {
-	p := PathsFor(root, id)
+	p := pathsFor(root, id)
 	if pid := readPid(root, id); pid > 0 {
 		return daemonPidAlive(pid, root, id, gen), pid
 	}
@@ -180,8 +181,8 @@ func socketDaemonAlive(root, id, gen, path string) bool {
 		return socketAccepts(path)
 	}
 	pid := socketPeerPid(path)
-	switch IdentifyDaemon(pid, root, id, gen) {
-	case IsDaemon, Unverifiable:
+	switch identifyDaemon(pid, root, id, gen) {
+	case isDaemon, unverifiable:
 		return true
 	}
 	if pid <= 0 {
@@ -211,7 +212,7 @@ func socketAccepts(path string) bool {
 	if syscall.SetNonblock(fd, true) != nil {
 		return false
 	}
-	name, done, err := SocketTarget(path)
+	name, done, err := fsx.SocketTarget(path)
 	if err != nil {
 		return false
 	}
@@ -355,7 +356,7 @@ func resolve(root, ref string) (Session, error) {
 // Missing files are fine; lock files are left to their holders.
 func removeFiles(root, id string) error {
 	var errs []error
-	for _, f := range PathsFor(root, id).All() {
+	for _, f := range pathsFor(root, id).All() {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}

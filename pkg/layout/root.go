@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"syscall"
 
-	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/rootdir"
 )
 
 // MaxSocketPath is the kernel's limit on a unix socket path (sun_path),
@@ -65,14 +63,14 @@ func ResolveRoot(getenv func(string) string) (RootEnv, error) {
 		return r, fmt.Errorf("pty root %q: %w", r.Dir, err)
 	}
 	r.Dir = abs
-	if err := CheckRootLen(r.Dir); err != nil {
+	if err := checkRootLen(r.Dir); err != nil {
 		return r, err
 	}
 	return r, nil
 }
 
-// CheckRootLen rejects a root whose socket paths could exceed the kernel limit.
-func CheckRootLen(dir string) error {
+// checkRootLen rejects a root whose socket paths could exceed the kernel limit.
+func checkRootLen(dir string) error {
 	if len(dir) > MaxRootLen {
 		return fmt.Errorf("PTY_ROOT is too long (%d bytes): it must be at most %d bytes, because session sockets live under it and the kernel limits a socket path to %d bytes. Choose a shorter directory", len(dir), MaxRootLen, MaxSocketPath)
 	}
@@ -83,78 +81,16 @@ func CheckRootLen(dir string) error {
 // another user owns or that group or others can write: sessions' sockets and
 // metadata live there, and anyone who can write it can hijack them.
 func EnsureRoot(dir string) error {
-	if err := CheckRootLen(dir); err != nil {
+	if err := checkRootLen(dir); err != nil {
 		return err
 	}
-	if err := CheckRootDir(dir); err != nil {
+	if err := rootdir.Check(dir); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create pty root %s: %w", dir, err)
 	}
-	return CheckRootPerms(dir)
-}
-
-// CheckRootPerms verifies ownership and permissions of an existing root.
-// Every change to the registry passes it (AcquireLock checks it before
-// taking any lock): a file written into another user's root, say by root
-// with that user's PTY_ROOT, would belong to the writer, and the owner
-// could no longer read or replace it. (No fmt here: the session daemon
-// takes locks, and keeps its binary free of fmt and reflection.)
-func CheckRootPerms(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		if errors.Is(err, syscall.ENOTDIR) {
-			return notDirError(dir)
-		}
-		return errs.Wrap("pty root "+dir, err)
-	}
-	if !fi.IsDir() {
-		return notDirError(dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		owner, me := strconv.Itoa(int(st.Uid)), strconv.Itoa(os.Geteuid())
-		return errors.New("pty root " + dir + " is owned by uid " + owner + ", not you (uid " + me + "): pty does not change another user's sessions; run it as uid " + owner + ", or choose another PTY_ROOT")
-	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		mode := strconv.FormatUint(uint64(perm), 8)
-		for len(mode) < 4 {
-			mode = "0" + mode
-		}
-		return errors.New("pty root " + dir + " is writable by group or others (mode " + mode + "): run chmod 700 " + dir)
-	}
-	return nil
-}
-
-// CheckRootDir refuses a root that exists but is not a directory (or
-// lies under a file), so every command says so instead of failing later
-// with a misleading error. A missing root is fine: it is an empty
-// registry, created by the first command that writes.
-func CheckRootDir(dir string) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case err == nil && !fi.IsDir(), errors.Is(err, syscall.ENOTDIR):
-		return notDirError(dir)
-	}
-	return nil
-}
-
-// CheckWritableRoot is what a command that changes existing sessions
-// checks first: the root is a directory and it is ours (CheckRootPerms).
-// A missing root passes; the session the command names will then not be
-// found.
-func CheckWritableRoot(dir string) error {
-	if err := CheckRootDir(dir); err != nil {
-		return err
-	}
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return CheckRootPerms(dir)
-}
-
-func notDirError(dir string) error {
-	return errors.New("pty root " + dir + " is not a directory: set PTY_ROOT to a directory (pty creates it when missing)")
+	return rootdir.CheckPerms(dir)
 }
 
 // ErrNoRoot is returned by read-only operations when the root does not exist

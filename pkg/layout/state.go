@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/internal/jsonx"
 	"unicode/utf8"
 )
 
@@ -48,24 +49,6 @@ func ValidateStateKey(k string) error {
 	return nil
 }
 
-// CompactJSON validates a JSON document and returns it compacted. what names
-// the input in the error.
-func CompactJSON(what string, b []byte) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, fmt.Errorf("%s is empty: give a JSON value such as \"text\", 42, true, null, [1,2] or {\"k\":1}", what)
-	}
-	if !json.Valid(b) {
-		var v any
-		err := json.Unmarshal(b, &v)
-		return nil, fmt.Errorf("%s is not valid JSON (%v): quote strings, as in '\"text\"'", what, err)
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return json.RawMessage(buf.Bytes()), nil
-}
-
 // stateSet stores value (any JSON) under key in the session's state bag in
 // one locked change and appends one state.set event {key, value}, or
 // {key, valueBytes} when the value is over StateEventValueMax. Setting the
@@ -77,7 +60,7 @@ func stateSet(root, id, key string, value json.RawMessage) (changed bool, m *Met
 	if err := ValidateStateKey(key); err != nil {
 		return false, nil, err
 	}
-	v, err := CompactJSON("state value", value)
+	v, err := jsonx.Compact("state value", value)
 	if err != nil {
 		return false, nil, err
 	}
@@ -89,7 +72,7 @@ func stateSet(root, id, key string, value json.RawMessage) (changed bool, m *Met
 	}
 	return change(root, id, func(m *Metadata) ([]Event, error) {
 		if old, ok := m.State[key]; ok {
-			if oc, err := CompactJSON("", old); err == nil && bytes.Equal(oc, v) {
+			if oc, err := jsonx.Compact("", old); err == nil && bytes.Equal(oc, v) {
 				return nil, ErrNoChange
 			}
 		} else if len(m.State) >= MaxStateKeys {

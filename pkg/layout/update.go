@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/fsx"
 )
 
 // MetaLockWait is how long a metadata change waits for a busy lock. Changes
@@ -30,13 +31,13 @@ func updateRecord(root, id string, fn func(m *Metadata) ([]Event, error)) (*Meta
 }
 
 func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadata) ([]Event, error)) (*Metadata, error) {
-	p := PathsFor(root, id)
-	el, err := AcquireLock(p.EventsLock(), EventLockWait)
+	p := pathsFor(root, id)
+	el, err := acquireLock(p.EventsLock(), eventLockWait)
 	if err != nil {
 		return nil, errs.Wrap("update "+id, err)
 	}
 	defer el.Release()
-	ml, err := AcquireLock(p.Lock(), MetaLockWait)
+	ml, err := acquireLock(p.Lock(), MetaLockWait)
 	if err != nil {
 		return nil, errs.Wrap("update "+id, err)
 	}
@@ -70,7 +71,7 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 		return nil, err
 	}
 	if err := appendEncodedLocked(root, id, buf); err != nil {
-		if rerr := writeFileAtomic(p.Meta(), orig, 0o600); rerr != nil {
+		if rerr := fsx.WriteFileAtomic(p.Meta(), orig, 0o600); rerr != nil {
 			return nil, errs.Wrap(err.Error()+"; and the change could not be undone", rerr)
 		}
 		return nil, err
@@ -82,13 +83,13 @@ func update(root, id string, other func(any) ([]byte, error), fn func(m *Metadat
 // must re-check and act atomically (gc, rm, respawn) without the
 // read-change-write shape of Update.
 func locked(root, id string, wait time.Duration, fn func() error) error {
-	p := PathsFor(root, id)
-	el, err := AcquireLock(p.EventsLock(), wait)
+	p := pathsFor(root, id)
+	el, err := acquireLock(p.EventsLock(), wait)
 	if err != nil {
 		return err
 	}
 	defer el.Release()
-	ml, err := AcquireLock(p.Lock(), wait)
+	ml, err := acquireLock(p.Lock(), wait)
 	if err != nil {
 		return err
 	}

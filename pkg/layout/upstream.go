@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/procs"
 )
 
@@ -38,7 +39,7 @@ func isUpstreamDaemon(pid int, args []string, root, id string) bool {
 	if name, err := jsonStringField([]byte(config), "name"); err != nil || name != id {
 		return false
 	}
-	return SameRoot(upstreamRoot(env), root)
+	return rootdir.Same(upstreamRoot(env), root)
 }
 
 // upstreamShape: "node …/server.js", or the retitled "pty-daemon" with

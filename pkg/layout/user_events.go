@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ptyorg/pty/internal/jsonx"
 	"os"
 	"strings"
 	"unicode"
@@ -55,7 +56,7 @@ func emitUser(root, id, typ string, data json.RawMessage, text *string) error {
 	ev.Fields = map[string]any{}
 	size := 0
 	if data != nil {
-		d, err := CompactJSON("event data (--json)", data)
+		d, err := jsonx.Compact("event data (--json)", data)
 		if err != nil {
 			return err
 		}
@@ -75,14 +76,14 @@ func emitUser(root, id, typ string, data json.RawMessage, text *string) error {
 	if len(ev.Fields) == 0 {
 		ev.Fields = nil
 	}
-	l, err := AcquireLock(PathsFor(root, id).EventsLock(), EventLockWait)
+	l, err := acquireLock(pathsFor(root, id).EventsLock(), eventLockWait)
 	if err != nil {
 		return fmt.Errorf("emit %s to %s: %w", typ, id, err)
 	}
 	defer l.Release()
 	// Checked under the lock: rm removes the log under the same lock, so a
 	// session removed meanwhile does not get a fresh orphan log.
-	if _, err := os.Stat(PathsFor(root, id).Meta()); err != nil {
+	if _, err := os.Stat(pathsFor(root, id).Meta()); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("session %s: %w", id, ErrNotFound)
 		}

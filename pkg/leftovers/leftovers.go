@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/procs"
 )
@@ -121,7 +122,7 @@ func (x *Index) For(root, id string, m *layout.Metadata) []procs.Proc {
 	born := layout.ParseTime(m.CreatedAt)
 	var out []procs.Proc
 	for _, c := range x.byGen[m.Generation] {
-		if c.id != id || (c.root != "" && !layout.SameRoot(c.root, root)) {
+		if c.id != id || (c.root != "" && !rootdir.Same(c.root, root)) {
 			continue
 		}
 		if !born.IsZero() {

@@ -92,7 +92,7 @@ type KillOptions struct {
 // whose daemon removes them.
 //
 // The daemon is signalled only once its pid proves to be this session's
-// daemon (layout.IdentifyDaemon). A session whose daemon died without an
+// daemon (layout.Registry.VerifyDaemon). A session whose daemon died without an
 // exit record (vanished) may have left processes running: those are
 // stopped instead (pkg/leftovers), and it is an error only if there were
 // none.
@@ -114,7 +114,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	gen := s.Meta.Generation
 	if pid <= 0 && !VerifyDaemon(s.Meta.DaemonPid, root, s.ID, gen) {
 		// Its socket answers, but nothing says which process serves it.
-		return res, errs.Sentence(fmt.Sprintf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.PathsFor(root, s.ID).Sock()), nil)
+		return res, errs.Sentence(fmt.Sprintf("Session %q has no daemon pid to signal (no %s.pid file); it may belong to another pty version: stop it from inside, or remove the socket %s", s.ID, s.ID, layout.At(root).Paths(s.ID).Sock()), nil)
 	}
 	if pid <= 0 {
 		pid = s.Meta.DaemonPid
@@ -180,7 +180,7 @@ func Kill(root string, s layout.Session, o KillOptions) (KillResult, error) {
 	if len(res.Survivors) > 0 {
 		// Leave a trace for whoever reads the log later; the record may
 		// be gone (ephemeral), and then there is nowhere to write it.
-		if _, err := os.Stat(layout.PathsFor(root, s.ID).Meta()); err == nil {
+		if _, err := os.Stat(layout.At(root).Paths(s.ID).Meta()); err == nil {
 			layout.At(root).AppendEvents(s.ID, layout.NewEvent(s.ID, layout.EventDescendantsSurvived,
 				"data", map[string]any{"pids": res.Survivors}))
 		}
@@ -211,7 +211,7 @@ func recordStopped(root, id, gen string) {
 	}
 	layout.At(root).Locked(id, layout.MetaLockWait, func() error {
 		if m, err := layout.At(root).Metadata(id); err == nil && m.Generation == gen {
-			p := layout.PathsFor(root, id)
+			p := layout.At(root).Paths(id)
 			os.Remove(p.Meta())
 			os.Remove(p.Events())
 			os.Remove(p.DaemonLog())
@@ -325,7 +325,7 @@ func cleanStale(root, id string, pid int) {
 		if layout.At(root).Pid(id) != pid {
 			return nil
 		}
-		p := layout.PathsFor(root, id)
+		p := layout.At(root).Paths(id)
 		os.Remove(p.Sock())
 		os.Remove(p.Pid())
 		return nil

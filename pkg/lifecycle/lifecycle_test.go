@@ -60,7 +60,7 @@ while :; do sleep 0.05; done
 
 	m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", Tags: map[string]string{"strategy": "permanent", "a": "b"}}
 	testutil.WriteRecord(t, root, "fake", m)
-	os.WriteFile(layout.PathsFor(root, "fake").Pid(), []byte(strconv.Itoa(daemon.Process.Pid)), 0o600)
+	os.WriteFile(layout.At(root).Paths("fake").Pid(), []byte(strconv.Itoa(daemon.Process.Pid)), 0o600)
 	s, err := layout.At(root).Load("fake")
 	if err != nil || s.Status != layout.Running {
 		t.Fatalf("fake session: %+v %v", s, err)
@@ -78,7 +78,7 @@ while :; do sleep 0.05; done
 		t.Errorf("TERM-ignoring child %d survived", child)
 	}
 	// The dead daemon could not clean up: kill removed its pid file.
-	if _, err := os.Stat(layout.PathsFor(root, "fake").Pid()); !os.IsNotExist(err) {
+	if _, err := os.Stat(layout.At(root).Paths("fake").Pid()); !os.IsNotExist(err) {
 		t.Errorf("stale pid file kept: %v", err)
 	}
 	after, _ := layout.At(root).Metadata("fake")
@@ -137,7 +137,7 @@ func TestKillRefusesAForeignPid(t *testing.T) {
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
 	testutil.WriteRecord(t, root, "old", &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now()})
-	os.WriteFile(layout.PathsFor(root, "old").Pid(), []byte(strconv.Itoa(other.Process.Pid)), 0o600)
+	os.WriteFile(layout.At(root).Paths("old").Pid(), []byte(strconv.Itoa(other.Process.Pid)), 0o600)
 	s, _ := layout.At(root).Load("old")
 	if s.Status != layout.Vanished {
 		t.Errorf("a session whose pid file names a foreign process is %s, want vanished", s.Status)
@@ -163,7 +163,7 @@ func TestKillRecordsAStopTheDaemonCouldNot(t *testing.T) {
 		pid := testutil.FakeDaemon(t, root, "young", "g1")
 		m := &layout.Metadata{Command: "/bin/sh", CreatedAt: layout.Now(), Generation: "g1", DaemonPid: pid, Ephemeral: ephemeral}
 		testutil.WriteRecord(t, root, "young", m)
-		os.WriteFile(layout.PathsFor(root, "young").Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600)
+		os.WriteFile(layout.At(root).Paths("young").Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600)
 		s, err := layout.At(root).Load("young")
 		if err != nil || s.Status != layout.Running {
 			t.Fatalf("stand-in session: %+v %v", s, err)

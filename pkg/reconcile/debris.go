@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/proc"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
 )
@@ -56,7 +59,7 @@ func (p *pass) debris() {
 			continue
 		}
 		name := de.Name()
-		if layout.IsTemp(name) {
+		if fsx.IsTemp(name) {
 			tmps = append(tmps, de)
 			continue
 		}
@@ -101,7 +104,7 @@ func (p *pass) debris() {
 					// Locked reclaimed our own two stale locks already;
 					// a stale claim goes the same way.
 					if strings.HasSuffix(f.Name(), claimSuffix) {
-						if l, err := layout.AcquireLock(filepath.Join(root, f.Name()), 0); err == nil {
+						if l, err := fsx.AcquireLock(filepath.Join(root, f.Name()), 0, rootdir.CheckPerms); err == nil {
 							l.Release()
 						} else {
 							continue
@@ -139,7 +142,7 @@ func (p *pass) debris() {
 			p.emit(Action{Kind: KindDebris, File: name, Message: "Would remove debris: " + name})
 			continue
 		}
-		if l, err := layout.AcquireLock(filepath.Join(root, name), 0); err == nil {
+		if l, err := fsx.AcquireLock(filepath.Join(root, name), 0, rootdir.CheckPerms); err == nil {
 			l.Release()
 			p.emit(Action{Kind: KindDebris, File: name, Message: "Removed debris: " + name})
 		}
@@ -151,7 +154,7 @@ func (p *pass) debris() {
 		if pid <= 0 || !allOlder([]os.DirEntry{de}, cutoff) {
 			continue
 		}
-		if fi, err := de.Info(); err != nil || layout.PidAliveSince(pid, fi.ModTime()) {
+		if fi, err := de.Info(); err != nil || proc.AliveSince(pid, fi.ModTime()) {
 			continue // its writer is still at it
 		}
 		if p.o.DryRun {
@@ -177,7 +180,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 		if !isLockFile(f.Name()) {
 			continue
 		}
-		b, err := layout.ReadFileNoFollow(filepath.Join(root, f.Name()))
+		b, err := fsx.ReadFileNoFollow(filepath.Join(root, f.Name()))
 		if err != nil {
 			continue
 		}
@@ -185,7 +188,7 @@ func locksHeld(root string, files []os.DirEntry) bool {
 		if err != nil {
 			continue
 		}
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && layout.PidAliveSince(pid, fi.ModTime()) {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && proc.AliveSince(pid, fi.ModTime()) {
 			return true
 		}
 	}

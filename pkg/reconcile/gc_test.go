@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -189,7 +191,7 @@ func TestOrphans(t *testing.T) {
 		if _, ok := load(t, root, id); ok {
 			t.Errorf("orphan %s still exists", id)
 		}
-		if layout.PidAlive(pid) {
+		if proc.Alive(pid) {
 			t.Errorf("orphan %s's daemon %d still runs", id, pid)
 		}
 	}
@@ -233,7 +235,7 @@ func TestAbandoned(t *testing.T) {
 		if _, ok := load(t, root, id); ok {
 			t.Errorf("%s still exists", id)
 		}
-		if layout.PidAlive(pid) {
+		if proc.Alive(pid) {
 			t.Errorf("%s's daemon still runs", id)
 		}
 	}
@@ -398,7 +400,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 func TestConcurrentPassesRespawnOnce(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
-	ids := []string{"c-" + layout.RandomID(), "c-" + layout.RandomID(), "c-" + layout.RandomID()}
+	ids := []string{"c-" + registry.RandomID(), "c-" + registry.RandomID(), "c-" + registry.RandomID()}
 	for _, id := range ids {
 		start(t, root, nil, "--id", id, "--permanent", "--", "sleep", "300")
 	}
@@ -454,7 +456,7 @@ func countDaemons(id string) int {
 		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 		if len(argv) >= 2 && filepath.Base(argv[0]) == "pty-daemon" && argv[1] == id {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-			if layout.PidAlive(pid) {
+			if proc.Alive(pid) {
 				n++
 			}
 		}
@@ -487,10 +489,10 @@ func TestGCRacingRunNeverRemovesNewSession(t *testing.T) {
 			t.Fatalf("run -a: %+v", runOut)
 		}
 		s, ok := load(t, root, id)
-		if !ok || s.Status != layout.Running || !layout.PidAlive(layout.At(root).Pid(id)) {
+		if !ok || s.Status != layout.Running || !proc.Alive(layout.At(root).Pid(id)) {
 			t.Fatalf("round %d: new session %s is %v/%s after racing gc; gc said %q", i, id, ok, s.Status, gcOut.Stdout)
 		}
-		if _, err := os.Stat(layout.PathsFor(root, id).Sock()); err != nil {
+		if _, err := os.Stat(layout.At(root).Paths(id).Sock()); err != nil {
 			t.Fatalf("round %d: new session's socket is gone: %v", i, err)
 		}
 	}

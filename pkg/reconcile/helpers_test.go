@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/reconcile"
@@ -103,12 +104,12 @@ func waitStatus(t *testing.T, root, id string, want layout.Status) layout.Sessio
 	testutil.WaitFor(t, 15*time.Second, id+" to be "+string(want), func() bool {
 		var ok bool
 		s, ok = load(t, root, id)
-		return ok && s.Status == want && (want == layout.Running || !layout.PidAlive(layout.At(root).Pid(id)))
+		return ok && s.Status == want && (want == layout.Running || !proc.Alive(layout.At(root).Pid(id)))
 	})
 	// An exited daemon lingers for its shutdown; gc leaves it alone until
 	// its pid is gone.
 	testutil.WaitFor(t, 15*time.Second, id+"'s old daemon to be gone", func() bool {
-		return want == layout.Running || !layout.PidAlive(s.Pid)
+		return want == layout.Running || !proc.Alive(s.Pid)
 	})
 	return s
 }
@@ -116,7 +117,7 @@ func waitStatus(t *testing.T, root, id string, want layout.Status) layout.Sessio
 func waitGone(t *testing.T, root, id string) {
 	t.Helper()
 	testutil.WaitFor(t, 15*time.Second, id+" to be removed", func() bool {
-		_, err := os.Stat(layout.PathsFor(root, id).Meta())
+		_, err := os.Stat(layout.At(root).Paths(id).Meta())
 		return os.IsNotExist(err)
 	})
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/ptyfile"
@@ -161,13 +163,13 @@ func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 // skip (the next pass retries); a stale one is taken over.
 func (p *pass) startAgain(e *entry, o spawn.Options, bookkeeping map[string]string) error {
 	if path, key, ok := ptyfile.Origin(e.meta.Tags); ok {
-		ident, err := layout.AcquireLock(ptyfile.IdentityLock(p.o.Root, path, key), 0)
+		ident, err := fsx.AcquireLock(ptyfile.IdentityLock(p.o.Root, path, key), 0, rootdir.CheckPerms)
 		if err != nil {
 			return err
 		}
 		defer ident.Release()
 	}
-	claim, err := layout.AcquireLock(claimPath(p.o.Root, e.id), 0)
+	claim, err := fsx.AcquireLock(claimPath(p.o.Root, e.id), 0, rootdir.CheckPerms)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -222,7 +223,7 @@ func (p *pass) layoutTags() {
 		var dead []string
 		for k := range e.meta.Tags {
 			if m := layoutTagRE.FindStringSubmatch(k); m != nil {
-				if pid, err := strconv.Atoi(m[1]); err == nil && !layout.PidAlive(pid) {
+				if pid, err := strconv.Atoi(m[1]); err == nil && !proc.Alive(pid) {
 					dead = append(dead, k)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -73,7 +74,7 @@ func waitClaimResolved(root, id string, deadline time.Time) bool {
 
 func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
 	root, id := cfg.Root, cfg.ID
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	err = layout.At(root).Locked(id, 5*time.Second, func() error {
 		if err := checkClaim(cfg); err != nil {
 			return err
@@ -110,7 +111,7 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 		// No fsync here: after a crash the pid file names nobody, and the
 		// daemon syncs the record once it runs (a permanent session's must
 		// survive a power loss for gc to bring it back).
-		if err := layout.WriteFileAtomicNoSync(p.Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
+		if err := fsx.WriteFileAtomicNoSync(p.Pid(), []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
 			undo()
 			return err
 		}
@@ -150,7 +151,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 		switch {
 		case err == nil && m.Generation != gen:
 			// Not the record's: debris of an earlier start.
-			os.Remove(layout.PathsFor(root, id).Launch())
+			os.Remove(layout.At(root).Paths(id).Launch())
 		case alive:
 			return errClaimPending
 		case cfg.ReplaceGen != "" && (err != nil || m.Generation != cfg.ReplaceGen):
@@ -201,7 +202,7 @@ func checkClaim(cfg *launchconfig.Config) error {
 // socket file only while it is still this one). The descriptor is
 // close-on-exec here; the daemon inherits its own copy.
 func listenUnix(path string) (*os.File, uint64, error) {
-	fd, err := layout.UnixSocket()
+	fd, err := fsx.UnixSocket()
 	if err != nil {
 		return nil, 0, os.NewSyscallError("socket", err)
 	}

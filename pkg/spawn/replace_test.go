@@ -54,7 +54,7 @@ func TestReplaceGeneration(t *testing.T) {
 	if _, err := spawn.Start(ctx, root, again); !errors.Is(err, spawn.ErrReplaced) {
 		t.Fatalf("removed meanwhile: got %v, want ErrReplaced", err)
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "x").Meta()); !os.IsNotExist(err) {
+	if _, err := os.Stat(layout.At(root).Paths("x").Meta()); !os.IsNotExist(err) {
 		t.Fatalf("a removed session was recreated")
 	}
 }

@@ -110,7 +110,7 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 	c.Root = root
 	c.ID = o.ID
 	if c.ID == "" {
-		c.ID = layout.RandomID()
+		c.ID = registry.RandomID()
 	}
 	if err := layout.ValidateIDInRoot(root, c.ID); err != nil {
 		return c, err
@@ -645,7 +645,7 @@ func abandon(cfg launchconfig.Config, pid int) {
 		if err != nil || m.Generation != cfg.Generation {
 			return nil
 		}
-		for _, f := range layout.PathsFor(cfg.Root, cfg.ID).All() {
+		for _, f := range layout.At(cfg.Root).Paths(cfg.ID).All() {
 			os.Remove(f)
 		}
 		return nil

@@ -154,7 +154,7 @@ func TestDeadSessionPromptAndRestart(t *testing.T) {
 	// answers (and attach shows the end as it happens).
 	testutil.WaitFor(t, 10*time.Second, "session to end", func() bool {
 		s, err := layout.At(root).Load("dead")
-		_, serr := os.Stat(layout.PathsFor(root, "dead").Sock())
+		_, serr := os.Stat(layout.At(root).Paths("dead").Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
 	r := testutil.Run(t, root, "attach", "--no-restart", "dead")
@@ -405,7 +405,7 @@ func TestAttachWithoutTerminal(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "gone", "--tag", "keep=true", "--", "sh", "-c", "exit 2")
 	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
 		s, err := layout.At(root).Load("gone")
-		_, serr := os.Stat(layout.PathsFor(root, "gone").Sock())
+		_, serr := os.Stat(layout.At(root).Paths("gone").Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
 	r := testutil.RunCmd(t, testutil.Command(t, root, "", "attach", "-r", "gone"))

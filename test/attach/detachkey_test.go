@@ -166,7 +166,7 @@ func TestQuitKeyBeforeRawMode(t *testing.T) {
 	// (an attach then shows the end, not the restart prompt).
 	testutil.WaitFor(t, 10*time.Second, "the session to end", func() bool {
 		s, err := layout.At(root).Load("qk")
-		_, serr := os.Stat(layout.PathsFor(root, "qk").Sock())
+		_, serr := os.Stat(layout.At(root).Paths("qk").Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
 	// set -m: attach runs as its own foreground job, as from an

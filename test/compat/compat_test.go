@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/term"
@@ -115,9 +116,9 @@ func (u *upstream) start(t *testing.T, root, id string, args ...string) {
 		}
 		t.Logf("upstream run -d: its daemon missed its 3 s start limit (attempt %d), retrying", attempt)
 		testutil.WaitFor(t, 10*time.Second, "upstream's timed-out daemon to stop", func() bool {
-			_, err := os.Stat(layout.PathsFor(root, id).Sock())
+			_, err := os.Stat(layout.At(root).Paths(id).Sock())
 			pid := layout.At(root).Pid(id)
-			return os.IsNotExist(err) || (pid > 0 && !layout.PidAlive(pid))
+			return os.IsNotExist(err) || (pid > 0 && !proc.Alive(pid))
 		})
 	}
 }
@@ -161,7 +162,7 @@ func waitScreen(t *testing.T, peek func() testutil.Result, want []string, what s
 // third-party tool (or the other implementation) would.
 func metaJSON(t *testing.T, root, id string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(layout.PathsFor(root, id).Meta())
+	b, err := os.ReadFile(layout.At(root).Paths(id).Meta())
 	if err != nil {
 		t.Fatal(err)
 	}

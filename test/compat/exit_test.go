@@ -131,7 +131,7 @@ func TestRestartAcross(t *testing.T) {
 		// then linger (500 ms) for their clients, and neither side starts
 		// an id again while its old daemon still runs.
 		testutil.WaitFor(t, 10*time.Second, id+" to exit and its daemon to end", func() bool {
-			_, err := os.Stat(layout.PathsFor(root, id).Pid())
+			_, err := os.Stat(layout.At(root).Paths(id).Pid())
 			return os.IsNotExist(err) && parseList(t, "our", oursMust(t, root, "list", "--json").Stdout)[id].Status == "exited"
 		})
 	}

@@ -60,7 +60,7 @@ func TestUpstreamDaemonIdentity(t *testing.T) {
 		{"a session's own process named like a config", func(id string) []string { return []string{"X" + config(id), dir} }, []string{"/srv/app/server.js"}, false, false},
 	} {
 		id := "s" + strconv.Itoa(i)
-		pidFile := layout.PathsFor(root, id).Pid()
+		pidFile := layout.At(root).Paths(id).Pid()
 		pid := start(c.env(id), c.args...)
 		testutil.WriteRecord(t, root, id, &layout.Metadata{Command: "/bin/sh", Cwd: root, CreatedAt: layout.Now()})
 		if err := os.WriteFile(pidFile, []byte(strconv.Itoa(pid)), 0o600); err != nil {

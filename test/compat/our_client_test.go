@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -192,7 +193,7 @@ func TestOurClientsOnUpstreamDaemon(t *testing.T) {
 			return types[len(types)-1] == layout.EventSessionExit
 		})
 		oursMust(t, root, "rm", id)
-		if _, err := os.Stat(layout.PathsFor(root, id).Meta()); !os.IsNotExist(err) {
+		if _, err := os.Stat(layout.At(root).Paths(id).Meta()); !os.IsNotExist(err) {
 			t.Errorf("our rm left upstream's record: %v", err)
 		}
 		if l := parseList(t, "upstream", up.mustRun(t, root, "list", "--json").Stdout); len(l) != 0 {
@@ -213,14 +214,14 @@ func TestOurKillStopsUpstreamDaemon(t *testing.T) {
 	if r := oursMust(t, root, "gc"); strings.Contains(r.Stdout, "up2") {
 		t.Errorf("our gc acted on a running upstream session: %q", r.Stdout)
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "up2").Meta()); err != nil || !layout.PidAlive(pid) {
+	if _, err := os.Stat(layout.At(root).Paths("up2").Meta()); err != nil || !proc.Alive(pid) {
 		t.Fatalf("our gc removed a running upstream session (%v) or stopped its daemon", err)
 	}
 	r := oursMust(t, root, "kill", "up2")
 	if !strings.Contains(r.Stdout, `Session "up2" killed.`) {
 		t.Errorf("our kill of an upstream session: %q %q", r.Stdout, r.Stderr)
 	}
-	if layout.PidAlive(pid) {
+	if proc.Alive(pid) {
 		t.Errorf("upstream's daemon %d is still alive after our kill", pid)
 	}
 	for who, out := range map[string]string{
@@ -234,7 +235,7 @@ func TestOurKillStopsUpstreamDaemon(t *testing.T) {
 	if r := oursMust(t, root, "gc"); !strings.Contains(r.Stdout, "up2") {
 		t.Errorf("our gc did not sweep the stopped upstream session: %q", r.Stdout)
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "up2").Meta()); !os.IsNotExist(err) {
+	if _, err := os.Stat(layout.At(root).Paths("up2").Meta()); !os.IsNotExist(err) {
 		t.Errorf("after our gc upstream's record is still there: %v", err)
 	}
 }

@@ -213,7 +213,7 @@ func TestEventsRecent(t *testing.T) {
 func TestEmitRefusesBadInput(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "s")
-	before, _ := os.ReadFile(layout.PathsFor(root, "s").Events())
+	before, _ := os.ReadFile(layout.At(root).Paths("s").Events())
 	for _, args := range [][]string{
 		{"emit", "s", "bell"},
 		{"emit", "s", "user."},
@@ -227,7 +227,7 @@ func TestEmitRefusesBadInput(t *testing.T) {
 			t.Errorf("pty %q: code %d stderr %q, want exit 1 and one line", args, r.Code, r.Stderr)
 		}
 	}
-	if after, _ := os.ReadFile(layout.PathsFor(root, "s").Events()); string(after) != string(before) {
+	if after, _ := os.ReadFile(layout.At(root).Paths("s").Events()); string(after) != string(before) {
 		t.Fatal("refused emits changed the log")
 	}
 	// Inside a session the ref defaults to $PTY_SESSION.
@@ -236,7 +236,7 @@ func TestEmitRefusesBadInput(t *testing.T) {
 	if r := testutil.RunCmd(t, cmd); r.Code != 0 {
 		t.Fatalf("emit inside: %s", r.Stderr)
 	}
-	if b, _ := os.ReadFile(layout.PathsFor(root, "s").Events()); !strings.Contains(string(b), `"type":"user.inside"`) {
+	if b, _ := os.ReadFile(layout.At(root).Paths("s").Events()); !strings.Contains(string(b), `"type":"user.inside"`) {
 		t.Fatal("emit with $PTY_SESSION did not reach the session's log")
 	}
 }
@@ -258,7 +258,7 @@ func TestConcurrentEmitsDuringRetention(t *testing.T) {
 	if err := layout.At(root).AppendEvents("s", fill...); err != nil {
 		t.Fatal(err)
 	}
-	fi0, _ := os.Stat(layout.PathsFor(root, "s").Events())
+	fi0, _ := os.Stat(layout.At(root).Paths("s").Events())
 
 	const n = 50
 	var wg sync.WaitGroup
@@ -279,11 +279,11 @@ func TestConcurrentEmitsDuringRetention(t *testing.T) {
 		t.Error(e)
 	}
 
-	b, err := os.ReadFile(layout.PathsFor(root, "s").Events())
+	b, err := os.ReadFile(layout.At(root).Paths("s").Events())
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi1, _ := os.Stat(layout.PathsFor(root, "s").Events())
+	fi1, _ := os.Stat(layout.At(root).Paths("s").Events())
 	if os.SameFile(fi0, fi1) {
 		t.Fatal("the log was not rewritten; the test did not exercise retention")
 	}
@@ -411,7 +411,7 @@ func TestEventsFollowEndsWhenTheRecordGoes(t *testing.T) {
 	w.ready(t, root, "s")
 	// The daemon dies without a word (no session_exit), then the record
 	// is removed: nothing is left to follow.
-	b, err := os.ReadFile(layout.PathsFor(root, "s").Pid())
+	b, err := os.ReadFile(layout.At(root).Paths("s").Pid())
 	if err != nil {
 		t.Fatal(err)
 	}

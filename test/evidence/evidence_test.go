@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -131,7 +133,7 @@ func TestUnusableRecords(t *testing.T) {
 func TestBusy(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.WriteRecord(t, root, "b", &layout.Metadata{Command: "/bin/true", DisplayCommand: "true", Cwd: "/", CreatedAt: layout.Now(), Generation: "g", ExitCode: new(int), ExitedAt: layout.Now()})
-	l, err := layout.AcquireLock(layout.PathsFor(root, "b").Lock(), 0)
+	l, err := fsx.AcquireLock(layout.At(root).Paths("b").Lock(), 0, rootdir.CheckPerms)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestBusy(t *testing.T) {
 	if got := outcome(t, root, "remove", "--id", "b", "--expected-generation", "g"); got != `{"_tag":"busy"}` {
 		t.Errorf("remove: %s", got)
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "b").Meta()); err != nil {
+	if _, err := os.Stat(layout.At(root).Paths("b").Meta()); err != nil {
 		t.Errorf("removed while busy: %v", err)
 	}
 }

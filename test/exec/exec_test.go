@@ -107,7 +107,7 @@ func refused(t *testing.T, root, id, want string, env []string, args ...string) 
 	t.Helper()
 	var before []byte
 	if id != "" {
-		before, _ = os.ReadFile(layout.PathsFor(root, id).Meta())
+		before, _ = os.ReadFile(layout.At(root).Paths(id).Meta())
 	}
 	marker := filepath.Join(t.TempDir(), "ran")
 	if len(args) == 0 {
@@ -126,7 +126,7 @@ func refused(t *testing.T, root, id, want string, env []string, args ...string) 
 		t.Error("the command was run")
 	}
 	if id != "" {
-		after, _ := os.ReadFile(layout.PathsFor(root, id).Meta())
+		after, _ := os.ReadFile(layout.At(root).Paths(id).Meta())
 		if string(after) != string(before) {
 			t.Errorf("the record changed:\n%s\n%s", before, after)
 		}

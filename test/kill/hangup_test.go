@@ -137,7 +137,7 @@ func TestKillEscalatesFromHangupToSIGKILL(t *testing.T) {
 // record stays, with the exit and the last lines.
 func TestKillDuringTheGraceAfterTheExit(t *testing.T) {
 	root := testutil.Root(t)
-	sock := layout.PathsFor(root, "g").Sock()
+	sock := layout.At(root).Paths("g").Sock()
 	for attempt := 0; ; attempt++ {
 		if attempt == 10 {
 			t.Skip("the grace after the exit always ended before kill ran (a loaded machine)")

@@ -52,7 +52,7 @@ func TestKillNeverSignalsAnotherSessionsDaemon(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "B", "--no-display-name", "--", "sleep", "1000")
 	crash(t, root, "A")
 	b := layout.At(root).Pid("B")
-	if err := os.WriteFile(layout.PathsFor(root, "A").Pid(), []byte(strconv.Itoa(b)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(layout.At(root).Paths("A").Pid(), []byte(strconv.Itoa(b)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
@@ -87,14 +87,14 @@ func TestGcOrphanReapSparesTheOwnerOfAReusedPid(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "O", "--no-display-name", "--tag", "parent=ghost", "--", "sleep", "1000")
 	crash(t, root, "O")
 	k := layout.At(root).Pid("K")
-	if err := os.WriteFile(layout.PathsFor(root, "O").Pid(), []byte(strconv.Itoa(k)+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(layout.At(root).Paths("O").Pid(), []byte(strconv.Itoa(k)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	testutil.MustRun(t, root, "gc")
 	if !alive(k) {
 		t.Fatalf("gc reaping orphan O stopped session K's daemon (pid %d)", k)
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "O").Meta()); !os.IsNotExist(err) {
+	if _, err := os.Stat(layout.At(root).Paths("O").Meta()); !os.IsNotExist(err) {
 		t.Errorf("orphan O not reaped: %v", err)
 	}
 	if st := statuses(t, root); st["K"] != "running" {

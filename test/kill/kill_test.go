@@ -110,7 +110,7 @@ func TestKillEphemeralRemovesFiles(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "-e", "--id", "eph", "--", "sleep", "1000")
 	testutil.MustRun(t, root, "kill", "eph")
-	for _, f := range layout.PathsFor(root, "eph").All() {
+	for _, f := range layout.At(root).Paths("eph").All() {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
 			t.Errorf("%s still there after killing an ephemeral session", f)
 		}

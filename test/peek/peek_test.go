@@ -149,7 +149,7 @@ func TestPeekTimeoutNeedsWait(t *testing.T) {
 func TestPeekUnreachableDaemon(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "U", "--", "sleep", "60")
-	sock := layout.PathsFor(root, "U").Sock()
+	sock := layout.At(root).Paths("U").Sock()
 
 	check := func(what, want string) {
 		t.Helper()
@@ -229,7 +229,7 @@ func TestPeekDaemonDiedWhileConnecting(t *testing.T) {
 	})
 	// The dying daemon's socket, standing in: it takes the connection
 	// and drops it.
-	defer hangUpOn(t, layout.PathsFor(root, "D").Sock()).Close()
+	defer hangUpOn(t, layout.At(root).Paths("D").Sock()).Close()
 	r := testutil.Run(t, root, "peek", "D")
 	if r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, "vanished") {
 		t.Errorf("peek of a session whose daemon died: %+v; want what it left, saying it vanished", r)
@@ -268,11 +268,11 @@ func TestSymlinkedSocketIsNotFollowed(t *testing.T) {
 		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "a").Stdout, "screen-of-a") &&
 			strings.Contains(testutil.Run(t, root, "peek", "--plain", "b").Stdout, "screen-of-b")
 	})
-	a := layout.PathsFor(root, "a").Sock()
+	a := layout.At(root).Paths("a").Sock()
 	if err := os.Remove(a); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(layout.PathsFor(root, "b").Sock(), a); err != nil {
+	if err := os.Symlink(layout.At(root).Paths("b").Sock(), a); err != nil {
 		t.Fatal(err)
 	}
 	r := testutil.Run(t, root, "peek", "--plain", "a")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -53,7 +54,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		id := "d-" + kind
 		start(t, root, id)
 		pid := layout.At(root).Pid(id)
-		meta := layout.PathsFor(root, id).Meta()
+		meta := layout.At(root).Paths(id).Meta()
 		good, err := os.ReadFile(meta)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +63,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 		if kind == "nopid" {
-			os.Remove(layout.PathsFor(root, id).Pid())
+			os.Remove(layout.At(root).Paths(id).Pid())
 		}
 
 		// Without a pid file, the daemon is named by its socket once it
@@ -95,7 +96,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		}
 		// A live one is not gc's to remove.
 		testutil.MustRun(t, root, "gc")
-		if !layout.PidAlive(pid) {
+		if !proc.Alive(pid) {
 			t.Fatalf("%s: gc stopped the damaged session's daemon", kind)
 		}
 
@@ -105,7 +106,7 @@ func TestDamagedRecordOfALiveSessionIsListedKilledAndRemoved(t *testing.T) {
 		if r := testutil.Run(t, root, "kill", id); r.Code != 0 {
 			t.Fatalf("%s: kill: exit %d, stdout %q, stderr %q", kind, r.Code, r.Stdout, r.Stderr)
 		}
-		testutil.WaitFor(t, 10*time.Second, "the daemon to exit", func() bool { return !layout.PidAlive(pid) })
+		testutil.WaitFor(t, 10*time.Second, "the daemon to exit", func() bool { return !proc.Alive(pid) })
 		if e := listJSON(t, root)[id]; e.Status != "vanished" || e.Damaged == "" {
 			t.Errorf("%s: after kill, list --json entry %+v", kind, e)
 		}
@@ -131,8 +132,8 @@ func TestDamagedRecordSocketOfAnotherProcessIsNotItsDaemon(t *testing.T) {
 	start(t, root, id)
 	pid := layout.At(root).Pid(id)
 	syscall.Kill(pid, syscall.SIGKILL)
-	testutil.WaitFor(t, 10*time.Second, "the daemon to die", func() bool { return !layout.PidAlive(pid) })
-	p := layout.PathsFor(root, id)
+	testutil.WaitFor(t, 10*time.Second, "the daemon to die", func() bool { return !proc.Alive(pid) })
+	p := layout.At(root).Paths(id)
 	os.Remove(p.Pid())
 	os.Remove(p.Sock())
 	if err := os.WriteFile(p.Meta(), []byte("{"), 0o600); err != nil {

@@ -61,7 +61,7 @@ func fill(t *testing.T, path string) {
 func TestFullDiskLeavesNoTemporaryFilesOrTornLines(t *testing.T) {
 	mnt, root := tinyRoot(t)
 	start(t, root, "s")
-	p := layout.PathsFor(root, "s")
+	p := layout.At(root).Paths("s")
 	spare := filepath.Join(mnt, "spare")
 	if err := os.WriteFile(spare, make([]byte, 5*4096), 0o600); err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestFullDiskLeavesNoTemporaryFilesOrTornLines(t *testing.T) {
 func TestChangeWhoseEventCannotBeLoggedIsUndone(t *testing.T) {
 	mnt, root := tinyRoot(t)
 	start(t, root, "s")
-	p := layout.PathsFor(root, "s")
+	p := layout.At(root).Paths("s")
 	// Eight 4000-byte tags: the record holds each value once, a change of
 	// all of them logs each twice, so the log needs twice the record's
 	// room.

@@ -20,7 +20,7 @@ func startWaiting(t *testing.T, root, id, script string) {
 	t.Helper()
 	testutil.MustRun(t, root, "run", "-d", "--id", id, "--tag", "keep=true", "--", "sh", "-c", "read x; "+script+"; sleep 1000")
 	testutil.WaitFor(t, 10*time.Second, id+"'s daemon to take over its launch claim", func() bool {
-		_, err := os.Lstat(layout.PathsFor(root, id).Launch())
+		_, err := os.Lstat(layout.At(root).Paths(id).Launch())
 		return os.IsNotExist(err)
 	})
 }
@@ -29,7 +29,7 @@ func startWaiting(t *testing.T, root, id, script string) {
 // append to it fails, as on a damaged disk, until restoreEvents.
 func breakEvents(t *testing.T, root, id string) {
 	t.Helper()
-	p := layout.PathsFor(root, id).Events()
+	p := layout.At(root).Paths(id).Events()
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func breakEvents(t *testing.T, root, id string) {
 
 func restoreEvents(t *testing.T, root, id string) {
 	t.Helper()
-	if err := os.Remove(layout.PathsFor(root, id).Events()); err != nil {
+	if err := os.Remove(layout.At(root).Paths(id).Events()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -61,7 +61,7 @@ func logLines(t *testing.T, path string) []string {
 func TestDaemonRecordsEventsItCannotAppend(t *testing.T) {
 	root := testutil.Root(t)
 	startWaiting(t, root, "e", `printf '\033]2;hello\007'`)
-	p := layout.PathsFor(root, "e")
+	p := layout.At(root).Paths("e")
 	if r := testutil.MustRun(t, root, "stats", "e"); strings.Contains(r.Stdout, "errors") {
 		t.Errorf("stats of a session without errors:\n%s", r.Stdout)
 	}
@@ -103,7 +103,7 @@ func TestDaemonRecordsEventsItCannotAppend(t *testing.T) {
 	// Old enough to be debris, were it without its record.
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(p.DaemonLog(), old, old)
-	ghost := layout.PathsFor(root, "ghost")
+	ghost := layout.At(root).Paths("ghost")
 	for _, f := range []string{ghost.DaemonLog(), ghost.DaemonLogOld()} {
 		if err := os.WriteFile(f, []byte("x\n"), 0o600); err != nil {
 			t.Fatal(err)
@@ -144,7 +144,7 @@ func TestDaemonRecordsEventsItCannotAppend(t *testing.T) {
 func TestDaemonErrorLogIsBoundedUnderAFlood(t *testing.T) {
 	root := testutil.Root(t)
 	startWaiting(t, root, "f", `i=0; while :; do i=$((i+1)); printf '\033]2;%d\007' $i; done`)
-	p := layout.PathsFor(root, "f")
+	p := layout.At(root).Paths("f")
 	breakEvents(t, root, "f")
 	testutil.MustRun(t, root, "send", "f", "go\n")
 	var first os.FileInfo

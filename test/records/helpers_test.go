@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -17,7 +18,7 @@ func tempFiles(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
 	for _, n := range testutil.DirNames(t, root) {
-		if layout.IsTemp(n) {
+		if fsx.IsTemp(n) {
 			out = append(out, n)
 		}
 	}
@@ -32,7 +33,7 @@ func start(t *testing.T, root, id string, extra ...string) {
 	// run -d returns before the daemon has taken the session over; its
 	// launch claim goes then, which frees room a full-disk test counts.
 	testutil.WaitFor(t, 10*time.Second, id+"'s daemon to take over its launch claim", func() bool {
-		_, err := os.Lstat(layout.PathsFor(root, id).Launch())
+		_, err := os.Lstat(layout.At(root).Paths(id).Launch())
 		return errors.Is(err, os.ErrNotExist)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -116,7 +117,7 @@ func TestWritersRefuseAnotherUsersRoot(t *testing.T) {
 			t.Errorf("%s appeared", n)
 		}
 	}
-	if !layout.PidAlive(livePid) {
+	if !proc.Alive(livePid) {
 		t.Error("the live session's daemon was stopped")
 	}
 	// Reading is still fine.

@@ -27,7 +27,7 @@ func nested(depth int) []byte {
 func TestDeepStateValuesAreRefusedAndRecordsStayLinear(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "s")
-	meta := layout.PathsFor(root, "s").Meta()
+	meta := layout.At(root).Paths("s").Meta()
 	before := readFile(t, meta)
 
 	r := stateSet(t, root, "s", "deep", append(nested(9900), '\n'))
@@ -86,10 +86,10 @@ func TestStateBagTotalIsBounded(t *testing.T) {
 	if r := stateSet(t, root, "s", "one", big); r.Code != 0 {
 		t.Fatalf("first 9 MiB value: %+v", r)
 	}
-	before := readFile(t, layout.PathsFor(root, "s").Meta())
+	before := readFile(t, layout.At(root).Paths("s").Meta())
 	r := stateSet(t, root, "s", "two", big)
 	oneLineError(t, "second 9 MiB value", r, "at most 16777216 (16 MiB) are allowed in all")
-	if readFile(t, layout.PathsFor(root, "s").Meta()) != before {
+	if readFile(t, layout.At(root).Paths("s").Meta()) != before {
 		t.Fatal("a refused value changed the record")
 	}
 	// Replacing the one value is fine.

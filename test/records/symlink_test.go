@@ -16,7 +16,7 @@ import (
 func TestFilesInTheRootAreNotFollowedThroughLinks(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "s")
-	p := layout.PathsFor(root, "s")
+	p := layout.At(root).Paths("s")
 	outside := filepath.Join(t.TempDir(), "outside")
 	const content = "not pty's\n"
 	if err := os.WriteFile(outside, []byte(content), 0o600); err != nil {

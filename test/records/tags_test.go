@@ -15,7 +15,7 @@ import (
 func TestTagSizesAndTheEventLogAreBounded(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "s")
-	p := layout.PathsFor(root, "s")
+	p := layout.At(root).Paths("s")
 	before := readFile(t, p.Meta())
 
 	oneLineError(t, "5000-byte value", testutil.Run(t, root, "tag", "s", "big="+strings.Repeat("v", 5000)), "at most 4096")

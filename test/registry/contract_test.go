@@ -140,14 +140,14 @@ var states = []struct {
 		s := live(t, root)
 		end(t, root)
 		waitStatus(t, root, layout.Exited, false)
-		if err := os.WriteFile(layout.PathsFor(root, id).Meta(), []byte("{\"command\":"), 0o600); err != nil {
+		if err := os.WriteFile(layout.At(root).Paths(id).Meta(), []byte("{\"command\":"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return s
 	}},
 	{"damaged-live", func(t *testing.T, root string) *state {
 		s := live(t, root)
-		if err := os.WriteFile(layout.PathsFor(root, id).Meta(), []byte("{\"command\":"), 0o600); err != nil {
+		if err := os.WriteFile(layout.At(root).Paths(id).Meta(), []byte("{\"command\":"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -160,7 +160,7 @@ var states = []struct {
 		s.bystander = bystander(t).Process.Pid
 		pid := s.bystander
 		setRecord(t, root, func(m *layout.Metadata) { m.DaemonPid = pid })
-		if err := os.WriteFile(layout.PathsFor(root, id).Pid(), []byte(fmt.Sprint(pid)), 0o600); err != nil {
+		if err := os.WriteFile(layout.At(root).Paths(id).Pid(), []byte(fmt.Sprint(pid)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -171,7 +171,7 @@ var states = []struct {
 	{"socket-other", func(t *testing.T, root string) *state {
 		s := live(t, root)
 		killDaemon(t, root)
-		p := layout.PathsFor(root, id)
+		p := layout.At(root).Paths(id)
 		os.Remove(p.Pid())
 		os.Remove(p.Sock())
 		l, err := net.Listen("unix", p.Sock())

@@ -260,6 +260,10 @@ func dialSocket(t *testing.T, path string) net.Conn {
 func TestSocket(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "s1", "--", "sh", "-c", "echo sock-ready; sleep 100")
+	// run -d returns before the command has printed.
+	testutil.WaitFor(t, 10*time.Second, "the session to print sock-ready", func() bool {
+		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "s1").Stdout, "sock-ready")
+	})
 	dir := t.TempDir()
 	path := filepath.Join(dir, "remote.sock")
 

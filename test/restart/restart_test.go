@@ -173,7 +173,7 @@ func TestRestartWaitsForLingeringDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	go lingering.Wait()
-	os.WriteFile(layout.PathsFor(root, "quick").Pid(), []byte(strconv.Itoa(lingering.Process.Pid)), 0o600)
+	os.WriteFile(layout.At(root).Paths("quick").Pid(), []byte(strconv.Itoa(lingering.Process.Pid)), 0o600)
 	if r := testutil.Run(t, root, "restart", "-y", "quick"); r.Code != 0 {
 		t.Fatalf("restart exit %d: %s", r.Code, r.Stderr)
 	}
@@ -236,7 +236,7 @@ func TestRestartRefusesNULInRecord(t *testing.T) {
 		s, err := layout.At(root).Load("nul")
 		return err == nil && s.Status == layout.Exited
 	})
-	meta := layout.PathsFor(root, "nul").Meta()
+	meta := layout.At(root).Paths("nul").Meta()
 	b, err := os.ReadFile(meta)
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func TestRunDetachedPrintsIDForScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"id": "js", "name": "API server", "pid": float64(s.Pid),
-		"generation": s.Meta.Generation, "socket": layout.PathsFor(root, "js").Sock()}
+		"generation": s.Meta.Generation, "socket": layout.At(root).Paths("js").Sock()}
 	if len(got) != len(want) || s.Pid <= 0 || s.Meta.Generation == "" {
 		t.Errorf("run -d --json = %v, want %v", got, want)
 	}

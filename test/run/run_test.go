@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
@@ -47,7 +48,7 @@ func waitScreen(t *testing.T, root, id, want string) string {
 // waitDaemonGone waits until the session's daemon process has exited.
 func waitDaemonGone(t *testing.T, pid int) {
 	t.Helper()
-	testutil.WaitFor(t, 10*time.Second, "daemon "+strconv.Itoa(pid)+" to exit", func() bool { return !layout.PidAlive(pid) })
+	testutil.WaitFor(t, 10*time.Second, "daemon "+strconv.Itoa(pid)+" to exit", func() bool { return !proc.Alive(pid) })
 }
 
 func daemonPid(t *testing.T, root, id string) int {
@@ -79,7 +80,7 @@ func TestRunDetachedThenPeek(t *testing.T) {
 	if m.DisplayCommand != "sh -c echo hello from pty; sleep 30" || len(m.Generation) != 32 || m.Rows != 24 || m.Cols != 80 {
 		t.Errorf("metadata = %+v", m)
 	}
-	fi, err := os.Stat(layout.PathsFor(root, "hello").Sock())
+	fi, err := os.Stat(layout.At(root).Paths("hello").Sock())
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode: %v %v", fi.Mode(), err)
 	}
@@ -149,7 +150,7 @@ func TestRunBadInputLeavesNothing(t *testing.T) {
 	// run -d returns before the daemon takes over (and removes) its
 	// launch claim.
 	testutil.WaitFor(t, 10*time.Second, "busy's daemon to take over its launch claim", func() bool {
-		_, err := os.Lstat(layout.PathsFor(root, "busy").Launch())
+		_, err := os.Lstat(layout.At(root).Paths("busy").Launch())
 		return errors.Is(err, os.ErrNotExist)
 	})
 	before := testutil.DirNames(t, root)
@@ -215,7 +216,7 @@ func TestExitCodeLastLinesAndSignal(t *testing.T) {
 		t.Errorf("last event = %+v", last)
 	}
 	for _, id := range []string{"seven", "killed"} {
-		p := layout.PathsFor(root, id)
+		p := layout.At(root).Paths(id)
 		if _, err := os.Stat(p.Sock()); err == nil {
 			t.Errorf("%s: socket left behind", id)
 		}
@@ -328,7 +329,7 @@ func TestKillStopsTreeIncludingSetsidGrandchild(t *testing.T) {
 	}
 	syscall.Kill(dpid, syscall.SIGTERM)
 	waitDaemonGone(t, dpid)
-	if layout.PidAlive(gc) {
+	if proc.Alive(gc) {
 		t.Errorf("setsid grandchild %d survived the daemon's SIGTERM", gc)
 	}
 	m, err := layout.At(root).Metadata("tree")
@@ -339,7 +340,7 @@ func TestKillStopsTreeIncludingSetsidGrandchild(t *testing.T) {
 	if m.ExitCode == nil || *m.ExitCode != 129 || m.Signal == nil || *m.Signal != 1 {
 		t.Errorf("exit %v signal %v, want 129/1", m.ExitCode, m.Signal)
 	}
-	p := layout.PathsFor(root, "tree")
+	p := layout.At(root).Paths("tree")
 	for _, f := range []string{p.Sock(), p.Pid()} {
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("%s left behind", f)
@@ -548,7 +549,7 @@ func TestFailedCommandLeavesATrace(t *testing.T) {
 	for _, id := range []string{id, "boom", "crash", "clean"} {
 		testutil.WaitFor(t, 10*time.Second, id+" to end and its daemon to exit", func() bool {
 			s, err := layout.At(root).Load(id)
-			return errors.Is(err, layout.ErrNotFound) || err == nil && s.Status == layout.Exited && !layout.PidAlive(s.Meta.DaemonPid)
+			return errors.Is(err, layout.ErrNotFound) || err == nil && s.Status == layout.Exited && !proc.Alive(s.Meta.DaemonPid)
 		})
 	}
 

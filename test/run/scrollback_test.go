@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -200,7 +201,7 @@ func TestScrollbackMemoryBound(t *testing.T) {
 	pid := daemonPid(t, root, "big")
 	peak := 0
 	testutil.WaitFor(t, 5*time.Minute, "the end of the flood on the screen", func() bool {
-		if !layout.PidAlive(pid) {
+		if !proc.Alive(pid) {
 			t.Fatalf("the daemon died during the flood (peak Pss %d kB)", peak)
 		}
 		peak = max(peak, pssKB(t, pid))

@@ -18,7 +18,7 @@ func start(t *testing.T, root, id string, extra ...string) {
 
 func files(t *testing.T, root, id string) string {
 	t.Helper()
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	m, _ := os.ReadFile(p.Meta())
 	e, _ := os.ReadFile(p.Events())
 	return string(m) + "\x00" + string(e)
@@ -149,7 +149,7 @@ func TestStateSetOneMegabyte(t *testing.T) {
 	if _, has := sets[0].Fields["value"]; has || sets[0].Fields["key"] != "blob" || sets[0].Fields["valueBytes"] != float64(len(big)) {
 		t.Fatalf("a large value's event must carry key and valueBytes only: %v", sets[0].Fields["valueBytes"])
 	}
-	if fi, _ := os.Stat(layout.PathsFor(root, "s").Events()); fi.Size() > 4096 {
+	if fi, _ := os.Stat(layout.At(root).Paths("s").Events()); fi.Size() > 4096 {
 		t.Fatalf("the event log grew to %d bytes", fi.Size())
 	}
 }

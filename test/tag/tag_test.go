@@ -26,7 +26,7 @@ func start(t *testing.T, root, id string, tags ...string) {
 // command wrote nothing.
 func files(t *testing.T, root, id string) string {
 	t.Helper()
-	p := layout.PathsFor(root, id)
+	p := layout.At(root).Paths(id)
 	m, _ := os.ReadFile(p.Meta())
 	e, _ := os.ReadFile(p.Events())
 	return string(m) + "\x00" + string(e)
@@ -99,7 +99,7 @@ func TestTagListSetRemove(t *testing.T) {
 	if r := testutil.MustRun(t, root, "tag", "s"); !strings.HasPrefix(r.Stdout, "No tags on \"") {
 		t.Fatalf("empty list: %q", r.Stdout)
 	}
-	if b, _ := os.ReadFile(layout.PathsFor(root, "s").Meta()); strings.Contains(string(b), `"tags"`) {
+	if b, _ := os.ReadFile(layout.At(root).Paths("s").Meta()); strings.Contains(string(b), `"tags"`) {
 		t.Fatal("an empty tag map was kept in the metadata")
 	}
 }
@@ -133,7 +133,7 @@ func TestTagConcurrentWritersLoseNothing(t *testing.T) {
 				return
 			default:
 			}
-			b, err := os.ReadFile(layout.PathsFor(root, "c").Meta())
+			b, err := os.ReadFile(layout.At(root).Paths("c").Meta())
 			var m layout.Metadata
 			if err != nil || json.Unmarshal(b, &m) != nil {
 				bad++

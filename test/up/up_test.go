@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile/manage"
@@ -138,7 +139,7 @@ func TestUpStartsSyncsAndDownStops(t *testing.T) {
 	if ids, _ := layout.At(root).IDs(); len(ids) != 0 {
 		t.Fatalf("records left after down: %v", ids)
 	}
-	if layout.PidAlive(web.Pid) {
+	if proc.Alive(web.Pid) {
 		t.Fatalf("web's daemon %d still alive", web.Pid)
 	}
 }

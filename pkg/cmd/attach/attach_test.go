@@ -51,7 +51,7 @@ func ended(t *testing.T, root, id string) {
 	// (an attach then shows the end, not the restart prompt).
 	testutil.WaitFor(t, 10*time.Second, id+" to end", func() bool {
 		s, err := layout.At(root).Load(id)
-		_, serr := os.Stat(layout.PathsFor(root, id).Sock())
+		_, serr := os.Stat(layout.At(root).Paths(id).Sock())
 		return err == nil && s.Status == layout.Exited && os.IsNotExist(serr)
 	})
 }

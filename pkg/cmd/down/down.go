@@ -3,8 +3,8 @@
 package down
 
 import (
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
-	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
 	"github.com/ptyorg/pty/pkg/ptyfile/manage"
 )
@@ -38,7 +38,7 @@ func Run(o Options, io cli.IO) error {
 	if err != nil {
 		return err
 	}
-	if err := layout.CheckWritableRoot(io.Root); err != nil {
+	if err := rootdir.CheckWritable(io.Root); err != nil {
 		return err
 	}
 	_, failed, err := manage.Down(io.Root, f, keys, manage.Output{Out: io.Out, Err: io.Err})

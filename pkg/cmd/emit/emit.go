@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/ptyorg/pty/internal/jsonx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -45,7 +47,7 @@ func Run(o Options, io cli.IO) error {
 	var data json.RawMessage
 	if o.JSON != nil {
 		var err error
-		if data, err = layout.CompactJSON("--json", []byte(*o.JSON)); err != nil {
+		if data, err = jsonx.Compact("--json", []byte(*o.JSON)); err != nil {
 			return err
 		}
 	}
@@ -64,7 +66,7 @@ func Run(o Options, io cli.IO) error {
 		return err
 	}
 	root := io.Root
-	if err := layout.CheckWritableRoot(root); err != nil {
+	if err := rootdir.CheckWritable(root); err != nil {
 		return err
 	}
 	s, err := cli.ResolveOrCurrent(root, ref, io.Session, "pty emit REF user.NAME")

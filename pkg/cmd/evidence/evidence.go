@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -138,7 +139,7 @@ func Run(o Options, cio cli.IO) error {
 		if o.ExpectedGeneration == "" {
 			return errors.New("--expected-generation is required: give the generation of the snapshot you consumed, as in pty evidence remove --id ID --expected-generation GEN")
 		}
-		if err := layout.CheckWritableRoot(cio.Root); err != nil {
+		if err := rootdir.CheckWritable(cio.Root); err != nil {
 			return err
 		}
 		tag, err := remove(r, o.ID, o.ExpectedGeneration)

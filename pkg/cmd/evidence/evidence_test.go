@@ -24,7 +24,7 @@ func TestRunOutcomes(t *testing.T) {
 	code := 2
 	testutil.WriteRecord(t, root, "ex", &layout.Metadata{Command: "/bin/true", DisplayCommand: "true", Cwd: "/", CreatedAt: layout.Now(),
 		Generation: "g1", ExitCode: &code, ExitedAt: layout.Now(), LastLines: []string{"a", `"b"`}})
-	if err := os.WriteFile(layout.PathsFor(root, "empty").Meta(), []byte(`{"command":"/bin/true","args":[],"displayCommand":"true","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","generation":"g3","exitCode":0,"exitedAt":"2026-01-01T00:00:01.000Z","lastLines":[]}`), 0o600); err != nil {
+	if err := os.WriteFile(layout.At(root).Paths("empty").Meta(), []byte(`{"command":"/bin/true","args":[],"displayCommand":"true","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z","generation":"g3","exitCode":0,"exitedAt":"2026-01-01T00:00:01.000Z","lastLines":[]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	testutil.WriteRecord(t, root, "gone", &layout.Metadata{Command: "/bin/true", DisplayCommand: "true", Cwd: "/", CreatedAt: layout.Now(), Generation: "g2"})
@@ -45,7 +45,7 @@ func TestRunOutcomes(t *testing.T) {
 			t.Errorf("%+v: %q %v, want %s", tc.o, got, err, tc.want)
 		}
 	}
-	if _, err := os.Stat(layout.PathsFor(root, "gone").Meta()); err != nil {
+	if _, err := os.Stat(layout.At(root).Paths("gone").Meta()); err != nil {
 		t.Errorf("another session's record went: %v", err)
 	}
 }

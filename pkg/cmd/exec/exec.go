@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/spawn"
@@ -76,7 +77,7 @@ func Run(o Options, cio cli.IO) error {
 	if err != nil {
 		return err
 	}
-	if err := layout.CheckWritableRoot(cio.Root); err != nil {
+	if err := rootdir.CheckWritable(cio.Root); err != nil {
 		return err
 	}
 	if err := record(cio.Root, id, gen, path, o.Args); err != nil {

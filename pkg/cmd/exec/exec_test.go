@@ -63,7 +63,7 @@ func TestRunRefuses(t *testing.T) {
 			if tc.edit != nil {
 				tc.edit(&cio)
 			}
-			before, _ := os.ReadFile(layout.PathsFor(cio.Root, "s").Meta())
+			before, _ := os.ReadFile(layout.At(cio.Root).Paths("s").Meta())
 			args := tc.args
 			if args == nil {
 				args = []string{"sh", "-c", "echo ran"}
@@ -76,7 +76,7 @@ func TestRunRefuses(t *testing.T) {
 			if out.Len() != 0 {
 				t.Errorf("output %q: something ran", out)
 			}
-			if after, _ := os.ReadFile(layout.PathsFor(cio.Root, "s").Meta()); !bytes.Equal(before, after) {
+			if after, _ := os.ReadFile(layout.At(cio.Root).Paths("s").Meta()); !bytes.Equal(before, after) {
 				t.Errorf("the record changed")
 			}
 		})

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/gcservice"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -182,7 +184,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if _, err := os.Stat(root); err == nil {
 		// gc starts processes from what it reads here: a root others can
 		// write could make it run anything.
-		if err := layout.CheckRootPerms(root); err != nil {
+		if err := rootdir.CheckPerms(root); err != nil {
 			return err
 		}
 	}
@@ -253,7 +255,7 @@ func OpenLog(path string) (*os.File, error) {
 	}
 	// Not through a symbolic link: the timer may run as root for a root
 	// others can name files in.
-	f, err := layout.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := fsx.OpenNoFollow(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open log %s: %w", path, err)
 	}

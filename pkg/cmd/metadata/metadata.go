@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -78,7 +79,7 @@ func Run(o Options, cio cli.IO) error {
 		return err
 	}
 	root := cio.Root
-	if err := layout.CheckWritableRoot(root); err != nil {
+	if err := rootdir.CheckWritable(root); err != nil {
 		return err
 	}
 	changed, m, err := layout.At(root).Patch(o.ID, p)

@@ -27,7 +27,7 @@ func runPeek(t *testing.T, root string, o Options) (string, string, error) {
 func TestRunHungDaemonFailsOnceWithinItsTime(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "hung", "--name", "wedged", "--", "sleep", "60")
-	sock := layout.PathsFor(root, "hung").Sock()
+	sock := layout.At(root).Paths("hung").Sock()
 	os.Remove(sock)
 	ln, err := net.Listen("unix", sock)
 	if err != nil {

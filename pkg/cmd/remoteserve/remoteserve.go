@@ -269,7 +269,7 @@ func (s *server) route(ref string) ([]byte, *net.UnixConn) {
 	// registry's owner, never through a symbolic link. A socket that
 	// does not answer is a session that is not there, as the original
 	// reports it.
-	c, err := client.DialSocket(layout.PathsFor(s.root, ss.ID).Sock(), client.DialWait)
+	c, err := client.DialSocket(layout.At(s.root).Paths(ss.ID).Sock(), client.DialWait)
 	if err != nil {
 		return notFound, nil
 	}

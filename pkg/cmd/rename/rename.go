@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -49,7 +50,7 @@ func Run(o Options, io cli.IO) error {
 	}
 	root := io.Root
 	if !o.Show {
-		if err := layout.CheckWritableRoot(root); err != nil {
+		if err := rootdir.CheckWritable(root); err != nil {
 			return err
 		}
 	}

@@ -215,7 +215,7 @@ func (o Options) started(io cli.IO, id, human string) error {
 			Pid        int     `json:"pid"`
 			Generation string  `json:"generation"`
 			Socket     string  `json:"socket"`
-		}{ID: id, Socket: layout.PathsFor(io.Root, id).Sock()}
+		}{ID: id, Socket: layout.At(io.Root).Paths(id).Sock()}
 		// The record is there once the session is up; a command that
 		// exited 0 at once may have had it removed already.
 		if s, err := layout.At(io.Root).Load(id); err == nil {

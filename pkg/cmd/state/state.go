@@ -13,6 +13,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ptyorg/pty/internal/jsonlite"
+	"github.com/ptyorg/pty/internal/jsonx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -96,7 +98,7 @@ func Run(o Options, cio cli.IO) error {
 	root := cio.Root
 	switch action {
 	case "set", "delete", "del", "rm":
-		if err := layout.CheckWritableRoot(root); err != nil {
+		if err := rootdir.CheckWritable(root); err != nil {
 			return err
 		}
 	}
@@ -145,7 +147,7 @@ func Run(o Options, cio cli.IO) error {
 		if !ok {
 			return fmt.Errorf("state key %q is not set on session %q (see 'pty state keys %s')", key, s.Name(), s.ID)
 		}
-		cv, err := layout.CompactJSON("state value", v)
+		cv, err := jsonx.Compact("state value", v)
 		if err != nil {
 			return err
 		}
@@ -165,7 +167,7 @@ func Run(o Options, cio cli.IO) error {
 		} else if value, err = readStdin(cio, key); err != nil {
 			return err
 		}
-		v, err := layout.CompactJSON("state value", value)
+		v, err := jsonx.Compact("state value", value)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/listing"
@@ -77,7 +78,7 @@ func Run(o Options, io cli.IO) error {
 		}
 		return nil
 	}
-	if err := layout.CheckWritableRoot(root); err != nil {
+	if err := rootdir.CheckWritable(root); err != nil {
 		return err
 	}
 	_, m, err := layout.At(root).SetTags(s.ID, set, o.Rm)

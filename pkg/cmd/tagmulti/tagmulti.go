@@ -11,6 +11,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -112,7 +113,7 @@ func Run(o Options, io cli.IO) error {
 
 	root := io.Root
 	if writing {
-		if err := layout.CheckWritableRoot(root); err != nil {
+		if err := rootdir.CheckWritable(root); err != nil {
 			return err
 		}
 	}

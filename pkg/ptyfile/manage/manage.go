@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -90,7 +92,7 @@ func Up(ctx context.Context, root string, f *ptyfile.File, specs []ptyfile.Spec,
 // read under it: the look at what runs and the start are one step, so
 // concurrent ups of one file start each declared session once.
 func upLocked(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec, o Output) (started bool, err error) {
-	l, err := layout.AcquireLock(IdentityLock(root, f.Path, s.Key), identityWait)
+	l, err := fsx.AcquireLock(IdentityLock(root, f.Path, s.Key), identityWait, rootdir.CheckPerms)
 	if errors.Is(err, layout.ErrLockBusy) {
 		return false, fmt.Errorf("another pty up is still starting this session (%w); try again", err)
 	}
@@ -296,7 +298,7 @@ func downKeys(f *ptyfile.File, owned []layout.Session, keys []string) []string {
 
 // downKey stops the sessions of one key under its identity lock.
 func downKey(root string, f *ptyfile.File, key string, o Output) (stopped, failed int, err error) {
-	l, err := layout.AcquireLock(IdentityLock(root, f.Path, key), identityWait)
+	l, err := fsx.AcquireLock(IdentityLock(root, f.Path, key), identityWait, rootdir.CheckPerms)
 	if errors.Is(err, layout.ErrLockBusy) {
 		return 0, 0, fmt.Errorf("another pty up is still starting this session (%w); try again", err)
 	}

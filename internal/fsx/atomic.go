@@ -1,4 +1,4 @@
-package layout
+package fsx
 
 import (
 	"encoding/hex"
@@ -6,21 +6,22 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/natefinch/atomic"
 	"github.com/ptyorg/pty/internal/errs"
 )
 
-// writeFileAtomic replaces path with data so that a reader sees either the
+// WriteFileAtomic replaces path with data so that a reader sees either the
 // old file or the new one, never a torn one, and concurrent writers never
 // share a temporary file: each writes <path>.tmp.<pid>.<rand>, syncs it,
 // renames it into place and syncs the directory so the rename survives a
 // crash. Last writer wins; use a lock for read-modify-write.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return writeAtomic(path, data, perm, true)
 }
 
-// WriteFileAtomicNoSync is writeFileAtomic without the two fsyncs, which
+// WriteFileAtomicNoSync is WriteFileAtomic without the two fsyncs, which
 // can each take tens of milliseconds: readers still never see a torn file,
 // but after a power loss the file may be old or missing. For files that
 // mean nothing after a crash (a pid file), or on a latency-critical path
@@ -42,7 +43,7 @@ func SyncFile(path string) error {
 }
 
 func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
-	tmp := tempName(path)
+	tmp := TempName(path)
 	f, err := OpenNoFollow(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return errs.Wrap("write "+path, err)
@@ -69,11 +70,11 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	return nil
 }
 
-// tempName returns a unique temporary sibling of path. The suffix only
+// TempName returns a unique temporary sibling of path. The suffix only
 // has to differ between concurrent writers (O_EXCL catches the rest), so
 // the runtime-seeded math/rand does: crypto/rand would link the whole FIPS
 // module into every binary, the session daemon's included, for nothing.
-func tempName(path string) string {
+func TempName(path string) string {
 	var b [6]byte
 	u := mrand.Uint64()
 	for i := range b {
@@ -88,3 +89,7 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// IsTemp reports whether a directory entry is an in-flight atomic write
+// (see TempName), which readers must ignore.
+func IsTemp(name string) bool { return strings.Contains(name, ".tmp.") }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package layout
+package fsx
 
 import (
 	"os"

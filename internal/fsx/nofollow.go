@@ -1,4 +1,12 @@
-package layout
+// Package fsx holds the file primitives of pty's registry: opens that
+// refuse symbolic links and FIFOs, atomic writes and their temporary
+// names, durability, lock files, and the checked connect to a session
+// socket. pkg/layout builds the registry on them and keeps them out of
+// its public API; pty's own commands use them directly. Nothing here may
+// use fmt or reflect on a path the session daemon reaches (it links
+// this package), and nothing here knows the registry's layout: whatever
+// a function needs to know about it is a parameter.
+package fsx
 
 import (
 	"errors"
@@ -44,7 +52,7 @@ func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 
 // ReadFileNoFollow is os.ReadFile that refuses a symbolic link.
 func ReadFileNoFollow(path string) ([]byte, error) {
-	b, err := readFileNoFollow(path)
+	b, err := ReadFileMax(path, syscall.O_NOFOLLOW, -1)
 	if err != nil {
 		return nil, symlinkErr(path, &os.PathError{Op: "open", Path: path, Err: err})
 	}
@@ -58,8 +66,38 @@ func symlinkErr(path string, err error) error {
 	return err
 }
 
-// readFileNoFollow reads with bare system calls (see readFileRaw); errors
-// are the bare errno.
-func readFileNoFollow(path string) ([]byte, error) {
-	return readFileFlags(path, syscall.O_NOFOLLOW)
+// ErrTooLarge is returned by ReadFileMax for a file over its bound.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadFileMax reads path with bare system calls, opened with flags added
+// to O_RDONLY|O_CLOEXEC|O_NONBLOCK: os.ReadFile's stat, non-blocking setup
+// and second read cost as much as the open on a slow-syscall machine. It
+// reads at most max bytes (no bound when max < 0) and fails with
+// ErrTooLarge past them, without reading more. Errors are the bare errno.
+func ReadFileMax(path string, flags int, max int) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|flags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 0, 4096)
+	for {
+		if max >= 0 && len(buf) > max {
+			return nil, ErrTooLarge
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
 }

@@ -1,4 +1,4 @@
-package layout
+package fsx
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/proc"
 )
 
 // ErrLockBusy is returned when a lock is held by a live process and the
@@ -28,14 +29,16 @@ type Lock struct {
 // AcquireLock takes the lock at path, waiting up to wait for a live holder
 // to release it (0 means try once). A lock whose holder is dead (or whose
 // pid now belongs to a process that started after the lock was taken), or
-// whose content is not a pid, is stale and reclaimed. The root must pass
-// CheckRootPerms.
-func AcquireLock(path string, wait time.Duration) (*Lock, error) {
-	// Every change to a root takes a lock first: refusing here keeps all
-	// writers, ours and any Go program using this package, out of a root
-	// that is not the caller's.
-	if err := CheckRootPerms(filepath.Dir(path)); err != nil {
-		return nil, err
+// whose content is not a pid, is stale and reclaimed. checkDir, when not
+// nil, is asked first about the lock's directory: pty passes
+// rootdir.CheckPerms, because every change to a root takes a lock
+// first, and refusing there keeps every writer out of a root that is not
+// the caller's.
+func AcquireLock(path string, wait time.Duration, checkDir func(dir string) error) (*Lock, error) {
+	if checkDir != nil {
+		if err := checkDir(filepath.Dir(path)); err != nil {
+			return nil, err
+		}
 	}
 	deadline := time.Now().Add(wait)
 	for {
@@ -83,7 +86,7 @@ func waitReleased(path string, deadline time.Time) {
 // ever observe it empty, so "garbage content" really is garbage.
 func tryLock(path string) (*Lock, error) {
 	content := strconv.Itoa(os.Getpid())
-	tmp := tempName(path)
+	tmp := TempName(path)
 	// Removed whatever happens, a failed write included: on a full disk
 	// the create succeeds and the write does not, and every failed
 	// attempt would leave an empty temporary file behind.
@@ -171,7 +174,7 @@ func lockIsStale(path string) bool {
 		// an empty file a moment before calling it garbage.
 		return s != "" || time.Since(fi.ModTime()) > time.Second
 	}
-	return !PidAliveSince(pid, fi.ModTime())
+	return !proc.AliveSince(pid, fi.ModTime())
 }
 
 func readSmall(path string) string {
@@ -203,31 +206,4 @@ func (l *Lock) Release() error {
 		return errs.Wrap("release "+l.path, err)
 	}
 	return nil
-}
-
-// PidAlive reports whether a process exists. EPERM means it exists but
-// belongs to someone else, which still counts as alive.
-func PidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	return !isZombie(pid)
-}
-
-// isZombie reports a process that has exited but not been reaped; it holds
-// no resources and will never act again, so it is not alive. Only Linux
-// exposes this cheaply; elsewhere a zombie counts as alive.
-func isZombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the parenthesised command name, which may itself
-	// contain parentheses: take the last ')'.
-	i := strings.LastIndexByte(string(b), ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
