@@ -25,3 +25,11 @@ func Levenshtein(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Near reports whether name is a likely meaning of the mistyped word:
+// within a third of the word's length in edits (at least one), or
+// beginning with it. Commands and flags share this rule, so a typo is
+// suggested for alike whatever was misspelt.
+func Near(word, name string) bool {
+	return Levenshtein(word, name) <= max(1, len(word)/3) || (len(word) >= 2 && len(name) > len(word) && name[:len(word)] == word)
+}

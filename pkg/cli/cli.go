@@ -24,6 +24,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/rootdir"
+	"github.com/ptyorg/pty/internal/textdist"
 	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -434,7 +435,7 @@ func consumedDashDash(all, rest []string) bool {
 func cleanFlagErr(fs *flag.FlagSet, err error) error {
 	s := strings.TrimPrefix(err.Error(), "error parsing commandline arguments: ")
 	if name, ok := strings.CutPrefix(s, "flag provided but not defined: "); ok {
-		return errors.New("unknown flag " + dashed(name))
+		return errors.New("unknown flag " + dashed(name) + suggestFlag(fs, name))
 	}
 	if name, ok := strings.CutPrefix(s, "flag needs an argument: "); ok {
 		return errors.New(dashed(name) + " needs a value")
@@ -455,6 +456,23 @@ func cleanFlagErr(fs *flag.FlagSet, err error) error {
 		}
 	}
 	return errors.New(s)
+}
+
+// suggestFlag names the flags the mistyped one is near (textdist.Near,
+// the rule command typos use), as "; did you mean --json?", or "".
+// One-letter flags are left out: every short typo is near them.
+func suggestFlag(fs *flag.FlagSet, name string) string {
+	name = strings.TrimLeft(name, "-")
+	var near []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if len(f.Name) > 1 && textdist.Near(name, f.Name) {
+			near = append(near, dashed(f.Name))
+		}
+	})
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(near, " or ") + "?"
 }
 
 // dashed writes a flag name as it is typed: -d for one letter, --name

@@ -21,6 +21,10 @@ func TestFlagErrorsReadAsTyped(t *testing.T) {
 	}{
 		{[]string{"--force"}, "unknown flag --force"},
 		{[]string{"-z"}, "unknown flag -z"},
+		{[]string{"--nme"}, "unknown flag --nme; did you mean --name?"},
+		{[]string{"--evry=1s"}, "unknown flag --evry; did you mean --every?"},
+		{[]string{"--ro"}, "unknown flag --ro; did you mean --rows?"},
+		{[]string{"--zzzz"}, "unknown flag --zzzz"},
 		{[]string{"--rows", "abc"}, `--rows: "abc" is not a whole number`},
 		{[]string{"--rows", "99999999999999999999"}, `--rows: "99999999999999999999" is out of range`},
 		{[]string{"--name"}, "--name needs a value"},

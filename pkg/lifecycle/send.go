@@ -29,7 +29,18 @@ const SendTimeout = 10 * time.Second
 type Item struct {
 	Bytes []byte
 	Seq   string
+	// From, when set, is read to its end and typed in DATA frames of at
+	// most SendPiece bytes each, in order, as the reads return them (so
+	// text that trickles in, from a pipe, is typed as it comes).
+	From io.Reader
 }
+
+// SendPiece is the most Send puts in one DATA frame of an Item's From:
+// what the daemon keeps of a DATA frame at once (docs/protocol.md,
+// Limits), so a stream of any length costs the daemon no more memory
+// than one keystroke's frame, and a send cut off part-way has typed a
+// prefix of the text.
+const SendPiece = 64 << 10
 
 // Send types items into a session as separate DATA frames, pausing delay
 // between them (programs that read keys one read() at a time need the
@@ -52,6 +63,12 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 	for i, it := range items {
 		if i > 0 && delay > 0 {
 			time.Sleep(delay)
+		}
+		if it.From != nil {
+			if err := sendStream(c, id, it.From, paste && i == 0, paste && i == len(items)-1); err != nil {
+				return err
+			}
+			continue
 		}
 		b := it.Bytes
 		if it.Seq != "" {
@@ -111,6 +128,42 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 			return nil
 		}
 	}
+}
+
+// sendStream types r's bytes in frames of at most SendPiece, with the
+// paste brackets before and after as asked.
+func sendStream(c *client.Conn, id string, r io.Reader, start, end bool) error {
+	write := func(b []byte) error {
+		c.Raw().SetWriteDeadline(time.Now().Add(SendTimeout))
+		if err := c.WriteFrame(proto.Data, b); err != nil {
+			return fmt.Errorf("send to %s: %w", id, err)
+		}
+		return nil
+	}
+	if start {
+		if err := write([]byte(PasteStart)); err != nil {
+			return err
+		}
+	}
+	buf := make([]byte, SendPiece)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if werr := write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return errs.Sentence(fmt.Sprintf("Reading the text to send failed: %v; what was read before it was sent to %q", err, id), err)
+		}
+	}
+	if end {
+		return write([]byte(PasteEnd))
+	}
+	return nil
 }
 
 // modes asks the daemon for the session's key modes (STATUS).

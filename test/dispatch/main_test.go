@@ -172,7 +172,12 @@ func TestEverySubcommandNamesBadFlagsAsTyped(t *testing.T) {
 			t.Errorf("pty %s --no-such-flag: code %d stderr %q, want %q", sub, r.Code, r.Stderr, want)
 		}
 	}
-	r := testutil.Run(t, root, "run", "--rows", "abc", "--", "true")
+	// A near miss names the flag meant, as a mistyped command does.
+	r := testutil.Run(t, root, "list", "--jsn")
+	if want := "pty: unknown flag --jsn; did you mean --json? (see 'pty list --help')\n"; r.Code != 1 || r.Stderr != want {
+		t.Errorf("list --jsn: code %d stderr %q, want %q", r.Code, r.Stderr, want)
+	}
+	r = testutil.Run(t, root, "run", "--rows", "abc", "--", "true")
 	if want := "pty: --rows: \"abc\" is not a whole number (see 'pty run --help')\n"; r.Code != 1 || r.Stderr != want {
 		t.Errorf("run --rows abc: code %d stderr %q, want %q", r.Code, r.Stderr, want)
 	}

@@ -2,7 +2,9 @@ package send
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -339,4 +341,111 @@ func TestSendDownScrollsLess(t *testing.T) {
 	if strings.Join(tmuxLines[:23], "\n") != strings.Join(screen[:23], "\n") {
 		t.Errorf("after Down, pty's less shows\n%s\ntmux's shows\n%s", strings.Join(screen, "\n"), strings.Join(tmuxLines, "\n"))
 	}
+}
+
+// writeRandom writes n pseudo-random bytes, every byte value among them,
+// to a new file and returns its path and sha256.
+func writeRandom(t *testing.T, n int) (string, [32]byte) {
+	t.Helper()
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	path := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, sha256.Sum256(b)
+}
+
+// waitSum waits for the capture file to hold n bytes, then checks it
+// holds exactly want.
+func waitSum(t *testing.T, path string, n int64, want [32]byte) {
+	t.Helper()
+	testutil.WaitForState(t, 5*time.Minute, fmt.Sprintf("the session to receive %d bytes", n), func() (bool, string) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return false, err.Error()
+		}
+		return fi.Size() >= n, fmt.Sprintf("%d bytes", fi.Size())
+	})
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(got)) != n || sha256.Sum256(got) != want {
+		t.Fatalf("session received %d bytes with sha256 %x, want %d bytes with %x", len(got), sha256.Sum256(got), n, want)
+	}
+}
+
+func TestSendStdinLosesNothing(t *testing.T) {
+	root := testutil.Root(t)
+	out := captureSession(t, root, "big")
+	const n = 100 << 20
+	in, sum := writeRandom(t, n)
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := testutil.Command(t, root, "send", "big", "-")
+	cmd.Stdin = f
+	if r := testutil.RunCmd(t, cmd); r.Code != 0 || r.Stdout != "" || r.Stderr != "" {
+		t.Fatalf("send big - < 100 MB: exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+	waitSum(t, out, n, sum)
+}
+
+func TestSendFile(t *testing.T) {
+	root := testutil.Root(t)
+	out := captureSession(t, root, "file")
+	const n = 1<<20 + 7 // not a whole number of pieces
+	in, sum := writeRandom(t, n)
+	if r := testutil.MustRun(t, root, "send", "file", "--file", in); r.Stdout != "" || r.Stderr != "" {
+		t.Errorf("send --file is not silent: stdout=%q stderr=%q", r.Stdout, r.Stderr)
+	}
+	waitSum(t, out, n, sum)
+	os.Truncate(out, 0)
+
+	// --paste brackets the whole stream; --file - is standard input.
+	cmd := testutil.Command(t, root, "send", "file", "--paste", "--file", "-")
+	cmd.Stdin = strings.NewReader("a\nb")
+	if r := testutil.RunCmd(t, cmd); r.Code != 0 {
+		t.Fatalf("send --paste --file -: exit %d, stderr %q", r.Code, r.Stderr)
+	}
+	waitBytes(t, out, []byte("\x1b[200~a\nb\x1b[201~"))
+	os.Truncate(out, 0)
+
+	// A literal "-" goes in a --seq item.
+	testutil.MustRun(t, root, "send", "file", "--seq", "-")
+	waitBytes(t, out, []byte("-"))
+	os.Truncate(out, 0)
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"file", "--file", filepath.Join(root, "nosuch")}, "Cannot read --file"},
+		{[]string{"file", "--file", in, "text"}, "not several"},
+		{[]string{"file", "--file", in, "--seq", "x"}, "not several"},
+	} {
+		args := append([]string{"send"}, c.args...)
+		r := testutil.Run(t, root, args...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, c.want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 1 and one line with %q", args, r.Code, r.Stderr, c.want)
+		}
+	}
+	testutil.MustRun(t, root, "send", "file", "Z")
+	waitBytes(t, out, []byte("Z"))
+}
+
+func TestSendWarnsOfKeyAsText(t *testing.T) {
+	root := testutil.Root(t)
+	out := captureSession(t, root, "kw")
+	r := testutil.MustRun(t, root, "send", "kw", "key:ctrl+u")
+	if want := "--seq key:ctrl+u"; !strings.Contains(r.Stderr, want) || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
+		t.Errorf("send kw key:ctrl+u: stderr %q, want one line with %q", r.Stderr, want)
+	}
+	waitBytes(t, out, []byte("key:ctrl+u")) // still typed, as the text it is
 }

@@ -179,7 +179,7 @@ func suggest(sub string) []string {
 		if len(n) < 3 {
 			continue // short aliases match everything loosely
 		}
-		if textdist.Levenshtein(sub, n) <= max(1, len(sub)/3) || (len(sub) >= 2 && strings.HasPrefix(n, sub)) {
+		if textdist.Near(sub, n) {
 			out = append(out, n)
 		}
 	}

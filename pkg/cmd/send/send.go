@@ -6,8 +6,11 @@ package send
 import (
 	"errors"
 	"fmt"
+	stdio "io"
 	"math"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/cli"
@@ -21,6 +24,7 @@ type Options struct {
 	Seq   []string // --seq ITEM, repeatable
 	Delay string   // --with-delay SECS
 	Paste bool     // --paste
+	File  string   // --file PATH: the text to type
 	// NewlineFlag is a flag people try for pressing Return (--enter, ...),
 	// found before parsing: send refuses it with a hint.
 	NewlineFlag string
@@ -29,9 +33,16 @@ type Options struct {
 
 // Command declares send's flags, filling o.
 func Command(o *Options) *cli.Command {
-	c := cli.NewCommand("send", "pty send REF TEXT | pty send REF [--with-delay SECS] [--paste] --seq ITEM [--seq ITEM]...")
+	c := cli.NewCommand("send", "pty send REF TEXT | pty send REF - | pty send REF --file PATH | pty send REF [--with-delay SECS] [--paste] --seq ITEM [--seq ITEM]...")
 	c.Long = `TEXT is sent exactly as given: no newline is added. To press keys, use
 --seq items: an item "key:SPEC" is a key, anything else is literal text.
+TEXT that looks like a key (key:...) is still typed as text, with a
+warning: to press the key, use --seq.
+
+TEXT "-" types what comes on standard input, and --file PATH a file's
+contents, of any length, as they are read, in pieces of at most 64 KiB;
+send returns once the session's daemon has read it all. To type a
+literal "-", use --seq -.
 
 Key specs are case-insensitive; modifiers ctrl, alt and shift come first,
 joined by '+', '-' or '_' (C-x is ctrl+x). Named keys: return (enter), tab,
@@ -53,6 +64,7 @@ anything is sent. --paste wraps everything in one bracketed paste.
 Example: pty send web --seq "make test" --seq key:return`
 	c.Flags.Var((*cli.StringList)(&o.Seq), "seq", "send `ITEM` (text, or key:SPEC); repeat for a sequence")
 	c.Flags.StringVar(&o.Delay, "with-delay", "0.3", "seconds to pause between --seq items")
+	c.Flags.StringVar(&o.File, "file", "", "type the contents of the file at `PATH` (- for standard input)")
 	c.Flags.BoolVar(&o.Paste, "paste", false, "wrap the payload in a bracketed paste (ESC[200~ ... ESC[201~)")
 	return c
 }
@@ -87,6 +99,9 @@ func Run(o Options, io cli.IO) error {
 	if len(pos) > 0 && len(o.Seq) > 0 {
 		return errors.New("give either TEXT or --seq items, not both: put the text in a --seq item (see 'pty send --help')")
 	}
+	if o.File != "" && (len(pos) > 0 || len(o.Seq) > 0) {
+		return errors.New("give either --file or TEXT or --seq items, not several (see 'pty send --help')")
+	}
 	if len(pos) > 1 {
 		return fmt.Errorf("Unexpected argument: %s (quote TEXT with spaces as one argument, or use --seq for several items)", pos[1])
 	}
@@ -96,8 +111,14 @@ func Run(o Options, io cli.IO) error {
 	}
 
 	var items []lifecycle.Item
-	if len(pos) == 1 {
+	from := o.File
+	if len(pos) == 1 && pos[0] == "-" {
+		from = "-"
+	} else if len(pos) == 1 {
 		items = append(items, lifecycle.Item{Bytes: []byte(pos[0])})
+		if looksLikeKey(pos[0]) {
+			fmt.Fprintf(io.Err, "pty: warning: %q is typed as text, not pressed as a key; to press it use: pty send REF --seq %s\n", pos[0], pos[0])
+		}
 	}
 	for _, s := range o.Seq {
 		b, err := keys.Item(s)
@@ -114,7 +135,7 @@ func Run(o Options, io cli.IO) error {
 	for _, it := range items {
 		total += len(it.Bytes)
 	}
-	if total == 0 {
+	if total == 0 && from == "" {
 		return errors.New("Nothing to send. Give TEXT or --seq items (see 'pty send --help')")
 	}
 
@@ -129,7 +150,36 @@ func Run(o Options, io cli.IO) error {
 		}
 		return cli.Sentencef("Session %q is not running (status: %s); nothing was sent.", s.ID, s.Shown())
 	}
+	if from != "" {
+		r, closeFrom, err := openFrom(from, io)
+		if err != nil {
+			return err
+		}
+		defer closeFrom()
+		items = []lifecycle.Item{{From: r}}
+	}
 	return lifecycle.Send(root, s.ID, items, delay, o.Paste)
+}
+
+// looksLikeKey: TEXT of the form of a --seq key item, which people give
+// as TEXT expecting the key to be pressed.
+func looksLikeKey(text string) bool {
+	return len(text) > len("key:") && strings.EqualFold(text[:len("key:")], "key:")
+}
+
+// openFrom opens the text to type: standard input for "-", else a file.
+func openFrom(path string, io cli.IO) (stdio.Reader, func(), error) {
+	if path == "-" {
+		if io.In == nil {
+			return nil, nil, errors.New("send has no standard input to read the text from")
+		}
+		return io.In, func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, cli.Sentencef("Cannot read --file %s: %v; nothing was sent.", path, errors.Unwrap(err))
+	}
+	return f, func() { f.Close() }, nil
 }
 
 func parseDelay(s string) (time.Duration, error) {

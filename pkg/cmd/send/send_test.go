@@ -40,6 +40,8 @@ func TestRunTypesIntoTheSession(t *testing.T) {
 		{[]string{"s", "--with-delay", "-1", "x"}, `pty: --with-delay "-1" is not a number of seconds between 0 and 3600 (like 0.3, or 0 for none)`},
 		{[]string{"s", ""}, "pty: Nothing to send. Give TEXT or --seq items (see 'pty send --help')"},
 		{[]string{"s", "--seq", "key:nosuchkey"}, ""},
+		{[]string{"s", "--file", "f", "t"}, "pty: give either --file or TEXT or --seq items, not several (see 'pty send --help')"},
+		{[]string{"s", "-"}, `Session "s" is not running (status: exited); nothing was sent.`},
 		{[]string{}, "pty: send needs a session: pty send REF TEXT (see 'pty send --help')"},
 	} {
 		var o Options
