@@ -30,13 +30,15 @@ func TestTreeStillSignal(t *testing.T) {
 	defer func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() }()
 
 	var tree []Proc
-	waitFor(t, "two descendants", func() bool {
+	// Two descendants, the second in its own group: setsid forks before
+	// it calls setsid(), so the tree can hold it still in the shell's.
+	waitFor(t, "two descendants in two groups", func() bool {
 		var err error
 		tree, err = Tree(cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(tree) == 3
+		return len(tree) == 3 && len(Groups(tree)) == 2
 	})
 	if tree[0].Pid != cmd.Process.Pid || tree[0].Start == "" {
 		t.Fatalf("root = %+v", tree[0])
