@@ -350,13 +350,11 @@ func readMetadataFast(root, id string) (*Metadata, error) {
 	return &m, nil
 }
 
-func readFileRaw(path string) ([]byte, error) { return readFileFlags(path, 0) }
-
 func readFileFlags(path string, flags int) ([]byte, error) {
 	return fsx.ReadFileMax(path, flags, -1)
 }
 
-// readFileNoFollow reads with bare system calls (see readFileRaw); errors
+// readFileNoFollow reads with bare system calls (fsx.ReadFileMax); errors
 // are the bare errno.
 func readFileNoFollow(path string) ([]byte, error) {
 	return readFileFlags(path, syscall.O_NOFOLLOW)
