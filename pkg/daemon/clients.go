@@ -583,6 +583,9 @@ func parseSize(p []byte) (rows, cols int, ok bool) {
 // baseline, and from now on live output. All of it under d.mu, so no pump
 // chunk falls between the baseline and the live stream or lands in both.
 func (d *Daemon) syncLocked(c *client) {
+	// Not live while the size is renegotiated: c gets its GEOMETRY once,
+	// in front of its baseline, not also as the change's broadcast.
+	c.live = false
 	d.renegotiateLocked()
 	c.pending = c.pending[:0]
 	c.overflow = false
