@@ -44,6 +44,7 @@ type client struct {
 	role     int
 	rows     int
 	cols     int
+	seq      int64 // the number of its last ATTACH or RESIZE as a writable client (d.requests)
 	flags    byte
 	live     bool // receives DATA
 	pending  []byte
@@ -494,6 +495,8 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers++
 			}
 			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
+			d.requests++
+			c.seq = d.requests
 			c.history = c.histWant
 			d.syncLocked(c)
 			d.mu.Unlock()
@@ -537,6 +540,8 @@ func (d *Daemon) readLoop(c *client) {
 			d.mu.Lock()
 			if c.role == roleWritable {
 				c.rows, c.cols = rows, cols
+				d.requests++
+				c.seq = d.requests
 				d.renegotiateLocked()
 			} else {
 				// A follower's terminal, which its redraws fill; it

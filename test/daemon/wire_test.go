@@ -303,8 +303,9 @@ func TestAttachAfterPeekRestoresRole(t *testing.T) {
 	if st.Clients.Attached != 1 || st.Terminal.Rows != 22 || st.Terminal.Cols != 75 {
 		t.Errorf("after ATTACH and RESIZE: %+v, size %dx%d; want one writable connection, 22x75", st.Clients, st.Terminal.Rows, st.Terminal.Cols)
 	}
-	if len(st.Clients.Connections) != 1 || st.Clients.Connections[0] != (proto.StatusConn{Role: proto.RoleWritable, Rows: 22, Cols: 75}) {
-		t.Errorf("connections %+v, want the writable one at 22x75", st.Clients.Connections)
+	if cs := st.Clients.Connections; len(cs) != 1 || cs[0].Role != proto.RoleWritable || cs[0].Rows != 22 || cs[0].Cols != 75 ||
+		cs[0].LastRequestSequence < 2 || cs[0].Constrains == nil || !cs[0].Constrains.Rows || !cs[0].Constrains.Cols {
+		t.Errorf("connections %+v, want the writable one at 22x75, constraining both ways, its RESIZE numbered after its ATTACH", cs)
 	}
 	scr := testutil.MustRun(t, root, "peek", "--plain", "cat").Stdout
 	if strings.Contains(scr, "ignored") || !strings.Contains(scr, "typed-three") {
@@ -334,5 +335,65 @@ func TestExitFollowsBaseline(t *testing.T) {
 		if !strings.Contains(string(fs[1].Payload), "last-words") {
 			t.Errorf("%v: SCREEN %q, want the final screen", reqs[i].Type, fs[1].Payload)
 		}
+	}
+}
+
+// TestStatsConnections: pty stats --json lists each writable and read-only
+// connection as the original does: a writable one's requested size, the
+// number of its last ATTACH or RESIZE among the session's, and whether it
+// constrains the session's rows and cols (the smallest of the writable
+// ones' each way); a read-only one constrains neither.
+func TestStatsConnections(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "st", "--", "sleep", "120")
+	a := dialRaw(t, root, "st")
+	a.send(attach(30, 100))
+	a.until(func(f proto.Frame) bool { return f.Type == proto.Screen })
+	b := dialRaw(t, root, "st")
+	b.send(attach(20, 120))
+	b.until(func(f proto.Frame) bool { return f.Type == proto.Screen })
+	c := dialRaw(t, root, "st")
+	c.send(peek(0))
+	c.until(func(f proto.Frame) bool { return f.Type == proto.Screen })
+
+	conns := func() (wa, wb, ro proto.StatusConn) {
+		t.Helper()
+		r := testutil.MustRun(t, root, "stats", "--json", "st")
+		st, err := proto.ParseStatus([]byte(r.Stdout))
+		if err != nil {
+			t.Fatalf("stats --json: %v\n%s", err, r.Stdout)
+		}
+		for _, cn := range st.Clients.Connections {
+			switch {
+			case cn.Role == proto.RoleReadOnly:
+				ro = cn
+			case cn.Rows == 30 && cn.Cols == 100: // a's, which never changes
+				wa = cn
+			default:
+				wb = cn
+			}
+		}
+		if len(st.Clients.Connections) != 3 || wa.Role == "" || wb.Role == "" || ro.Role == "" {
+			t.Fatalf("connections %+v, want the two writable ones and the read-only one", st.Clients.Connections)
+		}
+		return
+	}
+	k := func(cn proto.StatusConn) string {
+		if cn.Constrains == nil {
+			return "none"
+		}
+		return fmt.Sprintf("%v,%v", cn.Constrains.Rows, cn.Constrains.Cols)
+	}
+	wa, wb, ro := conns()
+	if k(wa) != "false,true" || k(wb) != "true,false" || k(ro) != "false,false" || wb.LastRequestSequence <= wa.LastRequestSequence || ro.LastRequestSequence != 0 {
+		t.Errorf("30x100 %+v %s, 20x120 %+v %s, read-only %+v %s; want the first constraining the cols, the second the rows and numbered after it, the reader nothing",
+			wa, k(wa), wb, k(wb), ro, k(ro))
+	}
+	seqB := wb.LastRequestSequence
+	b.send(proto.Frame{Type: proto.Resize, Payload: proto.Size(40, 90)})
+	b.until(func(f proto.Frame) bool { return f.Type == proto.Geometry })
+	wa, wb, _ = conns()
+	if wb.Rows != 40 || wb.Cols != 90 || wb.LastRequestSequence <= seqB || k(wa) != "true,false" || k(wb) != "false,true" {
+		t.Errorf("after a RESIZE to 40x90: %+v %s and %+v %s; want it numbered anew, constraining the cols now, the other the rows", wb, k(wb), wa, k(wa))
 	}
 }
