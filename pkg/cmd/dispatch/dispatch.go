@@ -74,7 +74,19 @@ func Run(o Options, io IO) int {
 		usage(io.Out)
 		return 0
 	}
+	if pickerFlag(args[0]) {
+		// "pty --filter-tag role=web" opens the picker, as in the
+		// original: the flags are the picker's.
+		return dispatch(io, env, "ui", args)
+	}
 	return dispatch(io, env, args[0], args[1:])
+}
+
+// pickerFlag reports whether a is one of the picker's flags (pty ui),
+// which the original takes with no command.
+func pickerFlag(a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	return strings.HasPrefix(a, "--") && (name == "preselect-new" || name == "filter-tag" || name == "force" || name == "detach-key")
 }
 
 func dispatch(io IO, env []string, sub string, args []string) int {
