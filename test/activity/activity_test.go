@@ -147,12 +147,18 @@ func TestActivityMarkers(t *testing.T) {
 	})
 }
 
-// TestReadOnlyAttachClears: pty attach -R is someone watching: it clears
-// the markers and records lastAttachAt, as an attach does.
+// TestReadOnlyAttachClears: pty attach -R and pty peek -f are someone
+// watching: they clear the markers and record lastAttachAt, as an attach
+// does; a one-shot pty peek does neither.
 func TestReadOnlyAttachClears(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, append([]string{"run", "-d", "--id", "ro", "--"}, echo(`\a`)...)...)
 	waitActivity(t, root, "ro", "bell")
+	// A one-shot peek is a look, often a script's: it clears nothing.
+	testutil.MustRun(t, root, "peek", "ro")
+	if a := activityOf(t, root, "ro"); !slices.Equal(a, []string{"bell"}) {
+		t.Errorf("after pty peek the activity is %v, want [bell]", a)
+	}
 	if at := meta(t, root, "ro").LastAttachAt; at != "" {
 		t.Fatalf("lastAttachAt is %q before any attach", at)
 	}
@@ -166,6 +172,15 @@ func TestReadOnlyAttachClears(t *testing.T) {
 	u.WaitText("<while-watched>")
 	if a := activityOf(t, root, "ro"); a != nil {
 		t.Errorf("a bell while watched read-only marked the session %v", a)
+	}
+
+	testutil.MustRun(t, root, append([]string{"run", "-d", "--id", "pf", "--"}, echo(`\a`)...)...)
+	waitActivity(t, root, "pf", "bell")
+	f := testutil.StartUserTmux(t, root, 20, 80, nil, "peek", "-f", "pf")
+	f.WaitText("ready")
+	waitActivity(t, root, "pf")
+	if meta(t, root, "pf").LastAttachAt == "" {
+		t.Error("peek -f did not record lastAttachAt")
 	}
 }
 
