@@ -57,6 +57,10 @@ func Run(o Options, io IO) int {
 		case a == "--version" || a == "-v" || a == "-V" || a == "version":
 			fmt.Fprintln(io.Out, "pty "+version())
 			return 0
+		case pickerFlag(a):
+			// "pty --filter-tag role=web" opens the picker, as in
+			// the original: the flags are the picker's.
+			return dispatch(io, env, "ui", args)
 		case a == "--help" || a == "-h" || a == "help":
 			if len(args) > 1 {
 				// "pty help run" is "pty run --help".
@@ -73,11 +77,6 @@ func Run(o Options, io IO) int {
 		}
 		usage(io.Out)
 		return 0
-	}
-	if pickerFlag(args[0]) {
-		// "pty --filter-tag role=web" opens the picker, as in the
-		// original: the flags are the picker's.
-		return dispatch(io, env, "ui", args)
 	}
 	return dispatch(io, env, args[0], args[1:])
 }
