@@ -436,3 +436,39 @@ func TestAttachStreamWriteFails(t *testing.T) {
 		t.Errorf("after the reader left: %v, stderr %q; want exit 1 saying descriptor 3 failed", err, errb.String())
 	}
 }
+
+// TestAttachStreamSignalEndsWithDetach: pty attach killed (TERM) while
+// streaming ends the stream with its empty DETACH, leaves the session
+// running, and exits 128+15, as an attach does.
+func TestAttachStreamSignalEndsWithDetach(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "sig", "--", "sh", "-c", "echo sig-ready; exec sleep 120")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd := testutil.Command(t, root, "", "attach", "--attach-stream-fd-v1", "3", "sig")
+	cmd.ExtraFiles = []*os.File{w}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	c := consume(r)
+	c.waitFor(t, "the baseline", func(fs []proto.Frame) bool {
+		return len(fs) >= 2 && strings.Contains(string(fs[1].Payload), "sig-ready")
+	})
+	cmd.Process.Signal(syscall.SIGTERM)
+	fs := c.end(t)
+	checkStream(t, fs, proto.Detach)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 128+15 || errb.Len() != 0 {
+		t.Errorf("after SIGTERM: %v, stderr %q; want exit 143 and nothing on stderr", err, errb.String())
+	}
+	if s, err := layout.At(root).Load("sig"); err != nil || s.Status != layout.Running {
+		t.Errorf("after the client's end: %v %v, want the session running", s.Status, err)
+	}
+}
