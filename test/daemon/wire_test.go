@@ -397,3 +397,57 @@ func TestStatsConnections(t *testing.T) {
 		t.Errorf("after a RESIZE to 40x90: %+v %s and %+v %s; want it numbered anew, constraining the cols now, the other the rows", wb, k(wb), wa, k(wa))
 	}
 }
+
+// TestPeekDuringAttachRendering: an ATTACH whose baseline has a long
+// history is rendered by the connection's writer after its GEOMETRY is
+// sent; a PEEK that comes while it renders replaces it: after the PEEK's
+// GEOMETRY the next SCREEN is the PEEK's, and no ATTACH screen follows
+// it.
+func TestPeekDuringAttachRendering(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "big", "--", "sh", "-c",
+		`i=0; while [ $i -lt 20000 ]; do i=$((i+1)); echo "long-history-line-$i with some text to render"; done; while :; do echo tick; sleep 0.01; done`)
+	testutil.WaitFor(t, 30*time.Second, "the history", func() bool {
+		return statusOf(t, root, "big").Terminal.ScrollbackUsed > 9000
+	})
+	for round := 0; round < 5; round++ {
+		rc := dialRaw(t, root, "big")
+		rc.send(attach(24, 80))
+		if f := rc.next(); f.Type != proto.Geometry {
+			t.Fatalf("round %d: first frame %v, want GEOMETRY", round, f.Type)
+		}
+		rc.send(peek(proto.PeekPlain))
+		var fs []proto.Frame
+		peekScreen := -1
+		for data := 0; data < 3; {
+			f := rc.next()
+			fs = append(fs, f)
+			switch {
+			case f.Type == proto.Screen && !attachForm(f.Payload):
+				if peekScreen < 0 {
+					peekScreen = len(fs) - 1
+				}
+			case f.Type == proto.Screen && peekScreen >= 0:
+				t.Fatalf("round %d: an ATTACH screen after the PEEK's: %s", round, names(fs))
+			case f.Type == proto.Data && peekScreen >= 0:
+				data++
+			}
+		}
+		lastGeo := -1
+		for i, f := range fs[:peekScreen] {
+			if f.Type == proto.Geometry {
+				lastGeo = i
+			}
+		}
+		if lastGeo < 0 {
+			t.Fatalf("round %d: no GEOMETRY before the PEEK's SCREEN: %s", round, names(fs))
+		}
+		for _, f := range fs[lastGeo+1 : peekScreen] {
+			if f.Type == proto.Screen || f.Type == proto.Data {
+				t.Errorf("round %d: %v between the PEEK's GEOMETRY and its SCREEN: GEOMETRY (ATTACH) %s", round, f.Type, names(fs))
+				break
+			}
+		}
+		rc.c.Close()
+	}
+}
