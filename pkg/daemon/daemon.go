@@ -191,11 +191,13 @@ type Daemon struct {
 
 	// The clients and their budget (clients.go, budget.go), guarded by mu.
 	clients   map[*client]struct{}
-	writers   int   // clients with the writable role
-	requests  int64 // writable requests (ATTACH, RESIZE) so far: a client's seq is the number of its last
-	manyProcs bool  // see fitProcsLocked
-	held      int   // bytes held for clients: see recountLocked
+	writers   int  // clients with the writable role
+	manyProcs bool // see fitProcsLocked
+	held      int  // bytes held for clients: see recountLocked
 	shedding  bool
+	// requests counts the writable requests (ATTACH, ATTACH_TTY, RESIZE)
+	// so far: a client's seq is the number of its last.
+	requests int64
 	// Memory freed since it was last handed back to the system, and when
 	// that was: see releaseLocked.
 	freed     int

@@ -17,28 +17,28 @@ import (
 // Config is what the launcher (package spawn) hands pty-daemon, as JSON
 // on fd 3: the validated, resolved launch settings.
 type Config struct {
-	Root           string            `json:"root"`
-	ID             string            `json:"id"`
-	Command        string            `json:"command"`
-	Args           []string          `json:"args"`
-	DisplayCommand string            `json:"displayCommand"`
-	Cwd            string            `json:"cwd"`
-	Rows           int               `json:"rows"`
-	Cols           int               `json:"cols"`
-	Scrollback     *int              `json:"scrollback,omitempty"` // lines; nil: DefaultScrollback
-	Tags           map[string]string `json:"tags,omitempty"`
-	DisplayName    *string           `json:"displayName,omitempty"`
-	ExtraEnv       map[string]string `json:"extraEnv,omitempty"`
-	UnsetEnv       []string          `json:"unsetEnv,omitempty"`
-	IsolateEnv     bool              `json:"isolateEnv,omitempty"`
+	Root           string                     `json:"root"`
+	ID             string                     `json:"id"`
+	Command        string                     `json:"command"`
+	Args           []string                   `json:"args"`
+	DisplayCommand string                     `json:"displayCommand"`
+	Cwd            string                     `json:"cwd"`
+	Rows           int                        `json:"rows"`
+	Cols           int                        `json:"cols"`
+	Scrollback     *int                       `json:"scrollback,omitempty"` // lines; nil: DefaultScrollback
+	Tags           map[string]string          `json:"tags,omitempty"`
+	DisplayName    *string                    `json:"displayName,omitempty"`
+	ExtraEnv       map[string]string          `json:"extraEnv,omitempty"`
+	UnsetEnv       []string                   `json:"unsetEnv,omitempty"`
+	IsolateEnv     bool                       `json:"isolateEnv,omitempty"`
+	Ephemeral      bool                       `json:"ephemeral,omitempty"`
+	Extra          map[string]json.RawMessage `json:"extra,omitempty"`
+	Replace        bool                       `json:"replace,omitempty"`
+	ReplaceGen     string                     `json:"replaceGeneration,omitempty"`
 	// ExactEnv is the record's "env", the original's exact environment
 	// (its API's, never pty run's): the child's environment is it alone,
 	// not the caller's, with the session's own variables added.
-	ExactEnv   map[string]string          `json:"env,omitempty"`
-	Ephemeral  bool                       `json:"ephemeral,omitempty"`
-	Extra      map[string]json.RawMessage `json:"extra,omitempty"`
-	Replace    bool                       `json:"replace,omitempty"`
-	ReplaceGen string                     `json:"replaceGeneration,omitempty"`
+	ExactEnv map[string]string `json:"env,omitempty"`
 	// Generation is the new session's generation, minted here so it can
 	// also be in the daemon's arguments (registry.DaemonArgs), where anyone
 	// can check a pid against a record.

@@ -49,12 +49,12 @@ type Options struct {
 	DisplayName *string
 	ExtraEnv    map[string]string
 	UnsetEnv    []string
+	IsolateEnv  bool
+	Ephemeral   bool
 	// ExactEnv is a record's exact environment ("env", the original's
 	// API): the child gets it instead of Env, with the session's own
 	// variables. A replacement of such a record keeps it.
-	ExactEnv   map[string]string
-	IsolateEnv bool
-	Ephemeral  bool
+	ExactEnv map[string]string
 	// Extra are metadata fields carried over from a previous record (state,
 	// fields of newer writers).
 	Extra map[string]json.RawMessage
