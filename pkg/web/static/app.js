@@ -112,7 +112,7 @@ function listPage() {
         li.append(el('span', 'command', s.command));
         if (s.tags) li.append(el('span', 'tags', s.tags));
         if (s.marker) li.append(el('span', 'marker', s.marker));
-        for (const a of [].concat(s.activity || [])) li.append(el('span', 'activity', a)); // [bell], [notified]
+        for (const a of s.activity || []) li.append(el('span', 'activity ' + a, '[' + a + ']'));
         if (s.preview && s.preview.length) {
           const pre = el('pre', 'preview');
           for (const l of s.preview) { const d = el('div', 'row'); fillRow(d, [[l, -1, -1, 0]]); pre.append(d); }
