@@ -106,7 +106,7 @@ function listPage() {
         a.href = '/s/' + encodeURIComponent(s.id);
         li.append(a);
         if (s.name) li.append(el('span', 'name', s.name));
-        if (s.exit) li.append(el('span', 'exit ' + (s.failed ? 'bad' : 'ok'), s.exit));
+        if (s.exit) li.append(el('span', 'exit' + (s.failed ? ' bad' : s.exit === 'exit 0' ? ' ok' : ''), s.exit));
         li.append(el('span', 'when', s.when));
         li.append(el('span', 'cwd', s.cwd));
         li.append(el('span', 'command', s.command));
