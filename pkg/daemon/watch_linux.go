@@ -1,0 +1,81 @@
+package daemon
+
+import (
+	"os"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// fileWatch is an inotify instance watching the session's own files (by
+// inode: an unlink or a rename over one changes its link count) and the
+// root directory itself, not the root's entries: a daemon is woken by a
+// change to one of its own files, never by the other sessions' writes or
+// by time. One goroutine reads it, parked in the runtime's poller.
+type fileWatch struct {
+	f *os.File
+	C chan time.Time // a change to look at; nil without inotify
+}
+
+const (
+	fileMask = unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+	dirMask  = unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR
+)
+
+func newFileWatch() *fileWatch {
+	w := &fileWatch{}
+	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return w // no inotify (the limit on instances): SIGUSR1 still works
+	}
+	w.f = os.NewFile(uintptr(fd), "inotify")
+	w.C = make(chan time.Time, 1)
+	go w.read()
+	return w
+}
+
+// arm watches the inodes now at the root and the files. A file that
+// is missing is not watched; the daemon publishes it again, then arms
+// once more. Watching an inode already watched changes nothing; one no
+// longer at its path drops out by itself when it is freed.
+func (w *fileWatch) arm(root string, files ...string) {
+	if w.f == nil {
+		return
+	}
+	fd := int(w.f.Fd())
+	unix.InotifyAddWatch(fd, root, dirMask)
+	for _, f := range files {
+		unix.InotifyAddWatch(fd, f, fileMask)
+	}
+}
+
+func (w *fileWatch) read() {
+	var buf [64 * unix.SizeofInotifyEvent]byte // the watches carry no names
+	for {
+		n, err := w.f.Read(buf[:])
+		if err != nil {
+			return // closed
+		}
+		changed := false
+		for off := 0; off+unix.SizeofInotifyEvent <= n; {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			if ev.Mask&^(unix.IN_IGNORED) != 0 {
+				changed = true
+			}
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+		}
+		if changed {
+			select {
+			case w.C <- time.Now():
+			default:
+			}
+		}
+	}
+}
+
+func (w *fileWatch) close() {
+	if w.f != nil {
+		w.f.Close()
+	}
+}
