@@ -157,6 +157,7 @@ func Run(o Options, cio cli.IO) error {
 	if err := layout.EnsureRoot(root); err != nil {
 		return err
 	}
+	var asked []registry.LiveDaemon
 	for _, d := range todo {
 		err := procs.SignalIf(d.Proc.Pid, syscall.SIGUSR1, func() bool {
 			return procs.Still(d.Proc) && layout.At(root).VerifyDaemon(d.Proc.Pid, d.ID, d.Generation)
@@ -164,10 +165,12 @@ func Run(o Options, cio cli.IO) error {
 		if err != nil {
 			fmt.Fprintf(cio.Err, "Session %q: its daemon (pid %d) is gone: not recovered.\n", d.ID, d.Proc.Pid)
 			failed = true
+			continue
 		}
+		asked = append(asked, d)
 	}
 	deadline := time.Now().Add(Wait)
-	for _, d := range todo {
+	for _, d := range asked {
 		s := state(root, d)
 		for s == unpublished && time.Now().Before(deadline) && procs.Still(d.Proc) {
 			time.Sleep(20 * time.Millisecond)
