@@ -111,6 +111,7 @@ func (d *Daemon) watchLoop() {
 	w.arm(d.root, p.Sock(), p.Pid(), p.Meta())
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	pending := false // the timer runs: changes within the delay make one look
 	for !r.orphaned.Load() {
 		adopt := false
 		select {
@@ -120,10 +121,14 @@ func (d *Daemon) watchLoop() {
 			adopt = true
 			timer.Stop()
 		case <-w.C:
-			timer.Reset(republishDelay)
+			if !pending {
+				timer.Reset(republishDelay)
+				pending = true
+			}
 			continue
 		case <-timer.C:
 		}
+		pending = false
 		if d.rootHere(adopt) {
 			d.republish()
 		}
@@ -160,17 +165,18 @@ func (d *Daemon) rootHere(adopt bool) bool {
 	return !r.rootGone
 }
 
-// noteRecord opens the record as it is on disk now, if it is this
-// generation's, as the copy to publish again.
+// noteRecord opens the record as it is on disk now as the copy to
+// publish again: at the start, the launcher's (it wrote it for this
+// generation before the daemon ran), and later one that was just read
+// under the session's locks and found to be this generation's.
 func (d *Daemon) noteRecord() {
 	r := &d.repub
 	f, err := fsx.OpenNoFollow(layout.At(d.root).Paths(d.id).Meta(), os.O_RDONLY, 0)
 	if err != nil {
 		return
 	}
-	m, err := readOpenRecord(f)
 	var st unix.Stat_t
-	if err != nil || m.Generation != d.gen || unix.Fstat(int(f.Fd()), &st) != nil {
+	if unix.Fstat(int(f.Fd()), &st) != nil {
 		f.Close()
 		return
 	}
@@ -229,6 +235,10 @@ func (d *Daemon) republish() {
 			m, err := readOpenRecord(r.rec)
 			if err != nil {
 				return err
+			}
+			if m.Generation != d.gen {
+				r.orphaned.Store(true) // replaced before the daemon first looked
+				return nil
 			}
 			if err := layout.WriteMetadataNoSync(d.root, d.id, m); err != nil {
 				return err

@@ -12,10 +12,13 @@ import (
 // inode: an unlink or a rename over one changes its link count) and the
 // root directory itself, not the root's entries: a daemon is woken by a
 // change to one of its own files, never by the other sessions' writes or
-// by time. One goroutine reads it, parked in the runtime's poller.
+// by time. One goroutine reads it, parked in the runtime's poller. Where
+// no instance can be had (the per-user limit on instances is often 128)
+// it looks every pollEvery instead.
 type fileWatch struct {
 	f *os.File
-	C chan time.Time // a change to look at; nil without inotify
+	t *time.Ticker
+	C <-chan time.Time // a change to look at
 }
 
 const (
@@ -24,14 +27,14 @@ const (
 )
 
 func newFileWatch() *fileWatch {
-	w := &fileWatch{}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		return w // no inotify (the limit on instances): SIGUSR1 still works
+		t := time.NewTicker(pollEvery)
+		return &fileWatch{t: t, C: t.C}
 	}
-	w.f = os.NewFile(uintptr(fd), "inotify")
-	w.C = make(chan time.Time, 1)
-	go w.read()
+	c := make(chan time.Time, 1)
+	w := &fileWatch{f: os.NewFile(uintptr(fd), "inotify"), C: c}
+	go w.read(c)
 	return w
 }
 
@@ -50,7 +53,7 @@ func (w *fileWatch) arm(root string, files ...string) {
 	}
 }
 
-func (w *fileWatch) read() {
+func (w *fileWatch) read(c chan<- time.Time) {
 	var buf [64 * unix.SizeofInotifyEvent]byte // the watches carry no names
 	for {
 		n, err := w.f.Read(buf[:])
@@ -60,14 +63,14 @@ func (w *fileWatch) read() {
 		changed := false
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			if ev.Mask&^(unix.IN_IGNORED) != 0 {
+			if ev.Mask&^unix.IN_IGNORED != 0 {
 				changed = true
 			}
 			off += unix.SizeofInotifyEvent + int(ev.Len)
 		}
 		if changed {
 			select {
-			case w.C <- time.Now():
+			case c <- time.Now():
 			default:
 			}
 		}
@@ -77,5 +80,8 @@ func (w *fileWatch) read() {
 func (w *fileWatch) close() {
 	if w.f != nil {
 		w.f.Close()
+	}
+	if w.t != nil {
+		w.t.Stop()
 	}
 }
