@@ -28,7 +28,7 @@ func Daemons(root string) ([]LiveDaemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []LiveDaemon
+	var found []LiveDaemon
 	for _, p := range all {
 		if p.Zombie || !ownProcess(p.Pid) {
 			continue
@@ -42,8 +42,22 @@ func Daemons(root string) ([]LiveDaemon, error) {
 			continue
 		}
 		if layout.At(r).VerifyDaemon(p.Pid, id, gen) && procs.Still(p) {
-			out = append(out, LiveDaemon{ID: id, Generation: gen, Proc: p})
+			found = append(found, LiveDaemon{ID: id, Generation: gen, Proc: p})
 		}
+	}
+	// A daemon's child between its fork and its exec still carries the
+	// daemon's arguments: it is the session's program being started, not
+	// a daemon, and is known by its parent having the same identity.
+	byPid := make(map[int]LiveDaemon, len(found))
+	for _, d := range found {
+		byPid[d.Proc.Pid] = d
+	}
+	var out []LiveDaemon
+	for _, d := range found {
+		if parent, ok := byPid[d.Proc.PPid]; ok && parent.ID == d.ID && parent.Generation == d.Generation {
+			continue
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }

@@ -382,11 +382,15 @@ func TestAnotherGenerationKeepsTheID(t *testing.T) {
 	s, err := layout.At(root).Load("dup")
 	if err != nil || s.Meta.Generation != fresh.Meta.Generation || s.Pid != fresh.Pid || s.Status != layout.Running {
 		t.Errorf("dup after the old daemon looked: %+v %v; want the new generation %s, pid %d", s, err, fresh.Meta.Generation, fresh.Pid)
+		if s.Meta != nil {
+			b, _ := json.Marshal(s.Meta)
+			t.Logf("record: %s", b)
+		}
 	}
 	if layout.At(root).Pid("dup") != fresh.Pid {
 		t.Errorf("pid file names %d, want the new daemon %d", layout.At(root).Pid("dup"), fresh.Pid)
 	}
-	if p := testutil.Run(t, root, "peek", "--plain", "dup"); !strings.Contains(p.Stdout, "new") {
+	if p := testutil.Run(t, root, "peek", "--plain", "--wait", "new", "-t", "10", "dup"); p.Code != 0 || !strings.Contains(p.Stdout, "new") {
 		t.Errorf("peek dup reaches %q, want the new session", p.Stdout)
 	}
 	if republishedEvent(t, root, "dup", "record") || republishedEvent(t, root, "dup", "socket") {
