@@ -450,3 +450,33 @@ func TestGCLeavesAnUnpublishedSessionAlone(t *testing.T) {
 	stopped = false
 	c.checkBack(t)
 }
+
+// --snapshot, the original's form, picks the generation to recover: a
+// saved record of another generation recovers nothing.
+func TestRecoverSnapshotChoosesTheGeneration(t *testing.T) {
+	root := testutil.Root(t)
+	c := startCounter(t, root, "snap")
+	saved, err := os.ReadFile(filepath.Join(root, "snap.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	right, wrong := filepath.Join(dir, "right.json"), filepath.Join(dir, "wrong.json")
+	os.WriteFile(right, saved, 0o600)
+	os.WriteFile(wrong, []byte(strings.Replace(string(saved), c.generation, "0123456789abcdef", 1)), 0o600)
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	r := testutil.Run(t, root, "recover", "snap", "--snapshot", wrong)
+	if r.Code != 1 || r.Stdout != "" || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "nothing to recover") {
+		t.Errorf("recover with another generation's snapshot: exit %d, %q %q; want exit 1 and one line", r.Code, r.Stdout, r.Stderr)
+	}
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Errorf("a recover that recovered nothing created the root: %v", err)
+	}
+	r = testutil.Run(t, root, "recover", "snap", "--snapshot", right)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "Recovered: snap ") {
+		t.Fatalf("recover with the session's snapshot: exit %d, %q %q", r.Code, r.Stdout, r.Stderr)
+	}
+	c.checkBack(t)
+}
