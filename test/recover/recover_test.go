@@ -411,11 +411,11 @@ func hasInotify(pid int) bool {
 	return false
 }
 
-// gc in the moment between a session's files going and its daemon
+// gc (and rm) in the moment between a session's files going and its daemon
 // publishing them again (held open here by stopping the daemon) sees a
 // vanished session; it must leave it alone rather than remove it or take
 // its program for a leftover.
-func TestGCLeavesAnUnpublishedSessionAlone(t *testing.T) {
+func TestGCAndRmLeaveAnUnpublishedSessionAlone(t *testing.T) {
 	root := testutil.Root(t)
 	c := startCounter(t, root, "gcd")
 	waitRecordNoted(t, c)
@@ -445,6 +445,13 @@ func TestGCLeavesAnUnpublishedSessionAlone(t *testing.T) {
 	}
 	if procStart(c.prog) != c.startedAsProc {
 		t.Fatal("gc stopped the program of a session whose daemon lives")
+	}
+	r = testutil.Run(t, root, "rm", "gcd")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "still running") || strings.Count(r.Stderr, "\n") != 1 {
+		t.Errorf("rm: exit %d, %q %q; want exit 1 and one line saying it still runs", r.Code, r.Stdout, r.Stderr)
+	}
+	if _, err := layout.At(root).Metadata("gcd"); err != nil || procStart(c.prog) != c.startedAsProc {
+		t.Errorf("rm removed a session whose daemon lives, or stopped its program: %v", err)
 	}
 	syscall.Kill(c.daemon, syscall.SIGCONT)
 	stopped = false
