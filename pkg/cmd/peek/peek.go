@@ -75,6 +75,33 @@ func Parse(c *cli.Command, o *Options, args []string) {
 // ref is the session reference; Run has checked there is one.
 func (o Options) ref() string { return o.Args[0] }
 
+// prepare checks the command line and returns the PEEK flags it asks for.
+func (o Options) prepare() (byte, error) {
+	if len(o.Args) != 1 {
+		return 0, errors.New("peek takes one session reference, as in: pty peek ID (see 'pty peek --help')")
+	}
+	if err := o.check(); err != nil {
+		return 0, err
+	}
+	var flags byte
+	if o.Plain {
+		flags |= proto.PeekPlain
+	}
+	if o.Full {
+		flags |= proto.PeekFull
+	}
+	return flags, nil
+}
+
+// waitTimeout is -t as a Duration; 0 (no deadline) for more than one
+// holds.
+func (o Options) waitTimeout() time.Duration {
+	if o.Timeout <= maxTimeout {
+		return time.Duration(o.Timeout * float64(time.Second))
+	}
+	return 0
+}
+
 // check refuses combinations of flags that cannot work together.
 func (o Options) check() error {
 	if o.Timeout < 0 || math.IsNaN(o.Timeout) || math.IsInf(o.Timeout, 0) {
@@ -101,18 +128,9 @@ func (o Options) check() error {
 
 // Run does what o asks against io.
 func Run(o Options, io cli.IO) error {
-	if len(o.Args) != 1 {
-		return errors.New("peek takes one session reference, as in: pty peek ID (see 'pty peek --help')")
-	}
-	if err := o.check(); err != nil {
+	flags, err := o.prepare()
+	if err != nil {
 		return err
-	}
-	var flags byte
-	if o.Plain {
-		flags |= proto.PeekPlain
-	}
-	if o.Full {
-		flags |= proto.PeekFull
 	}
 	switch {
 	case len(o.Waits) > 0:
@@ -120,11 +138,7 @@ func Run(o Options, io cli.IO) error {
 		if err != nil {
 			return err
 		}
-		timeout := time.Duration(0)
-		if o.Timeout <= maxTimeout { // longer than a Duration holds: no deadline
-			timeout = time.Duration(o.Timeout * float64(time.Second))
-		}
-		return exitCode(wait(io, s, o.Waits, timeout, flags))
+		return exitCode(wait(io, s, o.Waits, o.waitTimeout(), flags))
 	case o.Follow:
 		key, err := o.DetachKey.Key(io.Getenv)
 		if err != nil {

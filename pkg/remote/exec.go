@@ -1,0 +1,87 @@
+package remote
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/client"
+)
+
+// Dialer reaches the sessions of one host.
+type Dialer struct {
+	Target Target
+	Getenv Env
+}
+
+// Route is Target.Route with the dialer's environment.
+func (d Dialer) Route(ctx context.Context, ref string) (*client.Conn, *Stream, error) {
+	return d.Target.Route(ctx, d.Getenv, ref)
+}
+
+// Label is how messages call the host.
+func (d Dialer) Label() string { return d.Target.Label }
+
+// Ready makes sure a command can run on the host: a shared connection to
+// it is up (one cheap local check when it is), else one is made with a
+// run of "pty --version" whose failure is explained in one line. Then
+// the real command's own output is all the user sees.
+func (d Dialer) Ready(ctx context.Context) error {
+	t := d.Target
+	if t.Fabric != "" {
+		return &Error{Host: t.Label, Msg: fmt.Sprintf("%s is a fabric peer: only list, peek, send and attach reach it (fabric carries pty's remote protocol, not commands)", t.Label)}
+	}
+	base, err := sshBase(d.Getenv)
+	if err != nil {
+		return err
+	}
+	check := append(base, "-O", "check")
+	if t.Port != 0 {
+		check = append(check, "-p", fmt.Sprint(t.Port))
+	}
+	check = append(check, "--", t.SSH)
+	c := exec.CommandContext(ctx, check[0], check[1:]...)
+	c.WaitDelay = time.Second
+	if c.Run() == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout+AckWait)
+	defer cancel()
+	_, err = t.output(ctx, d.Getenv, t.ptyCommand("--version"), nil)
+	return err
+}
+
+// Run runs "pty ARGS" on the host with the given standard streams and
+// returns its exit status. The arguments reach pty there as they are
+// here (ShellQuote). tty asks for a terminal on the host, for commands
+// that attach or prompt.
+func (d Dialer) Run(ctx context.Context, args []string, stdin, stdout, stderr *os.File, tty bool) (int, error) {
+	if err := d.Ready(ctx); err != nil {
+		return 1, err
+	}
+	// The check says "not installed" the same way whatever the host's
+	// shell (sh, bash, zsh and fish all have command -v): status 127 and
+	// nothing on standard error.
+	t := d.Target
+	line := "command -v " + ShellQuote(t.Pty) + " >/dev/null 2>&1 || exit 127; " + t.ptyCommand(args...)
+	argv, err := t.sshArgv(d.Getenv, tty, line)
+	if err != nil {
+		return 1, err
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	errs := &tail{}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, io.MultiWriter(stderr, errs)
+	cmd.WaitDelay = time.Second
+	err = cmd.Run()
+	code := exitCode(err)
+	switch {
+	case code < 0:
+		return 1, fmt.Errorf("ssh to %s: %v", t.Label, err)
+	case code == 127 && errs.String() == "", code == 255 && errs.String() != "":
+		return 1, t.explain(code, errs.String(), "pty")
+	}
+	return code, nil
+}

@@ -1,0 +1,283 @@
+package remote
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+)
+
+// fleet is two ssh servers on 127.0.0.1 with registries of their own,
+// standing for two hosts, hosta and hostb, in an ssh config and a
+// remotes.toml of the test's, and a local registry.
+type fleet struct {
+	local, rootA, rootB string
+	a, b                *sshHost
+	dir                 string // the ssh config, remotes.toml, the runtime directory
+	env                 []string
+}
+
+func newFleet(t *testing.T) *fleet {
+	t.Helper()
+	f := &fleet{local: testutil.Root(t), rootA: testutil.Root(t), rootB: testutil.Root(t)}
+	path := "PATH=" + testutil.BinDir(t) + ":/usr/local/bin:/usr/bin:/bin"
+	f.a = startSSH(t, f.rootA, path)
+	f.b = startSSH(t, f.rootB, path)
+	dir, err := os.MkdirTemp("", "rc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The shared connections' masters exit with their sockets' directory
+		// gone at the next check; stop them now.
+		for _, h := range []string{"hosta", "hostb"} {
+			exec.Command("ssh", "-F", filepath.Join(dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(dir, "run", "pty-ssh", "%C"), "-O", "exit", h).Run()
+		}
+		os.RemoveAll(dir)
+	})
+	f.dir = dir
+	var conf strings.Builder
+	for name, h := range map[string]*sshHost{"hosta": f.a, "hostb": f.b} {
+		fmt.Fprintf(&conf, "Host %s\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n",
+			name, h.port, filepath.Join(h.dir, "user"), filepath.Join(h.dir, "known_hosts"))
+	}
+	f.write(t, "ssh_config", conf.String())
+	f.write(t, "pty/remotes.toml", "[hosta]\nssh = \"hosta\"\n\n[hostb]\nssh = \"hostb\"\n")
+	os.MkdirAll(filepath.Join(dir, "run"), 0o700)
+	f.env = append(testutil.Env(t, f.local),
+		"PTY_SSH_COMMAND=ssh -F "+filepath.Join(dir, "ssh_config"),
+		"XDG_CONFIG_HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, "run"))
+	return f
+}
+
+func (f *fleet) write(t *testing.T, name, body string) {
+	t.Helper()
+	p := filepath.Join(f.dir, name)
+	os.MkdirAll(filepath.Dir(p), 0o700)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pty runs "pty args..." here, against the fleet.
+func (f *fleet) pty(t *testing.T, stdin string, args ...string) testutil.Result {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(testutil.BinDir(t), "pty"), args...)
+	cmd.Env = f.env
+	cmd.Stdin = strings.NewReader(stdin)
+	return testutil.RunCmd(t, cmd)
+}
+
+func (f *fleet) mustPty(t *testing.T, args ...string) testutil.Result {
+	t.Helper()
+	r := f.pty(t, "", args...)
+	if r.Code != 0 {
+		t.Fatalf("pty %q: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// accepted counts the logins a server has let in.
+func (h *sshHost) accepted() int { return strings.Count(h.logs.String(), "Accepted publickey") }
+
+func TestRemoteListPeekSend(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "far", "--", "sh", "-c", "echo far-away; while read x; do echo typed-$x; done")
+	testutil.MustRun(t, f.rootB, "run", "-d", "--id", "other", "--", "sleep", "100")
+	testutil.WaitFor(t, 15*time.Second, "far's output", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "far").Stdout, "far-away")
+	})
+
+	// The three spellings and PTY_REMOTE.
+	for _, args := range [][]string{{"--remote", "hosta", "list", "--json"}, {"list", "--remote", "hosta", "--json"}, {"list", "--json", "--remote=hosta"}} {
+		r := f.mustPty(t, args...)
+		if !strings.Contains(r.Stdout, `"far"`) || strings.Contains(r.Stdout, `"other"`) {
+			t.Fatalf("pty %q: %s", args, r.Stdout)
+		}
+	}
+	f.env = append(f.env, "PTY_REMOTE=hostb")
+	if r := f.mustPty(t, "list"); !strings.Contains(r.Stdout, "other") || strings.Contains(r.Stdout, "far") {
+		t.Fatalf("PTY_REMOTE=hostb pty list: %s", r.Stdout)
+	}
+	f.env = f.env[:len(f.env)-1]
+
+	if r := f.mustPty(t, "--remote", "hosta", "peek", "--plain", "far"); r.Stdout != "far-away\n" {
+		t.Fatalf("peek --plain: %q", r.Stdout)
+	}
+	if r := f.mustPty(t, "peek", "--remote", "hosta", "--full", "far"); !strings.Contains(r.Stdout, "far-away") {
+		t.Fatalf("peek --full: %q", r.Stdout)
+	}
+	// --wait sees what a send types, both over routes.
+	wait := exec.Command(filepath.Join(testutil.BinDir(t), "pty"), "--remote", "hosta", "peek", "--plain", "--wait", "typed-qq", "-t", "20", "far")
+	wait.Env = f.env
+	var out testutil.SyncBuffer
+	wait.Stdout = &out
+	if err := wait.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f.mustPty(t, "--remote", "hosta", "send", "far", "--seq", "qq", "--seq", "key:return")
+	done := make(chan error, 1)
+	go func() { done <- wait.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil || !strings.Contains(out.String(), "typed-qq") {
+			t.Fatalf("peek --wait: %v %q", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		wait.Process.Kill()
+		t.Fatal("peek --wait did not return")
+	}
+	// send - types standard input.
+	if r := f.pty(t, "zz\n", "--remote", "hosta", "send", "far", "-"); r.Code != 0 {
+		t.Fatalf("send -: %+v", r)
+	}
+	testutil.WaitFor(t, 15*time.Second, "typed-zz on the host", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "far").Stdout, "typed-zz")
+	})
+	// A session the host does not have: the host's own word, exit 1.
+	r := f.pty(t, "", "--remote", "hosta", "peek", "nosuch")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "nosuch") {
+		t.Fatalf("peek of a missing session: %+v", r)
+	}
+	if r := f.pty(t, "", "--remote", "hosta", "send", "nosuch", "x"); r.Code != 1 || !strings.Contains(r.Stderr, `session "nosuch" not found`) {
+		t.Fatalf("send to a missing session: %+v", r)
+	}
+}
+
+// Arguments reach pty on the host exactly: no shell there reads them.
+func TestRemotePassthroughArguments(t *testing.T) {
+	f := newFleet(t)
+	hostile := []string{"a;b", "it's", `"dq"`, "sp ace", "new\nline", "$(echo no)", "`echo no`", `back\slash`, `\\`, "", "*", "$HOME", "-x", "!x"}
+	args := append([]string{"--remote", "hosta", "run", "-d", "--id", "hostile", "--", "printf", "<%s>\\n"}, hostile...)
+	f.mustPty(t, args...)
+	var want strings.Builder
+	for _, h := range hostile {
+		want.WriteString("<" + h + ">\n")
+	}
+	testutil.WaitFor(t, 15*time.Second, "the printf to finish", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "hostile").Stdout, "<!x>")
+	})
+	got := testutil.Run(t, f.rootA, "peek", "--plain", "hostile").Stdout
+	if !strings.HasPrefix(got, want.String()) {
+		t.Fatalf("the arguments on the host:\n%s\nwant:\n%s", got, want.String())
+	}
+	// Exit status and standard error come back.
+	r := f.pty(t, "", "--remote", "hosta", "kill", "nosuch")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "nosuch") {
+		t.Fatalf("kill nosuch on the host: %+v", r)
+	}
+	// Standard input goes there.
+	f.mustPty(t, "--remote", "hosta", "run", "-d", "--id", "st", "--", "sleep", "100")
+	if r := f.pty(t, `{"k":"from stdin"}`, "--remote", "hosta", "state", "st", "set", "k", "-"); r.Code != 0 {
+		t.Logf("state set -: %+v", r)
+	}
+}
+
+// A second command to a host reuses the first one's connection: one
+// login on the server for both, and a control socket in the private
+// directory.
+func TestRemoteConnectionSharing(t *testing.T) {
+	f := newFleet(t)
+	f.mustPty(t, "--remote", "hosta", "list")
+	f.mustPty(t, "--remote", "hosta", "list", "--json")
+	f.pty(t, "", "--remote", "hosta", "peek", "--plain", "nosuch") // exit 1: no such session
+	if n := f.a.accepted(); n != 1 {
+		t.Fatalf("%d logins for three commands, want 1 (shared connection):\n%s", n, f.a.logs.String())
+	}
+	dir := filepath.Join(f.dir, "run", "pty-ssh")
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("control directory: %v %v", fi, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Type()&os.ModeSocket == 0 {
+		t.Fatalf("control directory holds %v, want one socket", ents)
+	}
+}
+
+func TestRemoteFleetList(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.local, "run", "-d", "--id", "here", "--", "sleep", "100")
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "ona", "--", "sleep", "100")
+	testutil.MustRun(t, f.rootB, "run", "-d", "--id", "onb", "--", "sleep", "100")
+	// A third host whose port nobody listens on.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	f.write(t, "pty/remotes.toml", "[hosta]\nssh = \"hosta\"\n[down]\nssh = \"ssh://127.0.0.1:"+strconv.Itoa(dead)+"\"\n[hostb]\nssh = \"hostb\"\n")
+	start := time.Now()
+	r := f.mustPty(t, "list", "--remote", "--json")
+	var got struct {
+		Local  []struct{ Name string }
+		Remote []struct {
+			Label    string
+			Sessions []struct{ Name, Status string }
+			Error    *string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
+		t.Fatalf("%v: %s", err, r.Stdout)
+	}
+	if len(got.Local) != 1 || got.Local[0].Name != "here" || len(got.Remote) != 3 {
+		t.Fatalf("fleet: %s", r.Stdout)
+	}
+	a, down, b := got.Remote[0], got.Remote[1], got.Remote[2]
+	if a.Label != "hosta" || a.Error != nil || len(a.Sessions) != 1 || a.Sessions[0].Name != "ona" ||
+		b.Label != "hostb" || b.Error != nil || len(b.Sessions) != 1 || b.Sessions[0].Name != "onb" ||
+		down.Label != "down" || down.Error == nil || !strings.Contains(*down.Error, "unreachable") {
+		t.Fatalf("fleet: %s", r.Stdout)
+	}
+	t.Logf("fleet list with a host down took %v", time.Since(start))
+	r = f.mustPty(t, "list", "--all-hosts")
+	for _, want := range []string{"here", "hosta (1 session):", "(ona) — ", "hostb (1 session):", "(onb) — ", "down (error: down is unreachable"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Fatalf("fleet text lacks %q:\n%s\n%s", want, r.Stdout, r.Stderr)
+		}
+	}
+}
+
+// Each way of not reaching a host is one line that says what to do, exit
+// 1, soon.
+func TestRemoteErrors(t *testing.T) {
+	f := newFleet(t)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	empty := filepath.Join(f.dir, "empty_known_hosts")
+	f.write(t, "empty_known_hosts", "")
+	stranger := filepath.Join(f.dir, "stranger")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", stranger).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	conf, _ := os.ReadFile(filepath.Join(f.dir, "ssh_config"))
+	f.write(t, "ssh_config", fmt.Sprintf("Host newkey\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n"+
+		"Host nokey\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s\n",
+		f.a.port, filepath.Join(f.a.dir, "user"), empty, f.a.port, stranger, filepath.Join(f.a.dir, "known_hosts"))+string(conf))
+	f.write(t, "pty/remotes.toml", "[hosta]\nssh = \"hosta\"\n[nopty]\nssh = \"hosta\"\npty = \"/nonexistent/pty\"\n")
+	for _, c := range []struct{ host, want string }{
+		{"newkey", "host key is not known"},
+		{"nokey", "needs a password or a key"},
+		{"nopty", "pty is not installed on nopty"},
+		{"ssh://127.0.0.1:" + strconv.Itoa(dead), "unreachable"},
+	} {
+		for _, args := range [][]string{{"list"}, {"peek", "x"}, {"list", "--json"}} {
+			start := time.Now()
+			r := f.pty(t, "", append([]string{"--remote", c.host}, args...)...)
+			lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+			if r.Code != 1 || len(lines) != 1 || !strings.Contains(r.Stderr, c.want) || r.Stdout != "" {
+				t.Errorf("pty --remote %s %q: exit %d, stdout %q, stderr %q; want one line with %q", c.host, args, r.Code, r.Stdout, r.Stderr, c.want)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("pty --remote %s %q took %v", c.host, args, d)
+			}
+		}
+	}
+}
