@@ -85,13 +85,16 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 			if o.LimitHistory {
 				n = min(n, o.History)
 			}
-			o.LimitHistory, o.History = true, n
+			// A few more than counted: lines that scroll between the
+			// count and the ATTACH are then in the baseline too, and
+			// the tracker drops those its terminal already has.
+			o.LimitHistory, o.History = true, n+reattachSlack
 			// Blank the screen row by row, which no terminal copies
 			// into its scrollback (tmux does for ED 2), so that the
 			// redraw pushes nothing there.
 			tr.raw(proto.RedrawInPlace(nil, nil, tr.rows()))
 		}
-		tr.begin(before, counted)
+		tr.begin(before, counted, first && !o.LimitHistory, !first)
 		res, err := Attach(c, o)
 		done()
 		lost := errors.Is(err, ErrConnectionLost)
@@ -170,12 +173,15 @@ type tracker struct {
 	scr      *term.Screen
 	holding  bool
 	held     []byte
-	fresh    bool  // the next write is the connection's baseline
-	base     int   // the daemon's history count when this connection attached
-	baseSeq  int64 // the copy's line count once the baseline was drawn
-	counted  bool  // base is known
-	known    bool  // atDrop is known
-	atDrop   int   // the daemon's history count when the connection dropped
+	fresh    bool     // the next write is the connection's baseline
+	base     int      // the daemon's history count when this connection attached
+	baseSeq  int64    // the copy's line count once the baseline was drawn
+	counted  bool     // base is known
+	all      bool     // the baseline has all of the daemon's history
+	again    bool     // the baseline is a reattach's
+	tailText []string // the copy's last lines of history when the connection dropped
+	known    bool     // atDrop is known
+	atDrop   int      // the daemon's history count when the connection dropped
 	curRows  int
 	finishes string
 }
@@ -220,10 +226,28 @@ func (t *tracker) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	t.resizeLocked()
+	if t.fresh && t.again && t.known {
+		if q, ok := t.dedupeLocked(p); ok {
+			p = q
+		}
+	}
+	seq := t.scr.HistorySeq()
 	t.scr.Write(p)
+	if t.fresh && t.again && t.known {
+		t.fresh = false
+		t.baseSeq = t.scr.HistorySeq()
+		t.base, t.counted = t.atDrop+int(t.baseSeq-seq), true
+		return t.w.Write(p)
+	}
 	if t.fresh {
 		t.fresh = false
 		t.baseSeq = t.scr.HistorySeq()
+		if t.all {
+			// A baseline with all of the history: it holds exactly
+			// the daemon's lines, at the size they have now (the
+			// count asked before the ATTACH predates its resize).
+			t.base, t.counted = int(t.baseSeq-seq), true
+		}
 	}
 	return t.w.Write(p)
 }
@@ -237,11 +261,13 @@ func (t *tracker) raw(p []byte) {
 }
 
 // begin starts a connection whose daemon had base lines of history
-// (counted: known) before its baseline.
-func (t *tracker) begin(base int, counted bool) {
+// (counted: known) before its baseline, which has all of them when all.
+// A reattach's baseline (again) has reattachSlack lines more than the
+// terminal lacks, bar those that scrolled after the count.
+func (t *tracker) begin(base int, counted, all, again bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.fresh, t.base, t.counted = true, base, counted
+	t.fresh, t.base, t.counted, t.all, t.again = true, base, counted, all, again
 	t.holding, t.held = false, nil
 }
 
@@ -260,7 +286,57 @@ func (t *tracker) end(lost bool) {
 	t.known = t.counted && !t.fresh
 	if t.known {
 		t.atDrop = t.base + int(t.scr.HistorySeq()-t.baseSeq)
+		hist := t.scr.Lines(true)[:t.scr.ScrollbackLen()]
+		t.tailText = hist[max(len(hist)-reattachSlack, 0):]
 	}
 	t.w.Write([]byte(proto.ResetModes))
 	t.scr.Write([]byte(proto.ResetModes))
+}
+
+// reattachSlack is how many lines of history a reattach asks for beyond
+// those the terminal lacks by the count: more than can scroll by between
+// the count and the ATTACH, at the cost of their bytes.
+const reattachSlack = 64
+
+// redrawPrefix and redrawSuffix enclose the SCREEN in Redraw's output.
+const (
+	redrawPrefix = "\x1b[?2026h" + proto.ResetModes + "\x1b[H\x1b[2J"
+	redrawSuffix = "\x1b[?2026l"
+)
+
+// dedupeLocked is a reattach's baseline p (Redraw's output) without the
+// history lines the terminal's scrollback already has: the baseline is
+// read by a copy of the daemon's emulator, the newest run of its history
+// that continues the terminal's (at most reattachSlack lines, compared as
+// text) is dropped, and the rest and the screen are written again as the
+// daemon writes them.
+func (t *tracker) dedupeLocked(p []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(p, []byte(redrawPrefix)) || !bytes.HasSuffix(p, []byte(redrawSuffix)) {
+		return nil, false
+	}
+	payload := p[len(redrawPrefix) : len(p)-len(redrawSuffix)]
+	rows, cols := t.scr.Size()
+	scratch := term.New(rows, cols, term.Options{Scrollback: 1 << 20})
+	scratch.Write(payload)
+	h := scratch.ScrollbackLen()
+	got := scratch.Lines(true)[:h]
+	have := t.tailText
+	j := min(reattachSlack, h, len(have))
+	for ; j > 0; j-- {
+		if equal(got[:j], have[len(have)-j:]) {
+			break
+		}
+	}
+	out := append([]byte(redrawPrefix), scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)...)
+	out = append(out, scratch.Redraw()...)
+	return append(out, redrawSuffix...), true
+}
+
+func equal(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -280,4 +281,99 @@ func TestRemoteErrors(t *testing.T) {
 			}
 		}
 	}
+}
+
+// descendants are the processes below pid whose command line contains
+// all of words.
+func descendants(pid int, words ...string) []int {
+	children := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		fs := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fs) > 1 {
+			pp, _ := strconv.Atoi(fs[1])
+			children[pp] = append(children[pp], p)
+		}
+	}
+	var out []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, c := range children[p] {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c))
+			cl := strings.ReplaceAll(string(b), "\x00", " ")
+			all := true
+			for _, w := range words {
+				all = all && strings.Contains(cl, w)
+			}
+			if all {
+				out = append(out, c)
+			}
+			walk(c)
+		}
+	}
+	walk(pid)
+	return out
+}
+
+// An attach in a real terminal (tmux): the history first, typing,
+// detach; and after the test kills the ssh process that carries it, a
+// reconnect that leaves every line in the terminal exactly once.
+func TestRemoteAttachReconnect(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "ctr", "--", "sh", "-c",
+		`i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo pre$i; done; echo ready; read x; echo got-$x; i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo n$i; sleep 0.02; done; echo END; sleep 100`)
+	testutil.WaitFor(t, 15*time.Second, "ready", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout, "ready")
+	})
+	tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, filepath.Join(testutil.BinDir(t), "pty"), "--remote", "hosta", "attach", "ctr")
+	tm.WaitText("ready")
+	tm.Keys("go", "Enter")
+	tm.WaitText("n40")
+	pane, _ := strconv.Atoi(strings.TrimSpace(tm.Run("display-message", "-p", "-t", "u", "#{pane_pid}")))
+	ssh := descendants(pane, "ssh", "remote-serve")
+	if len(ssh) != 1 {
+		t.Fatalf("ssh processes carrying the attach: %v", ssh)
+	}
+	if err := syscall.Kill(ssh[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WaitFor(t, 20*time.Second, "a new ssh process", func() bool {
+		n := descendants(pane, "ssh", "remote-serve")
+		return len(n) == 1 && n[0] != ssh[0]
+	})
+	tm.WaitText("END")
+	var ns, pre []string
+	for _, l := range tm.All() {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "n") && strings.Trim(l[1:], "0123456789") == "" && len(l) > 1 {
+			ns = append(ns, l)
+		}
+		if strings.HasPrefix(l, "pre") {
+			pre = append(pre, l)
+		}
+	}
+	check := func(got []string, prefix string, n int) {
+		t.Helper()
+		ok := len(got) == n
+		for i := 0; ok && i < n; i++ {
+			ok = got[i] == prefix+strconv.Itoa(i+1)
+		}
+		if !ok {
+			t.Fatalf("the terminal's %s lines (want %s1..%s%d once each, in order): %v\n%s", prefix, prefix, prefix, n, got, strings.Join(tm.All(), "\n"))
+		}
+	}
+	check(pre, "pre", 30)
+	check(ns, "n", 300)
+	tm.Keys("C-\\")
+	tm.WaitText("[detached]")
 }
