@@ -85,3 +85,10 @@ func (d Dialer) Run(ctx context.Context, args []string, stdin, stdout, stderr *o
 	}
 	return code, nil
 }
+
+// SSHCommand is the ssh command line pty runs line (a command line for
+// the host's shell) with: the same options and shared connection as
+// pty's own (for comparisons, such as bench's ssh HOST tmux ...).
+func (d Dialer) SSHCommand(line string) ([]string, error) {
+	return d.Target.sshArgv(d.Getenv, false, line)
+}

@@ -377,3 +377,50 @@ func TestRemoteAttachReconnect(t *testing.T) {
 	tm.Keys("C-\\")
 	tm.WaitText("[detached]")
 }
+
+// peek -f --remote follows, goes on after the ssh process carrying it is
+// killed, and stops on Ctrl+\. An attach whose session's daemon dies
+// (no EXIT) tries again, and the host's refusal ends it with the reason.
+func TestRemoteFollowAndRefusedReconnect(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "fol", "--", "sh", "-c", `echo first; while read x; do echo saw-$x; done`)
+	testutil.WaitFor(t, 15*time.Second, "first", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "fol").Stdout, "first")
+	})
+	tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, filepath.Join(testutil.BinDir(t), "pty"), "peek", "-f", "--remote", "hosta", "fol")
+	tm.WaitText("first")
+	testutil.MustRun(t, f.rootA, "send", "fol", "--seq", "one", "--seq", "key:return")
+	tm.WaitText("saw-one")
+	pane, _ := strconv.Atoi(strings.TrimSpace(tm.Run("display-message", "-p", "-t", "u", "#{pane_pid}")))
+	ssh := descendants(pane, "ssh", "remote-serve")
+	if len(ssh) != 1 {
+		t.Fatalf("ssh processes carrying the follow: %v", ssh)
+	}
+	syscall.Kill(ssh[0], syscall.SIGKILL)
+	testutil.WaitFor(t, 20*time.Second, "a new ssh process", func() bool {
+		n := descendants(pane, "ssh", "remote-serve")
+		return len(n) == 1 && n[0] != ssh[0]
+	})
+	testutil.MustRun(t, f.rootA, "send", "fol", "--seq", "two", "--seq", "key:return")
+	tm.WaitText("saw-two")
+	tm.Keys("C-\\")
+	tm.WaitText("[detached]")
+
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "doomed", "--", "sh", "-c", `echo alive; sleep 100`)
+	testutil.WaitFor(t, 15*time.Second, "alive", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "doomed").Stdout, "alive")
+	})
+	at := testutil.StartUserTmuxCmd(t, 12, 60, f.env, filepath.Join(testutil.BinDir(t), "pty"), "--remote", "hosta", "attach", "doomed")
+	at.WaitText("alive")
+	b, err := os.ReadFile(filepath.Join(f.rootA, "doomed.pid"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		t.Fatalf("doomed's daemon pid: %q %v", b, err)
+	}
+	syscall.Kill(pid, syscall.SIGKILL) // no EXIT: the attach cannot tell this from a network drop
+	at.WaitText(`session "doomed" not found`)
+	scr := strings.ReplaceAll(at.Screen(), "\n", "") // the pane wraps the long line
+	if !strings.Contains(scr, "[reconnecting to hosta") || !strings.Contains(scr, "restart it with: pty --remote hosta restart doomed") {
+		t.Fatalf("the attach's end:\n%s", scr)
+	}
+}
