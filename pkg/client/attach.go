@@ -289,7 +289,7 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 	// the cursor (to the top, or to where it was saved), so go to the
 	// bottom row before printing, as dtach does: the message lands below
 	// the session's screen, never over it.
-	io.WriteString(o.Out, proto.ResetModes+"\x1b[999;1H")
+	io.WriteString(o.Out, finishStart)
 	if st != nil {
 		term.Restore(int(o.In.Fd()), st)
 	}

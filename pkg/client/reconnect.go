@@ -183,15 +183,12 @@ type tracker struct {
 	known    bool     // atDrop is known
 	atDrop   int      // the daemon's history count when the connection dropped
 	curRows  int
-	finishes string
 }
 
 func newTracker(w io.Writer, outFile, in *os.File) *tracker {
 	rows, cols := TermSize(outFile, in)
 	t := &tracker{w: w, outFile: outFile, in: in, winch: make(chan os.Signal, 1), curRows: rows,
-		scr: term.New(rows, cols, term.Options{Scrollback: 1000}),
-		// Attach's own first write when it ends (finishOn).
-		finishes: proto.ResetModes + "\x1b[999;1H"}
+		scr: term.New(rows, cols, term.Options{Scrollback: 1000})}
 	signal.Notify(t.winch, syscall.SIGWINCH)
 	return t
 }
@@ -218,7 +215,7 @@ func (t *tracker) resizeLocked() {
 func (t *tracker) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.holding && bytes.Equal(p, []byte(t.finishes)) {
+	if !t.holding && string(p) == finishStart {
 		t.holding = true
 	}
 	if t.holding {
@@ -292,6 +289,10 @@ func (t *tracker) end(lost bool) {
 	t.w.Write([]byte(proto.ResetModes))
 	t.scr.Write([]byte(proto.ResetModes))
 }
+
+// finishStart is the first write of an attach that ends (finishOn), in
+// one piece, so that the tracker can tell it from the session's output.
+const finishStart = proto.ResetModes + "\x1b[999;1H"
 
 // reattachSlack is how many lines of history a reattach asks for beyond
 // those the terminal lacks by the count: more than can scroll by between

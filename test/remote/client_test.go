@@ -177,8 +177,11 @@ func TestRemotePassthroughArguments(t *testing.T) {
 	}
 	// Standard input goes there.
 	f.mustPty(t, "--remote", "hosta", "run", "-d", "--id", "st", "--", "sleep", "100")
-	if r := f.pty(t, `{"k":"from stdin"}`, "--remote", "hosta", "state", "st", "set", "k", "-"); r.Code != 0 {
-		t.Logf("state set -: %+v", r)
+	if r := f.pty(t, `{"k":"from stdin"}`, "--remote", "hosta", "state", "set", "st", "k", "-"); r.Code != 0 {
+		t.Fatalf("state set - on the host: %+v", r)
+	}
+	if r := testutil.MustRun(t, f.rootA, "state", "get", "st", "k"); strings.TrimSpace(r.Stdout) != `{"k":"from stdin"}` {
+		t.Fatalf("the value the host got from our standard input: %q", r.Stdout)
 	}
 }
 
@@ -422,5 +425,53 @@ func TestRemoteFollowAndRefusedReconnect(t *testing.T) {
 	scr := strings.ReplaceAll(at.Screen(), "\n", "") // the pane wraps the long line
 	if !strings.Contains(scr, "[reconnecting to hosta") || !strings.Contains(scr, "restart it with: pty --remote hosta restart doomed") {
 		t.Fatalf("the attach's end:\n%s", scr)
+	}
+}
+
+// send --remote encodes keys for the remote program's modes (the STATUS
+// asked over the route) and wraps a paste.
+func TestRemoteSendKeysFollowModes(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "keys", "--", "sh", "-c", `printf 'ready\033[?1h'; stty raw -echo; exec cat -v`)
+	testutil.WaitFor(t, 15*time.Second, "ready", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "keys").Stdout, "ready")
+	})
+	f.mustPty(t, "--remote", "hosta", "send", "keys", "--with-delay", "0", "--seq", "key:up", "--seq", "-x-")
+	f.mustPty(t, "--remote", "hosta", "send", "keys", "--paste", "--seq", "pasted")
+	testutil.WaitFor(t, 15*time.Second, "the keys as the program got them", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "keys").Stdout, "^[OA-x-^[[200~pasted^[[201~")
+	})
+}
+
+// A remotes.toml host with fabric = "peer" is reached through the socket
+// "fabric dial peer pty-remote" prints, as in the original. fabric is not
+// installed here: PTY_FABRIC_BIN is a script that checks its arguments
+// and prints the socket of a real remote-serve --socket.
+func TestRemoteFabricPeer(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "fab", "--", "sh", "-c", "echo over-fabric; read x; echo fab-$x; sleep 100")
+	testutil.WaitFor(t, 15*time.Second, "over-fabric", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "fab").Stdout, "over-fabric")
+	})
+	sock := filepath.Join(f.dir, "fab.sock")
+	serveSocket(t, f.rootA, sock)
+	dialSocket(t, sock).Close()
+	script := filepath.Join(f.dir, "fabric")
+	f.write(t, "fabric", "#!/bin/sh\n[ \"$1 $2 $3\" = \"dial laptop pty-remote\" ] || { echo \"bad args: $*\" >&2; exit 2; }\necho "+sock+"\n")
+	os.Chmod(script, 0o755)
+	f.write(t, "pty/remotes.toml", "[lap]\nfabric = \"laptop\"\n")
+	f.env = append(f.env, "PTY_FABRIC_BIN="+script)
+	if r := f.mustPty(t, "list", "--remote", "--json"); !strings.Contains(r.Stdout, `{"label":"lap","sessions":[{"name":"fab"`) {
+		t.Fatalf("fleet over fabric: %s", r.Stdout)
+	}
+	if r := f.mustPty(t, "--remote", "lap", "peek", "--plain", "fab"); r.Stdout != "over-fabric\n" {
+		t.Fatalf("peek over fabric: %q", r.Stdout)
+	}
+	f.mustPty(t, "--remote", "lap", "send", "fab", "--seq", "ok", "--seq", "key:return")
+	testutil.WaitFor(t, 15*time.Second, "fab-ok", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "fab").Stdout, "fab-ok")
+	})
+	if r := f.pty(t, "", "--remote", "lap", "kill", "fab"); r.Code != 1 || !strings.Contains(r.Stderr, "fabric peer") {
+		t.Fatalf("a command that does not go over fabric: %+v", r)
 	}
 }
