@@ -328,6 +328,24 @@ func descendants(pid int, words ...string) []int {
 	return out
 }
 
+// serving are the remote-serve processes that serve root.
+func serving(root string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cl, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if strings.HasPrefix(filepath.Base(string(cl)), "pty-remote-serve\x00--stdio") && strings.Contains("\x00"+string(env), "\x00PTY_ROOT="+root+"\x00") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // An attach in a real terminal (tmux): the history first, typing,
 // detach; and after the test kills the ssh process that carries it, a
 // reconnect that leaves every line in the terminal exactly once.
@@ -353,6 +371,17 @@ func TestRemoteAttachReconnect(t *testing.T) {
 	testutil.WaitFor(t, 20*time.Second, "a new ssh process", func() bool {
 		n := descendants(pane, "ssh", "remote-serve")
 		return len(n) == 1 && n[0] != ssh[0]
+	})
+	// Then the server side: the host's remote-serve.
+	tm.WaitText("n150")
+	serve := serving(f.rootA)
+	if len(serve) != 1 {
+		t.Fatalf("remote-serve processes on the host: %v", serve)
+	}
+	syscall.Kill(serve[0], syscall.SIGKILL)
+	testutil.WaitFor(t, 20*time.Second, "a new remote-serve", func() bool {
+		n := serving(f.rootA)
+		return len(n) == 1 && n[0] != serve[0]
 	})
 	tm.WaitText("END")
 	var ns, pre []string
