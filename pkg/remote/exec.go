@@ -1,11 +1,13 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/client"
@@ -58,32 +60,81 @@ func (d Dialer) Ready(ctx context.Context) error {
 // returns its exit status. The arguments reach pty there as they are
 // here (ShellQuote). tty asks for a terminal on the host, for commands
 // that attach or prompt.
+//
+// What ssh itself says before the host's shell runs (a refused login,
+// an unknown host key) is held back and explained in one line: the
+// shell writes a marker byte on standard error first, and only what
+// follows it is the command's. A terminal merges the two streams there,
+// so with tty the connection is made and checked first (Ready) instead.
 func (d Dialer) Run(ctx context.Context, args []string, stdin, stdout, stderr *os.File, tty bool) (int, error) {
-	if err := d.Ready(ctx); err != nil {
-		return 1, err
+	if tty {
+		if err := d.Ready(ctx); err != nil {
+			return 1, err
+		}
 	}
 	// The check says "not installed" the same way whatever the host's
 	// shell (sh, bash, zsh and fish all have command -v): status 127 and
 	// nothing on standard error.
 	t := d.Target
 	line := "command -v " + ShellQuote(t.Pty) + " >/dev/null 2>&1 || exit 127; " + t.ptyCommand(args...)
+	g := &gate{w: stderr, open: tty}
+	if !tty {
+		line = `printf '\036' >&2; ` + line
+	}
 	argv, err := t.sshArgv(d.Getenv, tty, line)
 	if err != nil {
 		return 1, err
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	errs := &tail{}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, io.MultiWriter(stderr, errs)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, g
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	code := exitCode(err)
+	g.mu.Lock()
+	opened, held, after := g.open, g.held.String(), g.after
+	g.mu.Unlock()
 	switch {
 	case code < 0:
 		return 1, fmt.Errorf("ssh to %s: %v", t.Label, err)
-	case code == 127 && errs.String() == "", code == 255 && errs.String() != "":
-		return 1, t.explain(code, errs.String(), "pty")
+	case !opened:
+		return 1, t.explain(255, held, "pty")
+	case code == 127 && !after:
+		return 1, t.explain(code, "", "pty")
 	}
 	return code, nil
+}
+
+// gateMark is the byte the host's shell writes first on standard error.
+const gateMark = 0x1e
+
+// gate holds what comes on ssh's standard error until the host's shell
+// marks where the command's own begins, then passes it on.
+type gate struct {
+	w     io.Writer
+	mu    sync.Mutex
+	open  bool
+	held  tail
+	after bool // something came after the mark
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := len(p)
+	if !g.open {
+		i := bytes.IndexByte(p, gateMark)
+		if i < 0 {
+			g.held.Write(p)
+			return n, nil
+		}
+		g.held.Write(p[:i])
+		g.open, p = true, p[i+1:]
+	}
+	if len(p) > 0 {
+		g.after = true
+		g.w.Write(p)
+	}
+	return n, nil
 }
 
 // SSHCommand is the ssh command line pty runs line (a command line for
