@@ -67,7 +67,7 @@ func (d Dialer) Ready(ctx context.Context) error {
 // follows it is the command's. A terminal merges the two streams there,
 // so with tty the connection is made and checked first (Ready) instead.
 func (d Dialer) Run(ctx context.Context, args []string, stdin, stdout, stderr *os.File, tty bool) (int, error) {
-	if tty {
+	if d.Target.Fabric != "" || tty {
 		if err := d.Ready(ctx); err != nil {
 			return 1, err
 		}
