@@ -504,3 +504,33 @@ func TestRemoteFabricPeer(t *testing.T) {
 		t.Fatalf("a command that does not go over fabric: %+v", r)
 	}
 }
+
+// While a host cannot be reached the attach keeps trying, until Ctrl+\
+// stops it, or PTY_RECONNECT_MAX_ATTEMPTS runs out.
+func TestRemoteReconnectStops(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.rootB, "run", "-d", "--id", "gone", "--", "sh", "-c", "echo still-here; sleep 100")
+	testutil.WaitFor(t, 15*time.Second, "still-here", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootB, "peek", "--plain", "gone").Stdout, "still-here")
+	})
+	pty := filepath.Join(testutil.BinDir(t), "pty")
+	stop := testutil.StartUserTmuxCmd(t, 12, 60, f.env, pty, "--remote", "hostb", "attach", "gone")
+	stop.WaitText("still-here")
+	limited := testutil.StartUserTmuxCmd(t, 12, 60, append(f.env, "PTY_RECONNECT_MAX_ATTEMPTS=2"), pty, "--remote", "hostb", "attach", "gone")
+	limited.WaitText("still-here")
+	// The host goes away: its listener, then the shared connection.
+	b, err := os.ReadFile(filepath.Join(f.b.dir, "sshd.pid"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		t.Fatalf("sshd pid: %q %v", b, err)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hostb")
+	if out, err := exit.CombinedOutput(); err != nil {
+		t.Fatalf("ssh -O exit: %v %s", err, out)
+	}
+	stop.WaitText("[reconnecting to hostb... Ctrl+\\ to stop]")
+	stop.Keys("C-\\")
+	stop.WaitText("[stopped reconnecting]")
+	limited.WaitText("[gave up reconnecting]")
+}
