@@ -534,3 +534,19 @@ func TestRemoteReconnectStops(t *testing.T) {
 	stop.WaitText("[stopped reconnecting]")
 	limited.WaitText("[gave up reconnecting]")
 }
+
+// A command that attaches or prompts gets a terminal on the host when
+// this side has one: pty run (attached) through --remote, typed into and
+// detached from as here.
+func TestRemoteRunAttachedGetsATerminal(t *testing.T) {
+	f := newFleet(t)
+	tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, filepath.Join(testutil.BinDir(t), "pty"), "--remote", "hosta", "run", "--id", "tt", "--", "sh", "-c", "echo in-tty; read x; echo got-$x; sleep 100")
+	tm.WaitText("in-tty")
+	tm.Keys("hi", "Enter")
+	tm.WaitText("got-hi")
+	tm.Keys("C-\\")
+	tm.WaitText("[detached]")
+	if r := testutil.MustRun(t, f.rootA, "list", "--json"); !strings.Contains(r.Stdout, `"tt"`) || !strings.Contains(r.Stdout, `"running"`) {
+		t.Fatalf("the session on the host after the detach: %s", r.Stdout)
+	}
+}
