@@ -331,23 +331,9 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 	if _, err := conn.Peek(proto.PeekPlain); err != nil {
 		return unservedEnd(err)
 	}
-	activity := make(chan struct{}, 1)
-	ended := make(chan struct{})
-	exitCode, gotExit := 0, false
-	go func() {
-		exitCode, gotExit, _ = conn.Follow(func(f proto.Frame) bool {
-			select {
-			case activity <- struct{}{}:
-			default:
-			}
-			return true
-		})
-		close(ended)
-	}()
-	var deadline <-chan time.Time
-	if timeout > 0 {
-		deadline = time.After(timeout)
-	}
+	st := watch(conn)
+	activity, ended := st.activity, st.ended
+	deadline := after(timeout)
 	lastScreen := ""
 	check := func() (bool, error) {
 		snap, err := client.Peek(root, s.ID, proto.PeekPlain)
@@ -372,8 +358,8 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 		rec := waitRecord(root, s)
 		select {
 		case <-ended:
-			if gotExit && rec.Meta.ExitCode == nil {
-				c := exitCode
+			if st.exited && rec.Meta.ExitCode == nil {
+				c := st.code
 				rec.Meta.ExitCode = &c
 			}
 		default:
@@ -446,3 +432,38 @@ func secs(d time.Duration) string {
 // maxTimeout is the longest -t a time.Duration can hold, in seconds;
 // converting more would wrap around to a negative deadline.
 const maxTimeout = float64(math.MaxInt64 / int64(time.Second))
+
+// stream is the live output of a connection after its PEEK, followed in
+// the background: a token on activity whenever output arrives, ended
+// closed when the stream ends; then exited and code say whether an EXIT
+// came, and its code.
+type stream struct {
+	activity chan struct{}
+	ended    chan struct{}
+	code     int
+	exited   bool
+}
+
+func watch(c *client.Conn) *stream {
+	st := &stream{activity: make(chan struct{}, 1), ended: make(chan struct{})}
+	go func() {
+		st.code, st.exited, _ = c.Follow(func(proto.Frame) bool {
+			select {
+			case st.activity <- struct{}{}:
+			default:
+			}
+			return true
+		})
+		close(st.ended)
+	}()
+	return st
+}
+
+// after is a channel that fires once timeout has passed; nil (never)
+// for no timeout.
+func after(timeout time.Duration) <-chan time.Time {
+	if timeout > 0 {
+		return time.After(timeout)
+	}
+	return nil
+}

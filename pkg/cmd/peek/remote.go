@@ -136,23 +136,8 @@ func waitRemote(io cli.IO, r Remote, o Options, timeout time.Duration, flags byt
 	if _, err := c.Peek(proto.PeekPlain); err != nil {
 		return fmt.Errorf("session %q: %w", ref, err)
 	}
-	activity := make(chan struct{}, 1)
-	ended := make(chan struct{})
-	code, gotExit := 0, false
-	go func() {
-		code, gotExit, _ = c.Follow(func(proto.Frame) bool {
-			select {
-			case activity <- struct{}{}:
-			default:
-			}
-			return true
-		})
-		close(ended)
-	}()
-	var deadline <-chan time.Time
-	if timeout > 0 {
-		deadline = time.After(timeout)
-	}
+	st := watch(c)
+	deadline := after(timeout)
 	last := ""
 	check := func() bool {
 		snap, err := peekRemote(r, ref, proto.PeekPlain, DefaultAnswer)
@@ -179,18 +164,18 @@ func waitRemote(io cli.IO, r Remote, o Options, timeout time.Duration, flags byt
 		}
 		dirty = false
 		select {
-		case <-activity:
+		case <-st.activity:
 			<-tick.C
 			dirty = true
-		case <-ended:
+		case <-st.ended:
 			if check() {
 				return nil
 			}
-			if !gotExit {
-				return fmt.Errorf("lost the connection to session %q on %s while waiting for %s", ref, "the host", quoted)
+			if !st.exited {
+				return fmt.Errorf("lost the connection to session %q while waiting for %s; run the peek again", ref, quoted)
 			}
 			text := strings.TrimRight(last, "\n")
-			fmt.Fprintf(io.Err, "Session %q exited (code %d) without matching %s. Last output:\n", ref, code, quoted)
+			fmt.Fprintf(io.Err, "Session %q exited (code %d) without matching %s. Last output:\n", ref, st.code, quoted)
 			fmt.Fprintln(io.Err, text)
 			return cli.ExitCode(1)
 		case <-deadline:
