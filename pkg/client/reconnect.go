@@ -71,30 +71,37 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 	if err != nil {
 		return Result{}, err
 	}
+	limit, lines := o.LimitHistory, o.History // the user's --history
 	for first := true; ; first = false {
-		before, counted := historyCount(c)
+		before, full, counted := historyCount(c)
 		if !first {
 			// The lines that scrolled off the session's screen while
 			// the terminal was away, which its scrollback lacks; none
 			// when they cannot be counted (the original's daemon, which
-			// sends all of its history whatever is asked).
-			n := 0
-			if counted && tr.known {
-				n = max(before-tr.atDrop, 0)
+			// sends all of its history whatever is asked). A few more
+			// than counted: lines that scroll between the count and the
+			// ATTACH are then in the baseline too, and the tracker drops
+			// those its terminal already has. A full scrollback counts
+			// the same however much scrolled: then as many lines as the
+			// tracker can compare are asked for, and compared.
+			n, window := 0, reattachSlack
+			switch {
+			case full && tr.known:
+				n, window = min(before, tracked), tracked
+			case counted && tr.known:
+				n = max(before-tr.atDrop, 0) + reattachSlack
 			}
-			if o.LimitHistory {
-				n = min(n, o.History)
+			if limit {
+				n = min(n, lines+reattachSlack)
 			}
-			// A few more than counted: lines that scroll between the
-			// count and the ATTACH are then in the baseline too, and
-			// the tracker drops those its terminal already has.
-			o.LimitHistory, o.History = true, n+reattachSlack
+			o.LimitHistory, o.History = true, n
+			tr.window(window)
 			// Blank the screen row by row, which no terminal copies
 			// into its scrollback (tmux does for ED 2), so that the
 			// redraw pushes nothing there.
 			tr.raw(proto.RedrawInPlace(nil, nil, tr.rows()))
 		}
-		tr.begin(before, counted, first && !o.LimitHistory, !first)
+		tr.begin(before, counted, first && !limit, !first)
 		res, err := Attach(c, o)
 		done()
 		lost := errors.Is(err, ErrConnectionLost)
@@ -142,17 +149,19 @@ func reroute(route Router, ref string, p Reconnect, tr *tracker, why error) (*Co
 	}
 }
 
-// historyCount asks the daemon how many lines its scrollback holds.
-func historyCount(c *Conn) (int, bool) {
+// historyCount asks the daemon how many lines its scrollback holds, and
+// whether it is full.
+func historyCount(c *Conn) (n int, full, ok bool) {
 	b, err := c.Status(StatusTimeout)
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
 	st, err := proto.ParseStatus(b)
 	if err != nil || st.Terminal.Rows <= 0 {
-		return 0, false
+		return 0, false, false
 	}
-	return max(st.Terminal.ScrollbackUsed-st.Terminal.Rows, 0), true
+	t := st.Terminal
+	return max(t.ScrollbackUsed-t.Rows, 0), t.ScrollbackCapacity > 0 && t.ScrollbackUsed >= t.ScrollbackCapacity, true
 }
 
 // tracker is the user's terminal as AttachRouted writes to it: the bytes
@@ -180,6 +189,7 @@ type tracker struct {
 	all      bool     // the baseline has all of the daemon's history
 	again    bool     // the baseline is a reattach's
 	tailText []string // the copy's last lines of history when the connection dropped
+	win      int      // how many of them a reattach's baseline may repeat
 	known    bool     // atDrop is known
 	atDrop   int      // the daemon's history count when the connection dropped
 	curRows  int
@@ -188,7 +198,7 @@ type tracker struct {
 func newTracker(w io.Writer, outFile, in *os.File) *tracker {
 	rows, cols := TermSize(outFile, in)
 	t := &tracker{w: w, outFile: outFile, in: in, winch: make(chan os.Signal, 1), curRows: rows,
-		scr: term.New(rows, cols, term.Options{Scrollback: 1000})}
+		scr: term.New(rows, cols, term.Options{Scrollback: tracked}), win: reattachSlack}
 	signal.Notify(t.winch, syscall.SIGWINCH)
 	return t
 }
@@ -284,7 +294,7 @@ func (t *tracker) end(lost bool) {
 	if t.known {
 		t.atDrop = t.base + int(t.scr.HistorySeq()-t.baseSeq)
 		hist := t.scr.Lines(true)[:t.scr.ScrollbackLen()]
-		t.tailText = hist[max(len(hist)-reattachSlack, 0):]
+		t.tailText = hist[max(len(hist)-tracked, 0):]
 	}
 	t.w.Write([]byte(proto.ResetModes))
 	t.scr.Write([]byte(proto.ResetModes))
@@ -293,6 +303,18 @@ func (t *tracker) end(lost bool) {
 // finishStart is the first write of an attach that ends (finishOn), in
 // one piece, so that the tracker can tell it from the session's output.
 const finishStart = proto.ResetModes + "\x1b[999;1H"
+
+// tracked is how many lines of history the tracker's copy keeps, and so
+// how many a reattach can compare.
+const tracked = 1000
+
+// window sets how many of the terminal's last lines the next baseline
+// may repeat.
+func (t *tracker) window(n int) {
+	t.mu.Lock()
+	t.win = n
+	t.mu.Unlock()
+}
 
 // reattachSlack is how many lines of history a reattach asks for beyond
 // those the terminal lacks by the count: more than can scroll by between
@@ -308,7 +330,7 @@ const (
 // dedupeLocked is a reattach's baseline p (Redraw's output) without the
 // history lines the terminal's scrollback already has: the baseline is
 // read by a copy of the daemon's emulator, the newest run of its history
-// that continues the terminal's (at most reattachSlack lines, compared as
+// that continues the terminal's (at most the window's lines, compared as
 // text) is dropped, and the rest and the screen are written again as the
 // daemon writes them.
 func (t *tracker) dedupeLocked(p []byte) ([]byte, bool) {
@@ -322,7 +344,7 @@ func (t *tracker) dedupeLocked(p []byte) ([]byte, bool) {
 	h := scratch.ScrollbackLen()
 	got := scratch.Lines(true)[:h]
 	have := t.tailText
-	j := min(reattachSlack, h, len(have))
+	j := min(t.win, h, len(have))
 	for ; j > 0; j-- {
 		if equal(got[:j], have[len(have)-j:]) {
 			break

@@ -349,10 +349,27 @@ func serving(root string) []int {
 // An attach in a real terminal (tmux): the history first, typing,
 // detach; and after the test kills the ssh process that carries it, a
 // reconnect that leaves every line in the terminal exactly once.
-func TestRemoteAttachReconnect(t *testing.T) {
+func TestRemoteAttachReconnect(t *testing.T) { testAttachReconnect(t, "") }
+
+// The same when the session's scrollback is full, so that its line
+// count stays the same while lines scroll, and the outage longer than
+// the reattach's slack.
+func TestRemoteAttachReconnectFullScrollback(t *testing.T) { testAttachReconnect(t, "150") }
+
+func testAttachReconnect(t *testing.T, scrollback string) {
 	f := newFleet(t)
-	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "ctr", "--", "sh", "-c",
-		`i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo pre$i; done; echo ready; read x; echo got-$x; i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo n$i; sleep 0.02; done; echo END; sleep 100`)
+	pres := 30
+	if scrollback != "" {
+		pres = 300 // the scrollback is full before the attach
+	}
+	run := testutil.Command(t, f.rootA, "", "run", "-d", "--id", "ctr", "--", "sh", "-c",
+		`i=0; while [ $i -lt `+strconv.Itoa(pres)+` ]; do i=$((i+1)); echo pre$i; done; echo ready; read x; echo got-$x; i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo n$i; [ $i = 150 ] && read y; sleep 0.02; done; echo END; sleep 100`)
+	if scrollback != "" {
+		run.Env = append(run.Env, "PTY_SCROLLBACK="+scrollback)
+	}
+	if r := testutil.RunCmd(t, run); r.Code != 0 {
+		t.Fatalf("run: %+v", r)
+	}
 	testutil.WaitFor(t, 15*time.Second, "ready", func() bool {
 		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout, "ready")
 	})
@@ -360,6 +377,58 @@ func TestRemoteAttachReconnect(t *testing.T) {
 	tm.WaitText("ready")
 	tm.Keys("go", "Enter")
 	tm.WaitText("n40")
+	// The session stops at n150 until it is sent a line: an outage
+	// then loses nothing the session's scrollback does not keep.
+	if scrollback == "" {
+		killCarriers(t, f, tm)
+	} else {
+		longOutage(t, f)
+	}
+	tm.WaitText("n150")
+	testutil.MustRun(t, f.rootA, "send", "ctr", "--seq", "more", "--seq", "key:return")
+	tm.WaitText("END")
+	var ns, pre []string
+	for _, l := range tm.All() {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "n") && strings.Trim(l[1:], "0123456789") == "" && len(l) > 1 {
+			ns = append(ns, l)
+		}
+		if strings.HasPrefix(l, "pre") {
+			pre = append(pre, l)
+		}
+	}
+	check := func(got []string, prefix string, n int) {
+		t.Helper()
+		ok := len(got) == n
+		for i := 0; ok && i < n; i++ {
+			ok = got[i] == prefix+strconv.Itoa(i+1)
+		}
+		if !ok {
+			t.Fatalf("the terminal's %s lines (want %s1..%s%d once each, in order): %v\n%s", prefix, prefix, prefix, n, got, strings.Join(tm.All(), "\n"))
+		}
+	}
+	if scrollback == "" {
+		check(pre, "pre", pres)
+	} else if len(pre) == 0 || pre[len(pre)-1] != "pre"+strconv.Itoa(pres) {
+		t.Fatalf("the terminal's pre lines: %v", pre)
+	} else {
+		// The session keeps only the last of them; those, once each.
+		first, _ := strconv.Atoi(strings.TrimPrefix(pre[0], "pre"))
+		for i, l := range pre {
+			if l != "pre"+strconv.Itoa(first+i) {
+				t.Fatalf("the terminal's pre lines: %v", pre)
+			}
+		}
+	}
+	check(ns, "n", 300)
+	tm.Keys("C-\\")
+	tm.WaitText("[detached]")
+}
+
+// killCarriers kills the ssh process that carries the attach in tm, and
+// once it is back, the host's remote-serve serving it.
+func killCarriers(t *testing.T, f *fleet, tm *testutil.Tmux) {
+	t.Helper()
 	pane, _ := strconv.Atoi(strings.TrimSpace(tm.Run("display-message", "-p", "-t", "u", "#{pane_pid}")))
 	ssh := descendants(pane, "ssh", "remote-serve")
 	if len(ssh) != 1 {
@@ -383,31 +452,27 @@ func TestRemoteAttachReconnect(t *testing.T) {
 		n := serving(f.rootA)
 		return len(n) == 1 && n[0] != serve[0]
 	})
-	tm.WaitText("END")
-	var ns, pre []string
-	for _, l := range tm.All() {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "n") && strings.Trim(l[1:], "0123456789") == "" && len(l) > 1 {
-			ns = append(ns, l)
-		}
-		if strings.HasPrefix(l, "pre") {
-			pre = append(pre, l)
-		}
+}
+
+// longOutage takes hosta away while more lines scroll than a reattach's
+// slack: the shared connection is closed (which drops the attach) and the
+// server stopped, then let go once the session has printed n150.
+func longOutage(t *testing.T, f *fleet) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.a.dir, "sshd.pid"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		t.Fatalf("sshd pid: %q %v", b, err)
 	}
-	check := func(got []string, prefix string, n int) {
-		t.Helper()
-		ok := len(got) == n
-		for i := 0; ok && i < n; i++ {
-			ok = got[i] == prefix+strconv.Itoa(i+1)
-		}
-		if !ok {
-			t.Fatalf("the terminal's %s lines (want %s1..%s%d once each, in order): %v\n%s", prefix, prefix, prefix, n, got, strings.Join(tm.All(), "\n"))
-		}
+	syscall.Kill(pid, syscall.SIGSTOP)
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hosta")
+	if out, err := exit.CombinedOutput(); err != nil {
+		t.Fatalf("ssh -O exit: %v %s", err, out)
 	}
-	check(pre, "pre", 30)
-	check(ns, "n", 300)
-	tm.Keys("C-\\")
-	tm.WaitText("[detached]")
+	testutil.WaitFor(t, 20*time.Second, "n150 on the host", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout, "n150")
+	})
 }
 
 // peek -f --remote follows, goes on after the ssh process carrying it is
