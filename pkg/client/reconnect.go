@@ -67,7 +67,7 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 	tr := newTracker(o.Out, o.OutFile, o.In)
 	defer tr.stop()
 	o.Out = tr
-	c, done, err := route(ref)
+	c, done, err := route(ref, nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -132,7 +132,7 @@ func reroute(route Router, ref string, p Reconnect, tr *tracker, why error) (*Co
 			return nil, nil, fmt.Errorf("stopped reconnecting to %s: %w", p.Host, why)
 		case <-time.After(wait):
 		}
-		c, done, err := route(ref)
+		c, done, err := route(ref, nil)
 		if err == nil {
 			return c, done, nil
 		}

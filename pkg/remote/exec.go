@@ -20,8 +20,8 @@ type Dialer struct {
 }
 
 // Route is Target.Route with the dialer's environment.
-func (d Dialer) Route(ctx context.Context, ref string) (*client.Conn, *Stream, error) {
-	return d.Target.Route(ctx, d.Getenv, ref)
+func (d Dialer) Route(ctx context.Context, ref string, early ...byte) (*client.Conn, *Stream, error) {
+	return d.Target.Route(ctx, d.Getenv, ref, early...)
 }
 
 // Label is how messages call the host.

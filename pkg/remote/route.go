@@ -198,9 +198,14 @@ func (s *Stream) readLine(deadline time.Time) ([]byte, error) {
 // and returns a client connection to its daemon. A host that answers
 // that it has no such session gives a *RefusedError; a host that cannot
 // be reached, an *Error.
-func (t Target) Route(ctx context.Context, getenv Env, ref string) (*client.Conn, *Stream, error) {
+//
+// early are bytes for the daemon sent right behind the request line, in
+// the same write (remote-serve passes them on once it has connected), so
+// that a request such as a PEEK costs no round trip of its own; a host
+// that refuses the route drops them.
+func (t Target) Route(ctx context.Context, getenv Env, ref string, early ...byte) (*client.Conn, *Stream, error) {
 	req, _ := json.Marshal(map[string]string{"op": "route", "name": ref})
-	s, err := t.open(ctx, getenv, append(req, '\n'))
+	s, err := t.open(ctx, getenv, append(append(req, '\n'), early...))
 	if err != nil {
 		return nil, nil, err
 	}

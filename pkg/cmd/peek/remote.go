@@ -70,22 +70,15 @@ func refused(err error) bool {
 
 // peekRemote is one PEEK over a route of its own.
 func peekRemote(r Remote, ref string, flags byte, answer time.Duration) (client.Snapshot, error) {
-	c, done, err := r.Route(ref)
+	c, done, err := r.Route(ref, client.PeekAhead(flags))
 	if err != nil {
 		return client.Snapshot{}, err
 	}
 	defer done()
 	c.Raw().SetDeadline(time.Now().Add(answer))
-	snap, err := c.Peek(flags)
+	snap, err := c.ReadPeek()
 	if err != nil {
 		return snap, fmt.Errorf("session %q did not send its screen: %w", ref, err)
-	}
-	// An ended session's daemon sends its EXIT right behind the screen.
-	if !snap.Exited {
-		c.Raw().SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-		if f, err := c.Next(); err == nil && f.Type == proto.Exit {
-			snap.Exited, snap.Code = true, proto.ParseExitCode(f.Payload)
-		}
 	}
 	return snap, nil
 }
@@ -100,7 +93,7 @@ func followRemote(io cli.IO, r Remote, ref string, key detachkey.Key, flags byte
 	} else {
 		var c *client.Conn
 		var done func()
-		if c, done, err = r.Route(ref); err == nil {
+		if c, done, err = r.Route(ref, nil); err == nil {
 			res, err = client.Attach(c, ao)
 			done()
 		}
@@ -125,7 +118,7 @@ func followRemote(io cli.IO, r Remote, ref string, key detachkey.Key, flags byte
 func waitRemote(io cli.IO, r Remote, o Options, timeout time.Duration, flags byte) error {
 	ref, waits := o.ref(), o.Waits
 	quoted := `"` + strings.Join(waits, `" or "`) + `"`
-	c, done, err := r.Route(ref)
+	c, done, err := r.Route(ref, nil)
 	if refused(err) {
 		return r.OnHost()
 	}

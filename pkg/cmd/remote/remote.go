@@ -102,8 +102,8 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if len(args) == 0 {
 		args = []string{"ui"} // as pty alone opens the picker
 	}
-	route := func(ref string) (*client.Conn, func(), error) {
-		c, s, err := d.Route(ctx, ref)
+	route := func(ref string, early []byte) (*client.Conn, func(), error) {
+		c, s, err := d.Route(ctx, ref, early...)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -18,7 +18,7 @@ func sendRouted(o Options, io cli.IO, ref, from string, items []lifecycle.Item, 
 		defer closeFrom()
 		items = []lifecycle.Item{{From: r}}
 	}
-	c, done, err := o.Route(ref)
+	c, done, err := o.Route(ref, nil)
 	if err != nil {
 		return err
 	}
