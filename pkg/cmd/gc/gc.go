@@ -155,7 +155,10 @@ func ServiceCommand(o *ServiceOptions) *cli.Command {
 can have its own. It runs pty-gc with PTY_ROOT and PATH as they are now, and
 logs to <root>/gc.log (rotated at 1 MiB). Without --system it is a per-user
 systemd timer (~/.config/systemd/user) or launchd agent (~/Library/LaunchAgents);
-with --system a system unit or LaunchDaemon that still runs as you.`
+with --system a system unit or LaunchDaemon that still runs as you. On macOS,
+install replaces the original pty's launchd job for the same root
+(com.compoundingtech.pty.gc[.NAME].plist, or com.myobie.pty.gc…), so gc does
+not run twice; uninstall removes it too.`
 	o.Interval = "30s"
 	fs := c.Flags
 	fs.BoolVar(&o.System, "system", false, "a system-wide unit (needs root) instead of a per-user one")
@@ -382,9 +385,16 @@ func Service(o ServiceOptions, io cli.IO) error {
 		if err := layout.EnsureRoot(root); err != nil {
 			return err
 		}
+		st, err := gcservice.Status(cfg)
+		if err != nil {
+			return err
+		}
 		files, err := gcservice.Install(cfg)
 		if err != nil {
 			return err
+		}
+		for _, p := range st.Legacy {
+			fmt.Fprintf(io.Out, "Replaced the original pty's gc job %s\n", p)
 		}
 		for _, f := range files {
 			fmt.Fprintf(io.Out, "Installed %s\n", f.Path)
@@ -395,18 +405,26 @@ func Service(o ServiceOptions, io cli.IO) error {
 		if err != nil {
 			return err
 		}
-		if !st.Installed {
+		if !st.Installed && len(st.Legacy) == 0 {
 			fmt.Fprintf(io.Out, "No pty gc timer is installed for %s.\n", root)
 			return nil
 		}
 		if err := gcservice.Uninstall(cfg); err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Out, "Removed the pty gc timer for %s.\n", root)
+		for _, p := range st.Legacy {
+			fmt.Fprintf(io.Out, "Removed the original pty's gc job %s\n", p)
+		}
+		if st.Installed {
+			fmt.Fprintf(io.Out, "Removed the pty gc timer for %s.\n", root)
+		}
 	case "status":
 		st, err := gcservice.Status(cfg)
 		if err != nil {
 			return err
+		}
+		for _, p := range st.Legacy {
+			fmt.Fprintf(io.Out, "The original pty's gc job %s also runs gc for %s: pty gc install replaces it, pty gc uninstall removes it.\n", p, root)
 		}
 		if !st.Installed {
 			fmt.Fprintf(io.Out, "No pty gc timer is installed for %s (pty gc install adds one).\n", root)
