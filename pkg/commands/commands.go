@@ -39,11 +39,13 @@ var Builtin = []Command{
 	{"metadata", "patch a session's display name and tags as JSON"},
 	{"exec", "inside a session: make another command the session's command, and run it"},
 	{"evidence", "read or remove the exit evidence of one exact session generation (JSON)"},
+	{"recover", "bring back running sessions whose files (or whole root) were deleted"},
 	{"gc", "reconcile the registry: respawn permanent sessions, reap dead ones"},
 	{"up", "start the sessions a pty.toml declares"},
 	{"down", "stop the sessions a pty.toml declares"},
 	{"ui", "the interactive session picker (also: pty with no arguments)"},
 	{"web", "watch (and with --write, drive) sessions from a browser"},
+	{"remote", "run a command on the sessions of another host, over ssh (pty --remote HOST ...)"},
 	{"remote-serve", "serve this host's sessions to a pty on another machine (over ssh)"},
 	{"completions", "print a shell completion script (bash, zsh, fish)"},
 }
