@@ -384,7 +384,7 @@ func (s *Screen) setPrivateMode(mode int, on bool) {
 // sgr applies Select Graphic Rendition parameters to the pen.
 func (s *Screen) sgr(ps ansi.Params) {
 	if len(ps) == 0 {
-		s.pen = Cell{Attr: s.pen.Attr & AttrProtected}
+		s.pen = Cell{Attr: s.pen.Attr & AttrProtected, ul: s.keepLink(s.pen.ul)}
 		return
 	}
 	pen := &s.pen
@@ -400,7 +400,7 @@ func (s *Screen) sgr(ps ansi.Params) {
 		switch {
 		case p == 0:
 			// DECSCA's protection is not a rendition.
-			pen.Fg, pen.Bg, pen.Attr, pen.ul = 0, 0, pen.Attr&AttrProtected, 0
+			pen.Fg, pen.Bg, pen.Attr, pen.ul = 0, 0, pen.Attr&AttrProtected, s.keepLink(pen.ul)
 		case p == 1:
 			pen.Attr |= AttrBold
 		case p == 2:
@@ -457,7 +457,7 @@ func (s *Screen) sgr(ps ansi.Params) {
 				case 48:
 					pen.Bg = c
 				case 58:
-					pen.ul = s.ulIndex(c)
+					pen.ul = s.extIndex(c, s.linkOf(pen.ul))
 				}
 			}
 		case p == 39:
@@ -467,7 +467,7 @@ func (s *Screen) sgr(ps ansi.Params) {
 		case p == 49:
 			pen.Bg = 0
 		case p == 59:
-			pen.ul = 0
+			pen.ul = s.keepLink(pen.ul)
 		case p == 53:
 			pen.Attr |= AttrOverline
 		case p == 55:

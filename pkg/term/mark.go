@@ -59,6 +59,7 @@ func (s *Screen) AppendMarkedLine(b []byte, m HistMark, i int, f LineForm) (_ []
 		var cur Cell
 		b = s.appendStyledCells(b, cells, &cur)
 		if cur != (Cell{}) {
+			b = s.appendLinkSwitch(b, cur, Cell{})
 			b = append(b, "\x1b[0m"...)
 		}
 		if !h.wrapped() || i == m.n-1 {

@@ -86,6 +86,8 @@ func (s *Screen) handleOSC(data []byte) {
 			}
 			s.oscReply(strconv.Itoa(cmd) + ";" + rgbSpec(v, v, v))
 		}
+	case 8:
+		s.setLink(arg)
 	case 9:
 		body := string(arg)
 		if isConEmuProgress(body) {

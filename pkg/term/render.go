@@ -230,6 +230,7 @@ func (s *Screen) appendStyledCells(b []byte, cells []Cell, cur *Cell) []byte {
 			continue
 		}
 		if !sameStyle(c, *cur) {
+			b = s.appendLinkSwitch(b, *cur, c)
 			b = s.appendSGR(b, c)
 			*cur = c
 		}
@@ -244,6 +245,7 @@ func (s *Screen) appendANSILine(b []byte, cells []Cell) []byte {
 	var cur Cell
 	b = s.appendStyledCells(b, trimDefaultBlanks(cells), &cur)
 	if !sameStyle(cur, Cell{}) {
+		b = s.appendLinkSwitch(b, cur, Cell{})
 		b = append(b, "\x1b[0m"...)
 	}
 	return b
@@ -473,12 +475,13 @@ func (s *Screen) appendCellAt(b []byte, x int) []byte {
 	if c.Attr&AttrProtected != 0 {
 		b = appendDECSCA(b, false)
 	}
-	return b
+	return s.appendLinkSwitch(b, c, Cell{})
 }
 
-// appendPen appends the SGR and, when it is set, the DECSCA protection
-// of c, from a state where protection is off.
+// appendPen appends the SGR and, when they are set, the DECSCA protection
+// and the link of c, from a state where both are off.
 func (s *Screen) appendPen(b []byte, c Cell) []byte {
+	b = s.appendLinkSwitch(b, Cell{}, c)
 	b = s.appendSGR(b, c)
 	if c.Attr&AttrProtected != 0 {
 		b = appendDECSCA(b, true)
@@ -541,6 +544,7 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 			}
 			if c != (Cell{}) {
 				if !sameStyle(c, cur) {
+					b = s.appendLinkSwitch(b, cur, c)
 					b = s.appendSGR(b, c)
 					cur = c
 				}
@@ -561,6 +565,7 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 			continue
 		}
 		if !sameStyle(c, cur) {
+			b = s.appendLinkSwitch(b, cur, c)
 			b = s.appendSGR(b, c)
 			cur = c
 		}
@@ -574,5 +579,5 @@ func (s *Screen) appendRedrawRow(b []byte, g *grid, y int) []byte {
 	if prot {
 		b = appendDECSCA(b, false)
 	}
-	return b
+	return s.appendLinkSwitch(b, cur, Cell{})
 }

@@ -249,6 +249,7 @@ type Screen struct {
 	clusterIDs map[string]rune
 	ulColors   []Color // underline colours; [0] is the default
 	ulIDs      map[Color]uint16
+	links      linkTable // OSC 8 hyperlinks, which ulColors entries refer to
 
 	// clusterWalk is how many cells the last compactClusters visited,
 	// and clusterDrops how many marks were dropped since, for a full

@@ -153,6 +153,7 @@ func (s *Screen) appendHistoryFrom(b []byte, from, rows int, lost int64) []byte 
 		// A line feed (ours, or the terminal's at a wrap) clears the
 		// new bottom line with the pen's background.
 		if cur.Bg != 0 || cur.Attr&AttrReverse != 0 {
+			b = s.appendLinkSwitch(b, cur, Cell{})
 			b = append(b, "\x1b[0m"...)
 			cur = Cell{}
 		}
@@ -163,6 +164,7 @@ func (s *Screen) appendHistoryFrom(b []byte, from, rows int, lost int64) []byte 
 		}
 	}
 	if cur != (Cell{}) {
+		b = s.appendLinkSwitch(b, cur, Cell{})
 		b = append(b, "\x1b[0m"...)
 	}
 	// Every line is now on the screen or above it; rows-1 more line
@@ -182,7 +184,7 @@ func (s *Screen) historyLineCost(cells []Cell) int {
 			continue
 		}
 		if !sameStyle(c, cur) {
-			n += len(s.appendSGR(nil, c))
+			n += len(s.appendLinkSwitch(nil, cur, c)) + len(s.appendSGR(nil, c))
 			cur = c
 		}
 		n += len(s.appendCellText(nil, c))

@@ -489,16 +489,16 @@ func TestSplitWrites(t *testing.T) {
 // sameCellAcross compares cells of two screens: the underline colour
 // index of a cell is private to its screen, so the colours are compared.
 func sameCellAcross(sa *Screen, a Cell, sb *Screen, b Cell) bool {
-	ua, ub := sa.UnderlineColor(a), sb.UnderlineColor(b)
-	a.ul, b.ul = 0, 0
-	return a == b && ua == ub
+	return sameStyleAcross(sa, a, sb, b) && a.R == b.R && a.Attr == b.Attr
 }
 
 // sameStyleAcross is sameStyle for cells of two screens.
 func sameStyleAcross(sa *Screen, a Cell, sb *Screen, b Cell) bool {
 	ua, ub := sa.UnderlineColor(a), sb.UnderlineColor(b)
+	ia, la := sa.Link(a)
+	ib, lb := sb.Link(b)
 	a.ul, b.ul = 0, 0
-	return sameStyle(a, b) && ua == ub
+	return sameStyle(a, b) && ua == ub && ia == ib && la == lb
 }
 
 func assertSameScreen(t *testing.T, a, b *Screen) {
