@@ -169,7 +169,8 @@ func PrintScreen(w io.Writer, b []byte, plain bool) error {
 const maxCUF = 1000
 
 // TextOnly is s without escape sequences and control characters other
-// than newline and tab, keeping SGR sequences when sgr is set. A
+// than newline and tab, keeping SGR sequences and OSC 8 hyperlinks when
+// sgr is set. A
 // cursor-forward within a line (the original's daemon skips blank cells
 // so) becomes the spaces it skips; CR LF becomes LF.
 func TextOnly(s string, sgr bool) string {
@@ -203,6 +204,7 @@ func TextOnly(s string, sgr bool) string {
 			i = j + 1
 		case c == 0x1b && i+1 < len(s) && strings.IndexByte("]P^_X", s[i+1]) >= 0:
 			// A string (OSC, DCS, ...) up to BEL or ST.
+			start := i
 			j := i + 2
 			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
 				j++
@@ -210,6 +212,11 @@ func TextOnly(s string, sgr bool) string {
 			i = min(j+1, len(s))
 			if j < len(s) && s[j] == 0x1b {
 				i = j + 2
+			}
+			// An OSC 8 hyperlink goes with the styles: it changes how
+			// text shows, not where it lands.
+			if sgr && j < len(s) && isOSC8(s[start+2:j]) {
+				b.WriteString(s[start:i])
 			}
 		case c == 0x1b:
 			// ESC, its intermediates and final byte: charset choices,
@@ -235,6 +242,21 @@ func TextOnly(s string, sgr bool) string {
 		}
 	}
 	return b.String()
+}
+
+// isOSC8 reports whether an OSC body is a hyperlink ("8;params;URI"),
+// made of printable ASCII only, as OSC 8 requires and our screens keep.
+func isOSC8(body string) bool {
+	rest, ok := strings.CutPrefix(body, "8;")
+	if !ok || !strings.Contains(rest, ";") {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] < 0x20 || rest[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // PeekText is the text of a PEEK baseline in its SGR form as it is

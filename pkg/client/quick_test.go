@@ -14,7 +14,9 @@ func TestTextOnly(t *testing.T) {
 		{"\x1b[31;1mRED\x1b[0m x\r\n", "\x1b[31;1mRED\x1b[0m x\n", "RED x\n"},
 		{"a\x1b[3Cb", "a   b", "a   b"},
 		{"a\x1b[Cb\x1b[99999Cc", "a b" + strings.Repeat(" ", maxCUF) + "c", "a b" + strings.Repeat(" ", maxCUF) + "c"},
-		{"\x1b]0;title\x07t\x1b]8;;http://x\x1b\\u\x1bPq#0\x1b\\v", "tuv", "tuv"},
+		{"\x1b]0;title\x07t\x1b]8;;http://x\x1b\\u\x1bPq#0\x1b\\v", "t\x1b]8;;http://x\x1b\\uv", "tuv"},
+		{"\x1b]8;id=1;http://x\x07u\x1b]8;;\x07", "\x1b]8;id=1;http://x\x07u\x1b]8;;\x07", "u"},
+		{"\x1b]8;;http://\x01x\x07u\x1b]8\x07v\x1b]8;http://y\x07w", "uvw", "uvw"},
 		{"\x1b(B\x1b)0\x1b=\x1b7x\x1b8\x0e\x0f\x07\x7f", "x", "x"},
 		{"\x1b[?25l\x1b[2J\x1b[H\x1b[5;10Hy\x1b[>4;1m\x1b[38:2:1:2:3mz", "y\x1b[38:2:1:2:3mz", "yz"},
 		{"c1\u009b31m.\u0090x", "c131m.x", "c131m.x"},
@@ -32,7 +34,7 @@ func TestTextOnly(t *testing.T) {
 	}
 }
 
-var onlySGR = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+var onlySGR = regexp.MustCompile(`\x1b\[[0-9;:]*m|\x1b\]8;[ -~]*;[ -~]*(\x07|\x1b\\)`)
 
 func FuzzTextOnly(f *testing.F) {
 	f.Add("bash$ \x1b[?2004h\x1b[31mx\x1b[0m\r\n\x1b]0;t\x07")
