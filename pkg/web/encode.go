@@ -2,6 +2,7 @@ package web
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ptyorg/pty/pkg/term"
@@ -16,7 +17,9 @@ import (
 // (bold 1, dim 2, italic 4, blink 8, reverse 16, hidden 32, strike 64,
 // overline 128, the underline style in bits 12-14), plus attrWide for a
 // double-width character (a run of its own, which the page sizes to two
-// cells) and attrCursor for the cell under a visible cursor.
+// cells) and attrCursor for the cell under a visible cursor. A run that
+// is an OSC 8 hyperlink has a fifth element, its URI, only for http,
+// https and mailto (the page checks again).
 const (
 	attrWide   = int(term.AttrWide)
 	attrCursor = 1 << 16
@@ -35,10 +38,16 @@ func colorCode(c term.Color) int {
 	return -1
 }
 
-type runStyle struct{ fg, bg, attr int }
+type runStyle struct {
+	fg, bg, attr int
+	link         string
+}
 
-func styleOf(c term.Cell) runStyle {
+func styleOf(scr *term.Screen, c term.Cell) runStyle {
 	st := runStyle{fg: colorCode(c.Fg), bg: colorCode(c.Bg), attr: int(c.Attr) & styleBits}
+	if _, uri := scr.Link(c); uri != "" && webLink(uri) {
+		st.link = uri
+	}
 	if c.Attr&term.AttrWide != 0 {
 		st.attr |= attrWide
 	}
@@ -53,7 +62,7 @@ type rowEncoder struct {
 
 // encode renders cols cells got from cell, with the cursor on column
 // cur (-1: not on this row). Trailing default blanks are left out.
-func (e *rowEncoder) encode(cols, cur int, cell func(x int) term.Cell, text func(term.Cell) string) []byte {
+func (e *rowEncoder) encode(cols, cur int, cell func(x int) term.Cell, scr *term.Screen) []byte {
 	end := cols
 	for end > 0 && end-1 != cur {
 		c := cell(end - 1)
@@ -81,6 +90,10 @@ func (e *rowEncoder) encode(cols, cur int, cell func(x int) term.Cell, text func
 		e.b = strconv.AppendInt(e.b, int64(st.bg), 10)
 		e.b = append(e.b, ',')
 		e.b = strconv.AppendInt(e.b, int64(st.attr), 10)
+		if st.link != "" {
+			e.b = append(e.b, ',')
+			e.b = appendJSONString(e.b, []byte(st.link))
+		}
 		e.b = append(e.b, ']')
 		e.text = e.text[:0]
 		open = false
@@ -90,7 +103,7 @@ func (e *rowEncoder) encode(cols, cur int, cell func(x int) term.Cell, text func
 		if c.Attr&term.AttrWideCont != 0 {
 			continue
 		}
-		s := styleOf(c)
+		s := styleOf(scr, c)
 		if x == cur {
 			s.attr |= attrCursor
 		}
@@ -99,7 +112,7 @@ func (e *rowEncoder) encode(cols, cur int, cell func(x int) term.Cell, text func
 			flush()
 			st, open = s, true
 		}
-		e.text = append(e.text, text(c)...)
+		e.text = append(e.text, scr.CellText(c)...)
 	}
 	flush()
 	e.b = append(e.b, ']')
@@ -108,7 +121,18 @@ func (e *rowEncoder) encode(cols, cur int, cell func(x int) term.Cell, text func
 
 // encodeScreenRow renders row y of scr.
 func (e *rowEncoder) encodeScreenRow(scr *term.Screen, y, cols, cur int) []byte {
-	return e.encode(cols, cur, func(x int) term.Cell { return scr.Cell(y, x) }, scr.CellText)
+	return e.encode(cols, cur, func(x int) term.Cell { return scr.Cell(y, x) }, scr)
+}
+
+// webLink reports whether a hyperlink's URI is one the page may open:
+// http, https or mailto, never javascript: or data:.
+func webLink(uri string) bool {
+	scheme, _, ok := strings.Cut(uri, ":")
+	if !ok {
+		return false
+	}
+	scheme = strings.ToLower(scheme)
+	return scheme == "http" || scheme == "https" || scheme == "mailto"
 }
 
 const hexDigits = "0123456789abcdef"

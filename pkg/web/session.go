@@ -452,7 +452,7 @@ func (f *follower) histRows(enc *rowEncoder, gen int, mark, upTo int64) ([]byte,
 			break
 		}
 		sep()
-		b = append(b, enc.encode(len(cells), -1, func(x int) term.Cell { return cells[x] }, scr.CellText)...)
+		b = append(b, enc.encode(len(cells), -1, func(x int) term.Cell { return cells[x] }, scr)...)
 		mark++
 	}
 	if b != nil {

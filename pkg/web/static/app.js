@@ -245,8 +245,27 @@ function links(text) {
   return out;
 }
 
+// rowLinks is a row's links: its OSC 8 hyperlinks (a run's fifth
+// element, checked like any URL) and the URLs in its text outside them.
+function rowLinks(runs) {
+  const osc = [];
+  let pos = 0;
+  for (const r of runs) {
+    const end = pos + r[0].length;
+    const href = r[4] ? safeHref(r[4]) : null;
+    const last = osc[osc.length - 1];
+    if (href && last && last[1] === pos && last[2] === href) last[1] = end;
+    else if (href) osc.push([pos, end, href]);
+    pos = end;
+  }
+  const found = links(runs.map((r) => r[0]).join(''));
+  if (osc.length === 0) return found;
+  const outside = found.filter((t) => !osc.some((o) => t[0] < o[1] && o[0] < t[1]));
+  return osc.concat(outside).sort((x, y) => x[0] - y[0]);
+}
+
 function fillRow(div, runs) {
-  const ls = links(runs.map((r) => r[0]).join(''));
+  const ls = rowLinks(runs);
   if (ls.length === 0) { div.replaceChildren(...runs.map(span)); return; }
   // The runs are cut where links start and end; a link's pieces go in
   // one anchor.
