@@ -23,6 +23,7 @@ type Command struct {
 var Builtin = []Command{
 	{"run", "start a command in a new session and attach to it"},
 	{"attach", "attach to a session (Ctrl+\\ detaches)"},
+	{"switch", "inside an attached session: show another session in its place"},
 	{"peek", "print a session's screen, follow it read-only, or wait for text on it"},
 	{"send", "type text or keys into a session"},
 	{"list", "list sessions: running, exited and vanished (--json for scripts)"},

@@ -43,6 +43,10 @@ type Options struct {
 	// Env is the environment of sessions the picker starts (nil: this
 	// process's).
 	Env []string
+	// QuitAfterAttach ends the picker once an attach succeeds: inside a
+	// session, the attach moved the pty client showing it to the chosen
+	// session (pty switch), and the picker's work is done.
+	QuitAfterAttach bool
 }
 
 type mode int
@@ -287,6 +291,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		return m, tea.Batch(m.load(), tick())
 	case attachedMsg:
+		if m.o.QuitAfterAttach && msg.err == nil {
+			m.quitting = true
+			return m, tea.Quit
+		}
 		m.mode = modeList
 		m.attachedMessage(msg)
 		return m, m.load()
