@@ -205,9 +205,9 @@ func TestSwitchRefusals(t *testing.T) {
 	attached(t, root, "rb", 0)
 }
 
-// While attached the title names the session; PTY_SET_TITLE=0 leaves the
-// user's title alone.
-func TestTitleOptOut(t *testing.T) {
+// While attached the title names the session, and the user's is back
+// when the session ends; PTY_SET_TITLE=0 leaves the user's title alone.
+func TestTitle(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "ta", 3)
 	u := attachIn(t, root, nil, "ta")
@@ -218,4 +218,11 @@ func TestTitleOptOut(t *testing.T) {
 	if got := title(u); got != "user-title" {
 		t.Errorf("with PTY_SET_TITLE=0 the title is %q", got)
 	}
+
+	start(t, root, "te", 1)
+	u = attachIn(t, root, nil, "te")
+	waitTitle(t, u, "pty: te-name")
+	u.Keys("exit", "Enter")
+	u.WaitText("[te exited with code 0]")
+	waitTitle(t, u, "user-title")
 }

@@ -49,7 +49,7 @@ func Run(o Options, io cli.IO) error {
 		return errors.New("switch takes one session reference, as in: pty switch ID (see 'pty switch --help')")
 	}
 	if io.Session == "" {
-		return errs.Sentence(fmt.Sprintf("pty switch moves the pty client showing the current session, but this is not inside a session ($PTY_SESSION is unset): to show %q in this terminal, use \"pty attach %s\"", o.Args[0], o.Args[0]), nil)
+		return fmt.Errorf("pty switch moves the pty client showing the current session, but this is not inside a session ($PTY_SESSION is unset): to show %q in this terminal, use \"pty attach %s\"", o.Args[0], o.Args[0])
 	}
 	err := Request(io, io.Session, o.Args[0])
 	if errors.Is(err, ErrNoClient) {
