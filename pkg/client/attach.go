@@ -111,6 +111,9 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	// another CPU) whenever a goroutine becomes runnable, several times
 	// per keystroke.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if !isTTY {
+		o.Title = "" // no terminal to title
+	}
 	if o.Title != "" {
 		io.WriteString(o.Out, titlePush+titleSet(o.Title))
 	}

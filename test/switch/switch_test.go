@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/client"
 )
 
 // stats is what "pty stats --json ID" says of the session's clients and
@@ -121,6 +122,15 @@ func TestSwitchFromInsideSession(t *testing.T) {
 
 			u.Keys(`printf '\033]2;prog-title\007'`, "Enter")
 			waitTitle(t, u, "prog-title")
+
+			// And back: the title stack stays balanced.
+			u.Keys("pty "+how+" "+a, "Enter")
+			u.WaitScreen(a+"'s screen", func(s string) bool {
+				return strings.Contains(s, a+"-line-3") && !strings.Contains(s, "typed-42")
+			})
+			waitTitle(t, u, "pty: "+a+"-name")
+			attached(t, root, a, 1)
+			attached(t, root, b, 0)
 			u.Keys(`C-\`)
 			u.WaitText("[detached]")
 			waitTitle(t, u, "user-title")
@@ -203,6 +213,18 @@ func TestSwitchRefusals(t *testing.T) {
 	}
 	attached(t, root, "ra", 1)
 	attached(t, root, "rb", 0)
+
+	// The daemon's side of it, bounded: an empty request only asks, and
+	// an id longer than any session's is refused without moving anyone.
+	if ok, err := client.RequestSwitch(root, "ra", ""); !ok || err != nil {
+		t.Errorf("asked whether a client of ra could switch: %v %v", ok, err)
+	}
+	if ok, err := client.RequestSwitch(root, "ra", strings.Repeat("x", 300)); ok || err != nil {
+		t.Errorf("a switch to a 300-byte id: %v %v", ok, err)
+	}
+	u.Keys("echo still-$((6*7))", "Enter")
+	u.WaitText("still-42")
+	attached(t, root, "ra", 1)
 }
 
 // While attached the title names the session, and the user's is back
