@@ -139,24 +139,24 @@ func TestSwitchFromInsideSession(t *testing.T) {
 }
 
 // With two terminals attached to A, the one the switch was typed in
-// moves; the other still shows A.
+// moves, not the one that attached last; the other still shows A.
 func TestSwitchMovesTheClientTypedIn(t *testing.T) {
 	root := testutil.Root(t)
 	start(t, root, "ma", 3)
 	start(t, root, "mb", 3)
-	u1 := attachIn(t, root, nil, "ma")
-	u2 := attachIn(t, root, nil, "ma")
+	typist := attachIn(t, root, nil, "ma")
+	other := attachIn(t, root, nil, "ma")
 	attached(t, root, "ma", 2)
-	u2.Keys("pty switch mb", "Enter")
-	u2.WaitText("mb-line-3")
+	typist.Keys("pty switch mb", "Enter")
+	typist.WaitText("mb-line-3")
 	attached(t, root, "mb", 1)
 	attached(t, root, "ma", 1)
-	u1.Keys("echo still-$((6*7))", "Enter")
-	testutil.WaitFor(t, 10*time.Second, "the first terminal's keys to reach ma", func() bool {
+	other.Keys("echo still-$((6*7))", "Enter")
+	testutil.WaitFor(t, 10*time.Second, "the other terminal's keys to reach ma", func() bool {
 		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "ma").Stdout, "still-42")
 	})
-	u1.WaitText("still-42")
-	if s := u2.Screen(); strings.Contains(s, "still") {
+	other.WaitText("still-42")
+	if s := typist.Screen(); strings.Contains(s, "still") {
 		t.Errorf("the switched terminal still shows ma:\n%s", s)
 	}
 }
