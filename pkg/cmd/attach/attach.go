@@ -76,7 +76,8 @@ its counters), as "pty restart" does.
 Inside a session that a pty client shows, "pty attach REF" does not nest:
 it moves that client to REF, as tmux's switch-client (see "pty switch").
 Where no pty client shows it (a terminal of another kind), it is refused;
---force nests.
+--force nests. -R inside a session is refused likewise: a switch is never
+read-only.
 
 While attached, the terminal's title is "pty: NAME" (the session's display
 name, or its id): your own title is pushed on the terminal's title stack
@@ -93,7 +94,7 @@ Attaching needs a terminal on standard input. From a script or a pipe, use
 	fs.BoolVar(&o.ReadOnly, "read-only", false, "watch only: keys are not sent and the session's size is not changed (tmux attach -r)")
 	c.Alias("R", "read-only")
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
-	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
+	fs.BoolVar(&o.Force, "force", false, "attach here even inside a session, nested, instead of switching")
 	o.DetachKey = c.DetachKeyFlag()
 	fs.Var(&o.History, "history", client.HistoryUsage)
 	c.Env("history", client.HistoryEnv)
