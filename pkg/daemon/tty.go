@@ -70,11 +70,8 @@ func (d *Daemon) attachTTY(c *client, typ proto.Type, payload []byte, fds []int)
 	d.typedLocked(c)
 	d.queueLocked(c, proto.TTYAttached, nil)
 	d.syncLocked(c)
+	d.seenLocked()
 	d.mu.Unlock()
-	select {
-	case d.attached <- struct{}{}:
-	default:
-	}
 	go d.readKeys(c, krc, key)
 }
 
