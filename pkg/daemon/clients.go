@@ -44,6 +44,7 @@ type client struct {
 	role     int
 	rows     int
 	cols     int
+	seq      int64 // the number of its last ATTACH or RESIZE as a writable client (d.requests)
 	flags    byte
 	live     bool // receives DATA
 	pending  []byte
@@ -499,6 +500,8 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers++
 			}
 			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
+			d.requests++
+			c.seq = d.requests
 			c.history = c.histWant
 			d.syncLocked(c)
 			d.seenLocked()
@@ -546,6 +549,8 @@ func (d *Daemon) readLoop(c *client) {
 			d.mu.Lock()
 			if c.role == roleWritable {
 				c.rows, c.cols = rows, cols
+				d.requests++
+				c.seq = d.requests
 				d.renegotiateLocked()
 			} else {
 				// A follower's terminal, which its redraws fill; it
@@ -592,6 +597,9 @@ func parseSize(p []byte) (rows, cols int, ok bool) {
 // baseline, and from now on live output. All of it under d.mu, so no pump
 // chunk falls between the baseline and the live stream or lands in both.
 func (d *Daemon) syncLocked(c *client) {
+	// Not live while the size is renegotiated: c gets its GEOMETRY once,
+	// in front of its baseline, not also as the change's broadcast.
+	c.live = false
 	d.renegotiateLocked()
 	c.pending = c.pending[:0]
 	c.overflow = false

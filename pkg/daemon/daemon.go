@@ -195,6 +195,9 @@ type Daemon struct {
 	manyProcs bool // see fitProcsLocked
 	held      int  // bytes held for clients: see recountLocked
 	shedding  bool
+	// requests counts the writable requests (ATTACH, ATTACH_TTY, RESIZE)
+	// so far: a client's seq is the number of its last.
+	requests int64
 	// Memory freed since it was last handed back to the system, and when
 	// that was: see releaseLocked.
 	freed     int
