@@ -109,15 +109,19 @@ type client struct {
 func (d *Daemon) acceptLoop() {
 	defer close(d.acceptDone)
 	for {
-		conn, err := d.ln.AcceptUnix()
+		ln := d.ln.Load()
+		conn, err := ln.AcceptUnix()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
+				if d.ln.Load() != ln {
+					continue // republished: serve the new socket
+				}
 				return
 			}
 			if d.closing.Load() {
 				// The socket is gone: serve who connected before.
 				for {
-					conn, ok := acceptQueued(d.ln)
+					conn, ok := acceptQueued(ln)
 					if !ok {
 						return
 					}

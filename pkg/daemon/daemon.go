@@ -131,9 +131,11 @@ type Daemon struct {
 	sigchld   chan os.Signal
 	pumpDone  chan struct{} // closed when pump returns
 
-	// The connections (clients.go).
-	ln        *net.UnixListener
-	sockIno   uint64
+	// The connections (clients.go). ln and sockIno are the listening
+	// socket and its file's inode: atomic, because republishing
+	// (republish.go) binds a new one while acceptLoop serves.
+	ln        atomic.Pointer[net.UnixListener]
+	sockIno   atomic.Uint64
 	lingering atomic.Int32 // refused connections being let go of
 	// acceptDone is closed when acceptLoop returns; closing stops it
 	// at its next timeout (see stopAccepting).
@@ -155,6 +157,9 @@ type Daemon struct {
 	kick     chan struct{}
 	// log takes what failed to be written there (see recordErr).
 	log *errlog.Log
+
+	// Publishing the session's files again when they go (republish.go).
+	repub republisher
 
 	// The session's end (Serve, finish). sigs receives the stops Serve
 	// handles; stop is closed to end the background loops, bgDone
@@ -384,8 +389,6 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 		started:   time.Now(),
 		log:       errlog.New(cfg.Root, cfg.ID),
 		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
-		ln:        ln,
-		sockIno:   cfg.SockIno,
 		sigs:      sigs,
 		clients:   map[*client]struct{}{},
 		rows:      cfg.Rows,
@@ -402,6 +405,8 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 
 		acceptDone: make(chan struct{}),
 	}
+	d.ln.Store(ln)
+	d.sockIno.Store(cfg.SockIno)
 	// Before the child exists, so its exit cannot slip by unnoticed.
 	d.sigchld = make(chan os.Signal, 1)
 	signal.Notify(d.sigchld, syscall.SIGCHLD)
@@ -451,6 +456,7 @@ func (d *Daemon) startFailed(err error) int {
 // daemon process.
 func (d *Daemon) Serve() int {
 	sigs := d.sigs
+	d.startWatching()
 	go d.reap()
 	go d.pump()
 	go d.acceptLoop()
@@ -472,6 +478,8 @@ func (d *Daemon) Serve() int {
 		}
 		break
 	}
+	// Nothing is published again from here: the shutdown removes it.
+	d.stopWatching()
 	// Whatever goes wrong from here, the daemon is gone within the
 	// backstop, with its child tree.
 	backstop := time.AfterFunc(shutdownBackstop, func() {
@@ -562,7 +570,7 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.waitFlushed(exitLinger)
 	d.stopAccepting()
 	d.waitFlushed(exitLinger)
-	d.ln.Close()
+	d.ln.Load().Close()
 	d.mu.Lock()
 	for c := range d.clients {
 		c.closed = true
@@ -628,7 +636,7 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 func (d *Daemon) stopAccepting() {
 	d.removeSock()
 	d.closing.Store(true)
-	if d.ln.SetDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
+	if d.ln.Load().SetDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
 		<-d.acceptDone
 	}
 }

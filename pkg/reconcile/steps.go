@@ -205,6 +205,8 @@ func (p *pass) skipped(id, what string, err error) {
 		p.emit(Action{Kind: KindSkipped, ID: id, Reason: r, Message: fmt.Sprintf("Skipped (changed meanwhile): %s", id)})
 	case "busy":
 		p.emit(Action{Kind: KindSkipped, ID: id, Reason: r, Message: fmt.Sprintf("Skipped (busy): %s", id)})
+	case "republishing":
+		p.emit(Action{Kind: KindSkipped, ID: id, Reason: r, Message: fmt.Sprintf("Skipped (daemon alive, publishing its files again): %s", id)})
 	default:
 		p.emit(Action{Kind: KindFailed, ID: id, Reason: what, Error: err.Error(), Message: fmt.Sprintf("Failed to %s %s: %v", what, id, err)})
 	}

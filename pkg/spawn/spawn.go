@@ -498,6 +498,10 @@ func stopLeftovers(root, id, gen string) error {
 	if alive, _ := layout.At(root).DaemonAlive(id, m.Generation); alive {
 		return nil
 	}
+	if d, ok := registry.DaemonOf(root, id, m.Generation); ok {
+		// Its files were deleted under it: it is still the session.
+		return fmt.Errorf("session %s is still running (daemon pid %d) but its files were deleted: it publishes them again within seconds, or run pty recover %s; not started again", id, d.Proc.Pid, id)
+	}
 	res, err := leftovers.Stop(root, id, m)
 	if err != nil {
 		return err
