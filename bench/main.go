@@ -3,7 +3,8 @@
 // test: figures depend on the machine, so they are reported, not asserted.
 //
 //	go run ./bench            # everything
-//	go run ./bench -only cat  # one workload: cat, start, peek, key, rss, list, mem, reattach, flood
+//	go run ./bench -only cat  # one workload: cat, start, peek, key, rss, list, mem, reattach, flood, remote
+//	go run ./bench -only remote -remote HOST  # pty --remote HOST vs ssh HOST tmux
 //
 // It builds the pty binaries from this checkout, uses a private tmux server
 // (-L) and private dtach sockets, and cleans up after itself.
@@ -33,10 +34,11 @@ type env struct {
 }
 
 func main() {
-	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss, list, mem, reattach, flood")
+	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss, list, mem, reattach, flood, remote")
 	n := flag.Int("n", 20, "repetitions for the latency workloads")
 	size := flag.Int("mib", 32, "MiB of output for the cat workload")
 	rounds := flag.Int("rounds", 3, "rounds of the cat and flood workloads")
+	host := flag.String("remote", "", "for the remote workload: an ssh `HOST` with pty and tmux")
 	flag.Parse()
 
 	e := setup(*n)
@@ -54,8 +56,9 @@ func main() {
 	run("rss", e.rssWorkload)
 	run("list", e.listWorkload)
 	run("mem", e.memWorkload)
-	run("reattach", e.reattachWorkload) // bench/reattach.go
-	run("flood", e.floodWorkload)       // bench/flood.go
+	run("reattach", e.reattachWorkload)               // bench/reattach.go
+	run("flood", e.floodWorkload)                     // bench/flood.go
+	run("remote", func() { e.remoteWorkload(*host) }) // bench/remote.go
 }
 
 func setup(n int) *env {

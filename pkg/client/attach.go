@@ -291,14 +291,14 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 		case fe := <-ended:
 			if fe.err != nil {
 				finish(fmt.Sprintf("[lost connection to %s]", o.Name))
-				return Result{}, "", fmt.Errorf("session %s: connection lost: %w", o.Name, fe.err)
+				return Result{}, "", fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, fe.err)
 			}
 			code := proto.ParseExitCode(fe.f.Payload)
 			finish(fmt.Sprintf("[%s exited with code %d]", o.Name, code))
 			return Result{Exited: true, Code: code}, "", nil
 		case err := <-sendErr:
 			finish(fmt.Sprintf("[lost connection to %s]", o.Name))
-			return Result{}, "", err
+			return Result{}, "", fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, err)
 		case <-detach:
 			c.Detach()
 			finish("[detached]")
@@ -325,7 +325,7 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 	// the cursor (to the top, or to where it was saved), so go to the
 	// bottom row before printing, as dtach does: the message lands below
 	// the session's screen, never over it.
-	io.WriteString(o.Out, proto.ResetModes+"\x1b[999;1H")
+	io.WriteString(o.Out, finishStart)
 	if o.Title != "" {
 		io.WriteString(o.Out, titlePop)
 	}
@@ -342,6 +342,9 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 // older one of ours, which ignore it): its STATUS reply comes with no
 // TTY_ATTACHED before it.
 func (c *Conn) handTerminal(rows, cols int, key detachkey.Key, kb, screen *os.File) (bool, error) {
+	if c.relayed {
+		return false, nil
+	}
 	fds := make([]int, 0, 2)
 	for _, f := range []*os.File{kb, screen} {
 		rc, err := f.SyscallConn() // not Fd(): it would make f blocking
@@ -433,7 +436,7 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <
 			switch {
 			case fe.err != nil:
 				finishOn(o, st, fmt.Sprintf("[lost connection to %s]", o.Name))
-				return Result{}, "", fmt.Errorf("session %s: connection lost: %w", o.Name, fe.err)
+				return Result{}, "", fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, fe.err)
 			case fe.f.Type == proto.Detach:
 				finishOn(o, st, "[detached]")
 				return Result{Detached: true}, "", nil

@@ -26,6 +26,9 @@ type Conn struct {
 	w   io.Writer // c, or c through rawio after direct
 	r   *proto.Reader
 	wmu sync.Mutex
+	// relayed: another process carries the connection to the daemon (a
+	// route over ssh), so descriptors cannot be handed over it.
+	relayed bool
 }
 
 // ErrNotRunning means the session's socket does not answer.

@@ -46,6 +46,7 @@ var Builtin = []Command{
 	{"down", "stop the sessions a pty.toml declares"},
 	{"ui", "the interactive session picker (also: pty with no arguments)"},
 	{"web", "watch (and with --write, drive) sessions from a browser"},
+	{"remote", "run a command on the sessions of another host, over ssh (pty --remote HOST ...)"},
 	{"remote-serve", "serve this host's sessions to a pty on another machine (over ssh)"},
 	{"completions", "print a shell completion script (bash, zsh, fish)"},
 }

@@ -60,6 +60,12 @@ func Send(root, id string, items []Item, delay time.Duration, paste bool) error 
 		return errs.Sentence(fmt.Sprintf("Session %q is not accepting input: %v", id, err), err)
 	}
 	defer c.Close()
+	return SendOn(c, id, items, delay, paste)
+}
+
+// SendOn is Send on an open connection (a route to another host's
+// session, say); id names the session in errors.
+func SendOn(c *client.Conn, id string, items []Item, delay time.Duration, paste bool) error {
 	for i, it := range items {
 		if i > 0 && delay > 0 {
 			time.Sleep(delay)

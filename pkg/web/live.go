@@ -92,11 +92,17 @@ type listEntry struct {
 	ID      string `json:"id"`
 	Name    string `json:"name,omitempty"` // the display name, when it differs from the id
 	Status  string `json:"status"`
-	When    string `json:"when"` // "up 5m", "exit 0, 2m ago", "started 3h ago"
+	When    string `json:"when"` // "up 5m", "ended 2m ago", "started 3h ago"
 	Cwd     string `json:"cwd"`
 	Command string `json:"command"`
 	Tags    string `json:"tags,omitempty"`
 	Marker  string `json:"marker,omitempty"`
+	// Exit is how an exited session ended ("exit 3", "killed (SIGHUP)"),
+	// and Failed whether that was a failure.
+	Exit   string `json:"exit,omitempty"`
+	Failed bool   `json:"failed,omitempty"`
+	// Preview is a running session's last lines (preview.go).
+	Preview []string `json:"preview,omitempty"`
 	// Activity is what the session did since someone last attached
 	// ("bell", "notified"), shown as [bell] [notified].
 	Activity []string `json:"activity,omitempty"`
@@ -145,7 +151,9 @@ func entryFor(s layout.Session, now time.Time, home string) listEntry {
 	case layout.Running:
 		e.When = "up " + age
 	case layout.Exited:
-		e.When = listing.Ending(s.Meta) + ", " + age + " ago"
+		e.When = "ended " + age + " ago"
+		e.Exit = listing.Ending(s.Meta)
+		e.Failed = s.Meta.Failed() || (s.Meta.Signal != nil && *s.Meta.Signal > 0 && !s.Meta.Killed)
 	default:
 		e.When = "started " + age + " ago"
 	}
@@ -156,7 +164,8 @@ func entryFor(s layout.Session, now time.Time, home string) listEntry {
 // the registry directory's change notifications (as `pty events` follows
 // logs), and once a second while someone watches, for the ages.
 type registry struct {
-	root string
+	root  string
+	write bool // pages may take actions (the list's form)
 
 	mu      sync.Mutex
 	msg     []byte        // the current {"t":"list"} message
@@ -164,12 +173,17 @@ type registry struct {
 	viewers int
 	err     string
 	poke    chan struct{}
+	// previews are the running sessions' last lines, by id.
+	previews map[string][]string
+	kick     chan struct{} // a first viewer came: preview now
 }
 
-func newRegistry(ctx context.Context, root string) *registry {
-	r := &registry{root: root, changed: make(chan struct{}), poke: make(chan struct{}, 1)}
+func newRegistry(ctx context.Context, root string, write bool) *registry {
+	r := &registry{root: root, write: write, changed: make(chan struct{}), poke: make(chan struct{}, 1),
+		kick: make(chan struct{}, 1)}
 	r.rebuild()
 	go r.run(ctx)
+	go r.previewLoop(ctx)
 	return r
 }
 
@@ -181,16 +195,21 @@ func (r *registry) rebuild() {
 		T        string      `json:"t"`
 		Sessions []listEntry `json:"sessions"`
 		Error    string      `json:"error,omitempty"`
-	}{T: "list", Sessions: []listEntry{}}
+		Write    bool        `json:"write,omitempty"`
+	}{T: "list", Sessions: []listEntry{}, Write: r.write}
 	if err != nil {
 		msg.Error = err.Error()
 	}
-	for _, s := range listing.Select(all, listing.Filter{}, now) {
-		msg.Sessions = append(msg.Sessions, entryFor(s, now, home))
-	}
-	b, _ := json.Marshal(msg)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, s := range listing.Select(all, listing.Filter{}, now) {
+		e := entryFor(s, now, home)
+		if s.Shown() == layout.Running {
+			e.Preview = r.previews[s.ID]
+		}
+		msg.Sessions = append(msg.Sessions, e)
+	}
+	b, _ := json.Marshal(msg)
 	if !bytes.Equal(b, r.msg) {
 		r.msg = b
 		close(r.changed)
@@ -210,10 +229,19 @@ func (r *registry) watch(delta int) {
 	r.viewers += delta
 	r.mu.Unlock()
 	if delta > 0 {
+		r.refresh()
 		select {
-		case r.poke <- struct{}{}:
+		case r.kick <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// refresh rebuilds the list soon.
+func (r *registry) refresh() {
+	select {
+	case r.poke <- struct{}{}:
+	default:
 	}
 }
 

@@ -496,21 +496,26 @@ type sessionMsg struct {
 	Status  string `json:"status"`
 	Command string `json:"command"`
 	Write   bool   `json:"write"`
+	// Actions: the page may kill and restart the session.
+	Actions bool `json:"actions,omitempty"`
 	// Scrollback is how many scrollback lines the page keeps.
 	Scrollback int `json:"scrollback"`
 }
 
 // endedMsg describes a session that is not running: its last lines.
 type endedMsg struct {
-	T     string   `json:"t"`
-	Code  *int     `json:"code"`
+	T    string `json:"t"`
+	Code *int   `json:"code"`
+	// How is the ending as pty list says it: "exit 3", "killed (SIGHUP)".
+	How   string   `json:"how,omitempty"`
 	Lines []string `json:"lines"`
 }
 
 func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	sess, err := layout.At(s.o.Root).Load(id)
 	if err != nil {
-		c.sendJSON(ctx, map[string]string{"t": "error", "msg": "no session " + id + " in the registry"})
+		// The page stops asking: a removed session does not come back.
+		c.sendJSON(ctx, map[string]string{"t": "gone", "msg": "No session " + id + " in the registry: it was removed (pty rm, gc, or it ended cleanly)."})
 		c.c.Close(websocket.StatusNormalClosure, "")
 		return
 	}
@@ -520,7 +525,8 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	}
 	keep = min(keep+1, MaxHistoryLines)
 	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Shown()),
-		Command: listing.Command(sess.Meta), Write: s.o.Write, Scrollback: keep}
+		Command: listing.Command(sess.Meta), Write: s.o.Write && sess.Shown() == layout.Running,
+		Actions: s.o.Write && s.o.Actions != nil, Scrollback: keep}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return
 	}
@@ -599,13 +605,17 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 			}
 		}
 		if sn != nil && sn.ended && sn == last && !histLeft {
-			if sess, err := layout.At(s.o.Root).Load(id); err == nil {
-				if sn.code >= 0 {
-					code := sn.code
-					sess.Meta.ExitCode = &code
-				}
-				s.sendEnded(ctx, c, id, sess)
+			sess, err := s.endedRecord(ctx, id)
+			if err != nil || sess.Meta == nil {
+				// Removed as it ended (a clean exit of a session that
+				// does not keep its record): the stream's code.
+				sess = layout.Session{ID: id, Meta: &layout.Metadata{}}
 			}
+			if sn.code >= 0 && sess.Meta.ExitCode == nil && sess.Meta.Signal == nil {
+				code := sn.code
+				sess.Meta.ExitCode = &code
+			}
+			s.sendEnded(ctx, c, id, sess)
 			<-ctx.Done()
 			return
 		}
@@ -625,10 +635,36 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	}
 }
 
+// endRecordWait bounds the wait for an ended session's daemon to write
+// how it ended, which can come after the end of its stream.
+const endRecordWait = 3 * time.Second
+
+// endedRecord loads an ended session's record once it says how the
+// session ended, or as it is after endRecordWait.
+func (s *server) endedRecord(ctx context.Context, id string) (layout.Session, error) {
+	deadline := time.Now().Add(endRecordWait)
+	for {
+		sess, err := layout.At(s.o.Root).Load(id)
+		if err != nil || sess.Meta == nil || sess.Meta.Exited() || sess.Meta.Signal != nil || time.Now().After(deadline) {
+			return sess, err
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return sess, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
 func (s *server) sendEnded(ctx context.Context, c *wsConn, id string, sess layout.Session) {
 	msg := endedMsg{T: "ended", Lines: []string{}}
 	if sess.Meta != nil {
 		msg.Code = sess.Meta.ExitCode
+		if sess.Meta.Exited() || sess.Meta.Signal != nil {
+			msg.How = listing.Ending(sess.Meta)
+		}
 		if sess.Meta.LastLines != nil {
 			msg.Lines = sess.Meta.LastLines
 		}

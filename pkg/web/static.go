@@ -20,13 +20,16 @@ var contentTypes = map[string]string{
 	".css":  "text/css; charset=utf-8",
 }
 
-func servePage(w http.ResponseWriter, name string) {
+func servePage(w http.ResponseWriter, name string) { servePageStatus(w, name, http.StatusOK) }
+
+func servePageStatus(w http.ResponseWriter, name string, code int) {
 	b, err := staticFS.ReadFile("static/" + name)
 	if err != nil {
 		http.Error(w, "500 missing page", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", contentTypes[".html"])
+	w.WriteHeader(code)
 	w.Write(b)
 }
 

@@ -83,6 +83,9 @@ type Options struct {
 	// Ready, if set, is called with the URL once the server accepts
 	// connections.
 	Ready func(url string)
+	// Actions, with Write, lets pages kill, restart and start sessions
+	// (see actions.go); nil leaves the buttons out.
+	Actions *Actions
 }
 
 // tokenBytes is the token's entropy: 192 bits.
@@ -207,6 +210,7 @@ type server struct {
 
 	mu        sync.Mutex
 	live      int
+	actions   int // running, at most MaxActions
 	followers map[string]*follower
 	reg       *registry
 }
@@ -214,7 +218,7 @@ type server struct {
 func newServer(o Options) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{o: o, ctx: ctx, cancel: cancel, followers: map[string]*follower{}}
-	s.reg = newRegistry(ctx, o.Root)
+	s.reg = newRegistry(ctx, o.Root, o.Write && o.Actions != nil)
 	return s
 }
 
@@ -242,15 +246,25 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "403 forbidden: open pty web at an IP address (as printed) or localhost, not at the name "+strconv.Quote(r.Host), http.StatusForbidden)
 		return
 	}
+	p := r.URL.Path
+	if r.Method == http.MethodPost && p == actionPath {
+		s.serveAction(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	p := r.URL.Path
 	switch {
 	case p == "/":
 		servePage(w, "list.html")
 	case strings.HasPrefix(p, "/s/") && validID(p[len("/s/"):]):
+		// A session that is not in the registry is a page that says so,
+		// with 404, not one that waits for it forever.
+		if _, err := layout.At(s.o.Root).Load(p[len("/s/"):]); err != nil {
+			servePageStatus(w, "notfound.html", http.StatusNotFound)
+			return
+		}
 		servePage(w, "session.html")
 	case strings.HasPrefix(p, "/static/"):
 		serveStatic(w, r, p[len("/static/"):])

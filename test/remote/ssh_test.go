@@ -20,9 +20,12 @@ import (
 // the registry root to one key made for the test.
 type sshHost struct {
 	dir, port string
+	logs      *testutil.SyncBuffer
 }
 
-func startSSH(t *testing.T, root string) *sshHost {
+// startSSH starts the server; setenv are more variables for the
+// commands it runs (SetEnv), PATH=... say.
+func startSSH(t *testing.T, root string, setenv ...string) *sshHost {
 	t.Helper()
 	for _, p := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -66,7 +69,8 @@ func startSSH(t *testing.T, root string) *sshHost {
 		"PasswordAuthentication no",
 		"KbdInteractiveAuthentication no",
 		"PermitRootLogin prohibit-password",
-		"SetEnv PTY_ROOT=" + root,
+		"SetEnv PTY_ROOT=" + strings.Join(append([]string{root}, setenv...), " "),
+		"LogLevel VERBOSE",
 		"",
 	}, "\n")
 	cfg := filepath.Join(dir, "sshd_config")
@@ -77,8 +81,8 @@ func startSSH(t *testing.T, root string) *sshHost {
 		os.MkdirAll("/run/sshd", 0o755)
 	}
 	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", cfg)
-	var logs strings.Builder
-	cmd.Stderr = &logs
+	logs := &testutil.SyncBuffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +100,7 @@ func startSSH(t *testing.T, root string) *sshHost {
 		}
 		return err == nil
 	})
-	return &sshHost{dir, port}
+	return &sshHost{dir, port, logs}
 }
 
 // command is "ssh 127.0.0.1 pty remote-serve --stdio" with the test's keys.

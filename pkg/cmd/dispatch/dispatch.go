@@ -35,9 +35,20 @@ type IO struct {
 func Run(o Options, io IO) int {
 	args := o.Args
 	env := o.Env
+	host, hostSet := "", false
 	for len(args) > 0 {
 		a := args[0]
 		switch {
+		case a == "--remote" || strings.HasPrefix(a, "--remote="):
+			if v, ok := strings.CutPrefix(a, "--remote="); ok {
+				host, args = v, args[1:]
+			} else if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+				host, args = args[1], args[2:]
+			} else {
+				return fail(io, "--remote requires a host, as in: pty --remote HOST list (an ssh destination or a name from remotes.toml)")
+			}
+			hostSet = true
+			continue
 		case a == "--root" || strings.HasPrefix(a, "--root="):
 			var dir string
 			if v, ok := strings.CutPrefix(a, "--root="); ok {
@@ -72,11 +83,21 @@ func Run(o Options, io IO) int {
 		break
 	}
 	if len(args) == 0 {
+		if hostSet {
+			return dispatch(io, env, "remote", []string{host})
+		}
 		if _, err := commands.Find("ui"); err == nil {
 			return dispatch(io, env, "ui", nil)
 		}
 		usage(io.Out)
 		return 0
+	}
+	ra, msg := peelRemote(host, hostSet, args[0], args[1:], env)
+	if msg != "" {
+		return fail(io, msg)
+	}
+	if ra != nil {
+		return dispatch(io, env, "remote", ra)
 	}
 	return dispatch(io, env, args[0], args[1:])
 }
@@ -93,7 +114,7 @@ func dispatch(io IO, env []string, sub string, args []string) int {
 		sub = a
 	}
 	if strings.HasPrefix(sub, "-") {
-		return fail(io, fmt.Sprintf("unknown flag %q: global flags are --root DIR, --help and --version (see 'pty help')", sub))
+		return fail(io, fmt.Sprintf("unknown flag %q: global flags are --root DIR, --remote HOST, --help and --version (see 'pty help')", sub))
 	}
 	path, err := commands.Find(sub)
 	if err != nil {
@@ -123,7 +144,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `pty keeps terminal sessions running in the background: start one, detach,
 and attach again later from any terminal.
 
-Usage: pty [--root DIR] <command> [args...]
+Usage: pty [--root DIR] [--remote HOST] <command> [args...]
        pty                    open the session picker
 
 Commands:
@@ -141,6 +162,9 @@ Commands:
 	fmt.Fprintf(w, `
 Global flags:
   --root DIR   use DIR as the session registry (sets PTY_ROOT)
+  --remote HOST
+               run the command on HOST's sessions, over ssh (PTY_REMOTE;
+               see 'pty remote --help')
   --version    print the version and the commit it was built from
 
 Run 'pty <command> --help' for a command's flags.

@@ -53,7 +53,12 @@ unreadable) is still listed, running or vanished as its daemon says, marked
 stopped with "pty kill ID" and removed with "pty rm ID".
 --summary prints counts by status and the oldest and newest session.
 
-Colour is used only when stdout is a terminal and NO_COLOR is not set.`
+Colour is used only when stdout is a terminal and NO_COLOR is not set.
+
+pty list --remote HOST lists HOST's sessions (over ssh, see 'pty remote
+--help'); --remote without a host, or --all-hosts, lists this host's and
+then every remotes.toml host's, grouped by host, in JSON as
+{"local": [...], "remote": [{"label", "sessions", "error"}]}.`
 	fs := c.Flags
 	fs.BoolVar(&o.JSON, "json", false, "print JSON for scripts")
 	fs.BoolVar(&o.Tags, "tags", false, "also show reserved tags (ptyfile*, strategy*, :*)")

@@ -80,6 +80,33 @@ func Parse(c *cli.Command, o *Options, args []string) {
 // ref is the session reference; Run has checked there is one.
 func (o Options) ref() string { return o.Args[0] }
 
+// prepare checks the command line and returns the PEEK flags it asks for.
+func (o Options) prepare() (byte, error) {
+	if len(o.Args) != 1 {
+		return 0, errors.New("peek takes one session reference, as in: pty peek ID (see 'pty peek --help')")
+	}
+	if err := o.check(); err != nil {
+		return 0, err
+	}
+	var flags byte
+	if o.Plain {
+		flags |= proto.PeekPlain
+	}
+	if o.Full {
+		flags |= proto.PeekFull
+	}
+	return flags, nil
+}
+
+// waitTimeout is -t as a Duration; 0 (no deadline) for more than one
+// holds.
+func (o Options) waitTimeout() time.Duration {
+	if o.Timeout <= maxTimeout {
+		return time.Duration(o.Timeout * float64(time.Second))
+	}
+	return 0
+}
+
 // check refuses combinations of flags that cannot work together.
 func (o Options) check() error {
 	if o.Timeout < 0 || math.IsNaN(o.Timeout) || math.IsInf(o.Timeout, 0) {
@@ -106,18 +133,9 @@ func (o Options) check() error {
 
 // Run does what o asks against io.
 func Run(o Options, io cli.IO) error {
-	if len(o.Args) != 1 {
-		return errors.New("peek takes one session reference, as in: pty peek ID (see 'pty peek --help')")
-	}
-	if err := o.check(); err != nil {
+	flags, err := o.prepare()
+	if err != nil {
 		return err
-	}
-	var flags byte
-	if o.Plain {
-		flags |= proto.PeekPlain
-	}
-	if o.Full {
-		flags |= proto.PeekFull
 	}
 	switch {
 	case len(o.Waits) > 0:
@@ -125,11 +143,7 @@ func Run(o Options, io cli.IO) error {
 		if err != nil {
 			return err
 		}
-		timeout := time.Duration(0)
-		if o.Timeout <= maxTimeout { // longer than a Duration holds: no deadline
-			timeout = time.Duration(o.Timeout * float64(time.Second))
-		}
-		return exitCode(wait(io, s, o.Waits, timeout, flags))
+		return exitCode(wait(io, s, o.Waits, o.waitTimeout(), flags))
 	case o.Follow:
 		key, err := o.DetachKey.Key(io.Getenv)
 		if err != nil {
@@ -322,23 +336,9 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 	if _, err := conn.Peek(proto.PeekPlain); err != nil {
 		return unservedEnd(err)
 	}
-	activity := make(chan struct{}, 1)
-	ended := make(chan struct{})
-	exitCode, gotExit := 0, false
-	go func() {
-		exitCode, gotExit, _ = conn.Follow(func(f proto.Frame) bool {
-			select {
-			case activity <- struct{}{}:
-			default:
-			}
-			return true
-		})
-		close(ended)
-	}()
-	var deadline <-chan time.Time
-	if timeout > 0 {
-		deadline = time.After(timeout)
-	}
+	st := watch(conn)
+	activity, ended := st.activity, st.ended
+	deadline := after(timeout)
 	lastScreen := ""
 	check := func() (bool, error) {
 		snap, err := client.Peek(root, s.ID, proto.PeekPlain)
@@ -363,8 +363,8 @@ func wait(io cli.IO, s layout.Session, waits []string, timeout time.Duration, fl
 		rec := waitRecord(root, s)
 		select {
 		case <-ended:
-			if gotExit && rec.Meta.ExitCode == nil {
-				c := exitCode
+			if st.exited && rec.Meta.ExitCode == nil {
+				c := st.code
 				rec.Meta.ExitCode = &c
 			}
 		default:
@@ -437,3 +437,38 @@ func secs(d time.Duration) string {
 // maxTimeout is the longest -t a time.Duration can hold, in seconds;
 // converting more would wrap around to a negative deadline.
 const maxTimeout = float64(math.MaxInt64 / int64(time.Second))
+
+// stream is the live output of a connection after its PEEK, followed in
+// the background: a token on activity whenever output arrives, ended
+// closed when the stream ends; then exited and code say whether an EXIT
+// came, and its code.
+type stream struct {
+	activity chan struct{}
+	ended    chan struct{}
+	code     int
+	exited   bool
+}
+
+func watch(c *client.Conn) *stream {
+	st := &stream{activity: make(chan struct{}, 1), ended: make(chan struct{})}
+	go func() {
+		st.code, st.exited, _ = c.Follow(func(proto.Frame) bool {
+			select {
+			case st.activity <- struct{}{}:
+			default:
+			}
+			return true
+		})
+		close(st.ended)
+	}()
+	return st
+}
+
+// after is a channel that fires once timeout has passed; nil (never)
+// for no timeout.
+func after(timeout time.Duration) <-chan time.Time {
+	if timeout > 0 {
+		return time.After(timeout)
+	}
+	return nil
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -28,6 +29,9 @@ type Options struct {
 	// found before parsing: send refuses it with a hint.
 	NewlineFlag string
 	Args        []string // REF [TEXT]
+	// Route, when set, connects to the session on another host (pty
+	// --remote HOST send): REF is resolved there.
+	Route client.Router
 }
 
 // Command declares send's flags, filling o.
@@ -138,6 +142,9 @@ func Run(o Options, io cli.IO) error {
 		return errors.New("Nothing to send. Give TEXT or --seq items (see 'pty send --help')")
 	}
 
+	if o.Route != nil {
+		return sendRouted(o, io, ref, from, items, delay)
+	}
 	root := io.Root
 	s, err := layout.At(root).Resolve(ref)
 	if err != nil {

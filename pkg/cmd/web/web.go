@@ -35,16 +35,20 @@ the host), and offers it only when it opens its live connections, which are
 refused without it; the pages themselves hold no session data. Requests must
 name the server by IP address or localhost.
 
+With --write, a session's page also has Kill and Restart buttons (each
+asks first) and the list a form for a new session: they do what pty kill,
+pty restart -y and pty run -d do.
+
 Listens on ` + web.DefaultListen + ` unless --listen says otherwise. Anyone who
 can reach the address and holds the token can watch the sessions (and,
-with --write, type into them): for another device, forward the port over
-SSH (ssh -L 7681:127.0.0.1:7681 HOST) rather than listening beyond this
-machine. Limits: ` + strconv.Itoa(web.MaxLiveConns) + ` live pages at once, pastes up to ` + strconv.Itoa(web.MaxPaste/1024) + ` KiB,
+with --write, type into them, kill, restart and start them): for another
+device, forward the port over SSH (ssh -L 7681:127.0.0.1:7681 HOST) rather
+than listening beyond this machine. Limits: ` + strconv.Itoa(web.MaxLiveConns) + ` live pages at once, pastes up to ` + strconv.Itoa(web.MaxPaste/1024) + ` KiB,
 ` + strconv.Itoa(web.MaxPendingConns) + ` connections waiting for a request at once (the oldest is closed
 past that), ` + web.HeaderTimeout.String() + ` to send a request's headers.
 See docs/web.md.`
 	c.Flags.StringVar(&o.Listen, "listen", web.DefaultListen, "listen on `ADDR` (IP:PORT; a non-loopback address is reachable by others)")
-	c.Flags.BoolVar(&o.Write, "write", false, "let pages type and paste into sessions (default: read-only)")
+	c.Flags.BoolVar(&o.Write, "write", false, "let pages type and paste into sessions, and kill, restart and start them (default: read-only)")
 	return c
 }
 
@@ -62,5 +66,9 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if err := layout.EnsureRoot(io.Root); err != nil {
 		return err
 	}
-	return web.Run(ctx, web.Options{Root: io.Root, Listen: o.Listen, Write: o.Write, Stdout: io.Out, Stderr: io.Err})
+	wo := web.Options{Root: io.Root, Listen: o.Listen, Write: o.Write, Stdout: io.Out, Stderr: io.Err}
+	if o.Write {
+		wo.Actions = actions(io)
+	}
+	return web.Run(ctx, wo)
 }

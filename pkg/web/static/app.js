@@ -34,7 +34,12 @@ function live(path, onmsg, onopen) {
   const conn = $('conn');
   let delay = 500;
   let ws = null;
-  const api = { send(m) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(m)); } };
+  let stopped = false;
+  const api = {
+    send(m) { if (ws && ws.readyState === 1) ws.send(JSON.stringify(m)); },
+    // stop closes the channel for good: what it follows is gone.
+    stop(why) { stopped = true; if (ws) ws.close(); conn.textContent = why; conn.className = 'conn off'; },
+  };
   if (!TOKEN) {
     conn.textContent = 'no access token: open the URL pty web printed';
     conn.className = 'conn off';
@@ -46,6 +51,7 @@ function live(path, onmsg, onopen) {
     ws.onopen = () => { delay = 500; conn.textContent = 'live'; conn.className = 'conn on'; if (onopen) onopen(); };
     ws.onmessage = (ev) => { try { onmsg(JSON.parse(ev.data)); } catch (e) { console.error(e); } };
     ws.onclose = () => {
+      if (stopped) return;
       conn.textContent = 'disconnected, retrying…'; conn.className = 'conn off';
       setTimeout(open, delay);
       delay = Math.min(delay * 2, 10000);
@@ -53,6 +59,21 @@ function live(path, onmsg, onopen) {
   }
   open();
   return api;
+}
+
+// act posts an action (kill, restart, start) of a --write server. The
+// token goes in a header of its own, which no page of another origin can
+// make the browser send.
+async function act(body) {
+  const r = await fetch('/action', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Pty-Token': TOKEN },
+    body: JSON.stringify(body),
+  });
+  let j = {};
+  try { j = await r.json(); } catch (e) { /* not JSON: the status says it */ }
+  if (!r.ok) throw new Error(j.error || 'the server answered ' + r.status);
+  return j;
 }
 
 // ---- the list of sessions ----
@@ -65,8 +86,10 @@ const SECTIONS = [
 
 function listPage() {
   const main = $('sessions');
+  newSessionForm();
   live('/live/list', (m) => {
     if (m.t !== 'list') return;
+    $('new').hidden = !m.write;
     const out = [];
     if (m.error) out.push(el('p', 'error', m.error));
     if (m.sessions.length === 0) out.push(el('p', 'empty', 'No sessions.'));
@@ -83,18 +106,45 @@ function listPage() {
         a.href = '/s/' + encodeURIComponent(s.id);
         li.append(a);
         if (s.name) li.append(el('span', 'name', s.name));
+        if (s.exit) li.append(el('span', 'exit' + (s.failed ? ' bad' : s.exit === 'exit 0' ? ' ok' : ''), s.exit));
         li.append(el('span', 'when', s.when));
         li.append(el('span', 'cwd', s.cwd));
         li.append(el('span', 'command', s.command));
         if (s.tags) li.append(el('span', 'tags', s.tags));
         if (s.marker) li.append(el('span', 'marker', s.marker));
         for (const a of s.activity || []) li.append(el('span', 'activity ' + a, '[' + a + ']'));
+        if (s.preview && s.preview.length) {
+          const pre = el('pre', 'preview');
+          for (const l of s.preview) { const d = el('div', 'row'); fillRow(d, [[l, -1, -1, 0]]); pre.append(d); }
+          li.append(pre);
+        }
         ul.append(li);
       }
       sec.append(ul);
       out.push(sec);
     }
     main.replaceChildren(...out);
+  });
+}
+
+// newSessionForm is the list's form for pty run -d.
+function newSessionForm() {
+  const form = $('newform');
+  $('new').addEventListener('click', () => { form.hidden = false; $('newcmd').focus(); });
+  $('newcancel').addEventListener('click', () => { form.hidden = true; });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    $('newerror').hidden = true;
+    $('newstart').disabled = true;
+    try {
+      const r = await act({ op: 'start', command: $('newcmd').value, name: $('newname').value.trim(), cwd: $('newcwd').value.trim() });
+      location.href = '/s/' + encodeURIComponent(r.id);
+    } catch (err) {
+      $('newerror').textContent = err.message;
+      $('newerror').hidden = false;
+    } finally {
+      $('newstart').disabled = false;
+    }
   });
 }
 
@@ -151,8 +201,78 @@ function span(run) {
   return s;
 }
 
+// Links: URLs in the text (http, https and mailto only, never
+// javascript: or data:), opened in a new tab without a handle on this
+// one.
+const URL_RE = /\b(?:https?:\/\/|mailto:)[^\s"'<>`\\]+/gi;
+
+function safeHref(u) {
+  try {
+    const x = new URL(u);
+    if (x.protocol === 'http:' || x.protocol === 'https:' || x.protocol === 'mailto:') return x.href;
+  } catch (e) { /* not a URL */ }
+  return null;
+}
+
+// trimURL drops the punctuation that ends a sentence around a URL, and a
+// closing bracket that has no opening one in it.
+function trimURL(u) {
+  for (;;) {
+    const last = u[u.length - 1];
+    if ('.,;:!?\'"'.includes(last)) { u = u.slice(0, -1); continue; }
+    const open = { ')': '(', ']': '[', '}': '{' }[last];
+    if (open && u.split(open).length <= u.split(last).length - 1) { u = u.slice(0, -1); continue; }
+    return u;
+  }
+}
+
+function linkTo(href) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.target = '_blank';
+  a.rel = 'noopener noreferrer';
+  return a;
+}
+
+function links(text) {
+  const out = [];
+  if (!/https?:\/\/|mailto:/i.test(text)) return out;
+  for (const m of text.matchAll(URL_RE)) {
+    const u = trimURL(m[0]);
+    const href = safeHref(u);
+    if (href) out.push([m.index, m.index + u.length, href]);
+  }
+  return out;
+}
+
 function fillRow(div, runs) {
-  div.replaceChildren(...runs.map(span));
+  const ls = links(runs.map((r) => r[0]).join(''));
+  if (ls.length === 0) { div.replaceChildren(...runs.map(span)); return; }
+  // The runs are cut where links start and end; a link's pieces go in
+  // one anchor.
+  const out = [];
+  let pos = 0, li = 0, a = null;
+  for (const run of runs) {
+    const text = run[0], start = pos;
+    pos += text.length;
+    for (let off = 0; off < text.length;) {
+      const at = start + off;
+      while (li < ls.length && ls[li][1] <= at) li++;
+      const l = ls[li];
+      let end;
+      if (l && at >= l[0]) {
+        end = Math.min(text.length, l[1] - start);
+        if (!a || a.linkIndex !== li) { a = linkTo(l[2]); a.linkIndex = li; out.push(a); }
+        a.append(span([text.slice(off, end), run[1], run[2], run[3]]));
+      } else {
+        end = l ? Math.min(text.length, l[0] - start) : text.length;
+        a = null;
+        out.push(span([text.slice(off, end), run[1], run[2], run[3]]));
+      }
+      off = end;
+    }
+  }
+  div.replaceChildren(...out);
 }
 
 function sessionPage() {
@@ -168,6 +288,27 @@ function sessionPage() {
   setTitle();
 
   function atBottom() { return term.scrollHeight - term.scrollTop - term.clientHeight < 4; }
+  // The button back to the live screen shows while the view is up in the
+  // scrollback.
+  function showToLive() { $('tolive').hidden = atBottom(); }
+  term.addEventListener('scroll', showToLive, { passive: true });
+  $('tolive').addEventListener('click', () => { term.scrollTop = term.scrollHeight; showToLive(); });
+
+  // The font is scaled so the session's columns fit the width (a phone
+  // shows a whole 80-column screen); pinch to zoom still enlarges it.
+  const probe = el('span', '', 'M'.repeat(100));
+  term.append(el('div', 'row probe'));
+  term.lastElementChild.append(probe);
+  const MAX_FONT = 14, MIN_FONT = 5;
+  function fit() {
+    const cs = getComputedStyle(term);
+    const avail = term.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const perPx = probe.getBoundingClientRect().width / 100 / parseFloat(getComputedStyle(probe).fontSize);
+    if (!(perPx > 0) || !(avail > 0)) return;
+    const size = Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(avail / (cols * perPx) * 10) / 10));
+    term.style.fontSize = size + 'px';
+  }
+  window.addEventListener('resize', fit);
 
   // The scrollback is a terminal's: every line that scrolls off the
   // screen comes with the update that scrolls it, and the oldest go past
@@ -186,6 +327,23 @@ function sessionPage() {
     term.scrollTop -= h * drop;
   }
 
+  function ended(m) {
+    $('status').textContent = 'ended';
+    const how = m.how || (m.code === null || m.code === undefined ? 'exit code unknown' : 'exit ' + m.code);
+    $('exit').textContent = 'The session has ended: ' + how + '.';
+    $('last').textContent = m.lines.join('\n');
+    $('last').hidden = m.lines.length === 0;
+    $('ended').hidden = false;
+    $('mode').textContent = 'ended';
+    $('mode').className = 'mode ended';
+    writable = false;
+    term.classList.remove('writable');
+    $('keys').hidden = true;
+    input.blur();
+    input.remove(); // nothing to type into
+    if (screen.childElementCount === 0) $('termwrap').hidden = true; // no screen was seen
+  }
+
   const conn = live('/live/s/' + encodeURIComponent(id), (m) => {
     switch (m.t) {
       case 'hello':
@@ -193,15 +351,16 @@ function sessionPage() {
         if (m.scrollback > 0) keep = m.scrollback;
         hist.replaceChildren();
         $('status').textContent = m.status;
-        $('mode').textContent = writable ? 'typing enabled' : 'read-only';
+        $('mode').textContent = m.status !== 'running' ? '' : writable ? 'typing enabled' : 'read-only';
         $('mode').className = 'mode ' + (writable ? 'rw' : 'ro');
         term.classList.toggle('writable', writable);
         $('keys').hidden = !writable;
+        $('acts').hidden = !m.actions;
         setTitle();
         break;
       case 'screen': {
         const follow = atBottom();
-        cols = m.cols;
+        if (m.cols !== cols || !term.style.fontSize) { cols = m.cols; fit(); }
         screen.style.width = m.cols + 'ch';
         if (m.full || screen.childElementCount !== m.rows) {
           const rows = [];
@@ -216,6 +375,8 @@ function sessionPage() {
         term.classList.toggle('alt', !!m.alt);
         if (m.title !== title) { title = m.title; setTitle(); }
         if (follow) term.scrollTop = term.scrollHeight;
+        showToLive();
+        finder.changed();
         // The next update comes once this one is applied: a page that
         // falls behind gets fewer updates, never a backlog.
         conn.send({ t: 'ack' });
@@ -227,13 +388,13 @@ function sessionPage() {
         break;
       }
       case 'ended':
-        $('status').textContent = 'exited';
-        $('exit').textContent = m.code === null || m.code === undefined ? 'The session has ended (exit code unknown).' : 'The session has ended with exit code ' + m.code + '.';
-        $('last').textContent = m.lines.join('\n');
-        $('ended').hidden = false;
-        writable = false;
-        term.classList.remove('writable');
-        $('keys').hidden = true;
+        ended(m);
+        break;
+      case 'gone':
+        conn.stop('gone');
+        $('status').textContent = 'removed';
+        $('error').textContent = m.msg;
+        $('error').hidden = false;
         break;
       case 'error':
         $('error').textContent = m.msg;
@@ -242,10 +403,15 @@ function sessionPage() {
     }
   });
 
+  const finder = findBar(term);
+  actionButtons(id, () => name);
+
   // Keys: a hidden textarea holds the focus, so phones show their keyboard
   // and input methods work. Keys without a character (arrows, Enter,
   // ctrl+...) are sent as keys; characters arrive as text.
-  term.addEventListener('click', () => { if (writable && !window.getSelection().toString()) input.focus({ preventScroll: true }); });
+  term.addEventListener('click', (e) => {
+    if (writable && !e.target.closest('a') && !window.getSelection().toString()) input.focus({ preventScroll: true });
+  });
   input.addEventListener('keydown', (e) => {
     if (!writable || e.isComposing || e.metaKey) return;
     const k = e.key;
@@ -285,6 +451,131 @@ function sessionPage() {
     }
     if (text) conn.send({ t: 'paste', data: text });
   });
+}
+
+// findBar is the page's own search of the scrollback and the screen. The
+// matches are highlighted with the CSS Custom Highlight API: ranges over
+// the rows' text, so the rows themselves are never rewritten.
+const MAX_MATCHES = 10000;
+
+function findBar(term) {
+  const box = $('find'), count = $('findcount');
+  let matches = [], cur = -1, timer = 0;
+
+  function clear() {
+    if (window.CSS && CSS.highlights) { CSS.highlights.delete('pty-find'); CSS.highlights.delete('pty-find-current'); }
+  }
+
+  // search finds the query in every row, case-insensitively. With keep,
+  // the current match stays the one it was (by number) and the view does
+  // not move: the session printed, the user did not search.
+  function search(keep) {
+    const q = box.value.toLowerCase();
+    const was = cur;
+    matches = [];
+    clear();
+    if (q) {
+      for (const row of term.querySelectorAll('#hist .row, #screen .row')) {
+        const text = row.textContent;
+        const lower = text.toLowerCase();
+        const hay = lower.length === text.length ? lower : text;
+        let i = hay.indexOf(q);
+        if (i < 0) continue;
+        const nodes = [];
+        const w = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+        for (let n = w.nextNode(), at = 0; n; n = w.nextNode()) { nodes.push([n, at]); at += n.length; }
+        const point = (off) => {
+          let k = nodes.length - 1;
+          while (k > 0 && nodes[k][1] > off) k--;
+          return [nodes[k][0], off - nodes[k][1]];
+        };
+        for (; i >= 0 && matches.length < MAX_MATCHES; i = hay.indexOf(q, i + q.length)) {
+          const r = new Range();
+          r.setStart(...point(i));
+          r.setEnd(...point(i + q.length));
+          matches.push(r);
+        }
+      }
+    }
+    if (window.CSS && CSS.highlights && matches.length) CSS.highlights.set('pty-find', new Highlight(...matches));
+    if (keep && was >= 0) cur = Math.min(was, matches.length - 1);
+    else cur = matches.length - 1; // the newest first, as a terminal's search goes up
+    show(!keep);
+  }
+
+  function show(scroll) {
+    if (!box.value) { count.textContent = ''; return; }
+    count.textContent = matches.length === 0 ? 'no match' : (cur + 1) + ' of ' + matches.length + (matches.length === MAX_MATCHES ? '+' : '');
+    if (cur < 0) return;
+    const r = matches[cur];
+    if (window.CSS && CSS.highlights) CSS.highlights.set('pty-find-current', new Highlight(r));
+    if (!scroll) return;
+    const rr = r.getBoundingClientRect(), tr = term.getBoundingClientRect();
+    if (rr.top < tr.top || rr.bottom > tr.bottom) term.scrollTop += rr.top - tr.top - term.clientHeight / 2;
+  }
+
+  function step(d) {
+    if (box.value && matches.length === 0) search(false);
+    if (matches.length === 0) return;
+    cur = (cur + d + matches.length) % matches.length;
+    show(true);
+  }
+
+  box.addEventListener('input', () => search(false));
+  box.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); step(e.shiftKey ? 1 : -1); }
+    if (e.key === 'Escape') { box.value = ''; search(false); }
+  });
+  $('findprev').addEventListener('click', () => step(-1));
+  $('findnext').addEventListener('click', () => step(1));
+  document.addEventListener('keydown', (e) => {
+    if ((e.ctrlKey || e.metaKey) && e.key === 'f' && document.activeElement !== box) { e.preventDefault(); box.focus(); box.select(); }
+  });
+  return {
+    // changed is called when rows change: the matches are found again,
+    // at most every 250 ms.
+    changed() {
+      if (!box.value || timer) return;
+      timer = setTimeout(() => { timer = 0; search(true); }, 250);
+    },
+  };
+}
+
+// actionButtons are the session's kill and restart buttons (--write),
+// each asking first.
+function actionButtons(id, name) {
+  const bar = $('confirm');
+  let pending = null;
+  function ask(what, text, run) {
+    $('confirmtext').textContent = text;
+    $('confirmyes').textContent = what;
+    pending = run;
+    bar.hidden = false;
+    $('confirmno').focus();
+  }
+  function notice(text, bad) {
+    $('notice').textContent = text;
+    $('notice').className = 'notice' + (bad ? ' bad' : '');
+    $('notice').hidden = false;
+  }
+  $('confirmno').addEventListener('click', () => { bar.hidden = true; pending = null; });
+  $('confirmyes').addEventListener('click', async () => {
+    const run = pending;
+    bar.hidden = true;
+    pending = null;
+    if (!run) return;
+    try { await run(); } catch (err) { notice(err.message, true); }
+  });
+  $('kill').addEventListener('click', () => ask('Kill', 'Kill session ' + name() + '? Its programs get SIGHUP, then SIGTERM and SIGKILL.', async () => {
+    notice('Killing…');
+    const r = await act({ op: 'kill', id });
+    notice(r.msg);
+  }));
+  $('restart').addEventListener('click', () => ask('Restart', 'Restart session ' + name() + '? If it runs it is killed first.', async () => {
+    notice('Restarting…');
+    await act({ op: 'restart', id });
+    location.reload();
+  }));
 }
 
 const NAMED = {

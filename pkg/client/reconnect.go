@@ -1,0 +1,365 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/proto"
+	"github.com/ptyorg/pty/pkg/term"
+)
+
+// ErrConnectionLost is in the chain of Attach's error when the connection
+// ended without the session's EXIT: the daemon or what carries the
+// connection went away, never a sign that the session ended.
+var ErrConnectionLost = errors.New("connection lost")
+
+// Reconnect bounds AttachRouted's retries.
+type Reconnect struct {
+	// Host names the host in "[reconnecting to HOST... Ctrl+\ to stop]".
+	Host string
+	// MaxAttempts is how many reconnects are tried after each drop; 0
+	// is no limit.
+	MaxAttempts int
+	// Final reports a routing error that retrying cannot mend (the host
+	// answered that the session is not there, refused the login): the
+	// attach ends with it. Others are retried.
+	Final func(error) bool
+}
+
+// Backoff of AttachRouted: the first retry after 100 ms, each wait twice
+// the last, up to 15 s.
+const (
+	backoffFirst = 100 * time.Millisecond
+	backoffMax   = 15 * time.Second
+)
+
+// ReconnectAttemptsEnv limits the reconnects after a drop, as in the
+// original ("0" or unset: no limit).
+const ReconnectAttemptsEnv = "PTY_RECONNECT_MAX_ATTEMPTS"
+
+// ParseReconnectAttempts reads PTY_RECONNECT_MAX_ATTEMPTS.
+func ParseReconnectAttempts(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s=%q is not a whole number of attempts (0 or unset: no limit)", ReconnectAttemptsEnv, v)
+	}
+	return n, nil
+}
+
+// AttachRouted is Attach over connections that route opens to session
+// ref, opened again when one drops without the session's EXIT: the user
+// sees "[reconnecting to HOST... Ctrl+\ to stop]" on the bottom row while
+// it retries with backoff, then the session's screen again. Lines the
+// session printed meanwhile go into the terminal's scrollback, and only
+// those: the terminal already holds the ones before the drop.
+func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Result, error) {
+	tr := newTracker(o.Out, o.OutFile, o.In)
+	defer tr.stop()
+	o.Out = tr
+	c, done, err := route(ref, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	limit, lines := o.LimitHistory, o.History // the user's --history
+	for first := true; ; first = false {
+		before, full, counted := historyCount(c)
+		if !first {
+			// The lines that scrolled off the session's screen while
+			// the terminal was away, which its scrollback lacks; none
+			// when they cannot be counted (the original's daemon, which
+			// sends all of its history whatever is asked). A few more
+			// than counted: lines that scroll between the count and the
+			// ATTACH are then in the baseline too, and the tracker drops
+			// those its terminal already has. A full scrollback counts
+			// the same however much scrolled: then as many lines as the
+			// tracker can compare are asked for, and compared.
+			n, window := 0, reattachSlack
+			switch {
+			case full && tr.known:
+				n, window = min(before, tracked), tracked
+			case counted && tr.known:
+				n = max(before-tr.atDrop, 0) + reattachSlack
+			}
+			if limit {
+				n = min(n, lines+reattachSlack)
+			}
+			o.LimitHistory, o.History = true, n
+			tr.window(window)
+			// Blank the screen row by row, which no terminal copies
+			// into its scrollback (tmux does for ED 2), so that the
+			// redraw pushes nothing there.
+			tr.raw(proto.RedrawInPlace(nil, nil, tr.rows()))
+		}
+		tr.begin(before, counted, first && !limit, !first)
+		res, err := Attach(c, o)
+		done()
+		lost := errors.Is(err, ErrConnectionLost)
+		tr.end(lost)
+		if !lost {
+			return res, err
+		}
+		if c, done, err = reroute(route, ref, p, tr, err); err != nil {
+			return Result{}, err
+		}
+	}
+}
+
+// reroute waits and routes again until a connection opens, the user stops
+// (Ctrl+\ or Ctrl+C, which the terminal, back in its normal mode, turns
+// into signals), the attempts run out, or the host refuses for good.
+func reroute(route Router, ref string, p Reconnect, tr *tracker, why error) (*Conn, func(), error) {
+	msg := fmt.Sprintf("[reconnecting to %s... Ctrl+\\ to stop]", p.Host)
+	tr.raw([]byte("\x1b[999;1H\r\x1b[2K" + msg))
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGQUIT, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(stop)
+	wait := backoffFirst
+	for attempt := 1; ; attempt++ {
+		select {
+		case <-stop:
+			tr.raw([]byte("\r\n[stopped reconnecting]\r\n"))
+			return nil, nil, fmt.Errorf("stopped reconnecting to %s: %w", p.Host, why)
+		case <-time.After(wait):
+		}
+		c, done, err := route(ref, nil)
+		if err == nil {
+			return c, done, nil
+		}
+		if p.Final != nil && p.Final(err) {
+			tr.raw([]byte("\r\n"))
+			return nil, nil, err
+		}
+		why = err
+		if p.MaxAttempts > 0 && attempt >= p.MaxAttempts {
+			tr.raw([]byte("\r\n[gave up reconnecting]\r\n"))
+			return nil, nil, fmt.Errorf("gave up reconnecting to %s after %d attempts: %w", p.Host, attempt, err)
+		}
+		wait = min(wait*2, backoffMax)
+	}
+}
+
+// historyCount asks the daemon how many lines its scrollback holds, and
+// whether it is full.
+func historyCount(c *Conn) (n int, full, ok bool) {
+	b, err := c.Status(StatusTimeout)
+	if err != nil {
+		return 0, false, false
+	}
+	st, err := proto.ParseStatus(b)
+	if err != nil || st.Terminal.Rows <= 0 {
+		return 0, false, false
+	}
+	t := st.Terminal
+	return max(t.ScrollbackUsed-t.Rows, 0), t.ScrollbackCapacity > 0 && t.ScrollbackUsed >= t.ScrollbackCapacity, true
+}
+
+// tracker is the user's terminal as AttachRouted writes to it: the bytes
+// pass through, and a copy of the terminal (the daemon's own emulator, at
+// the terminal's size) counts the lines that scroll into its scrollback,
+// which is how many of the session's lines the terminal has when the
+// connection drops. It holds back what Attach writes once it ends (its
+// reset and message) until AttachRouted knows whether it will reconnect:
+// a message that scrolled the screen would push a row of the session
+// into the scrollback ahead of its time.
+type tracker struct {
+	w       io.Writer
+	outFile *os.File
+	in      *os.File
+	winch   chan os.Signal
+
+	mu       sync.Mutex
+	scr      *term.Screen
+	holding  bool
+	held     []byte
+	fresh    bool     // the next write is the connection's baseline
+	base     int      // the daemon's history count when this connection attached
+	baseSeq  int64    // the copy's line count once the baseline was drawn
+	counted  bool     // base is known
+	all      bool     // the baseline has all of the daemon's history
+	again    bool     // the baseline is a reattach's
+	tailText []string // the copy's last lines of history when the connection dropped
+	win      int      // how many of them a reattach's baseline may repeat
+	known    bool     // atDrop is known
+	atDrop   int      // the daemon's history count when the connection dropped
+	curRows  int
+}
+
+func newTracker(w io.Writer, outFile, in *os.File) *tracker {
+	rows, cols := TermSize(outFile, in)
+	t := &tracker{w: w, outFile: outFile, in: in, winch: make(chan os.Signal, 1), curRows: rows,
+		scr: term.New(rows, cols, term.Options{Scrollback: tracked}), win: reattachSlack}
+	signal.Notify(t.winch, syscall.SIGWINCH)
+	return t
+}
+
+func (t *tracker) stop() { signal.Stop(t.winch) }
+
+func (t *tracker) rows() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.curRows
+}
+
+// resizeLocked follows the terminal's size.
+func (t *tracker) resizeLocked() {
+	select {
+	case <-t.winch:
+		r, c := TermSize(t.outFile, t.in)
+		t.scr.Resize(r, c)
+		t.curRows = r
+	default:
+	}
+}
+
+func (t *tracker) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.holding && string(p) == finishStart {
+		t.holding = true
+	}
+	if t.holding {
+		t.held = append(t.held, p...)
+		return len(p), nil
+	}
+	t.resizeLocked()
+	if t.fresh && t.again && t.known {
+		if q, ok := t.dedupeLocked(p); ok {
+			p = q
+		}
+	}
+	seq := t.scr.HistorySeq()
+	t.scr.Write(p)
+	if t.fresh && t.again && t.known {
+		t.fresh = false
+		t.baseSeq = t.scr.HistorySeq()
+		t.base, t.counted = t.atDrop+int(t.baseSeq-seq), true
+		return t.w.Write(p)
+	}
+	if t.fresh {
+		t.fresh = false
+		t.baseSeq = t.scr.HistorySeq()
+		if t.all {
+			// A baseline with all of the history: it holds exactly
+			// the daemon's lines, at the size they have now (the
+			// count asked before the ATTACH predates its resize).
+			t.base, t.counted = int(t.baseSeq-seq), true
+		}
+	}
+	return t.w.Write(p)
+}
+
+// raw writes p to the terminal and the copy, whatever is held.
+func (t *tracker) raw(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.scr.Write(p)
+	t.w.Write(p)
+}
+
+// begin starts a connection whose daemon had base lines of history
+// (counted: known) before its baseline, which has all of them when all.
+// A reattach's baseline (again) has reattachSlack lines more than the
+// terminal lacks, bar those that scrolled after the count.
+func (t *tracker) begin(base int, counted, all, again bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fresh, t.base, t.counted, t.all, t.again = true, base, counted, all, again
+	t.holding, t.held = false, nil
+}
+
+// end settles what Attach wrote as it ended: passed on, or, when the
+// connection was lost and will be retried, only the modes' reset (the
+// terminal is left as the user had it while no session is drawn).
+func (t *tracker) end(lost bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	held := t.held
+	t.holding, t.held = false, nil
+	if !lost {
+		t.w.Write(held)
+		return
+	}
+	t.known = t.counted && !t.fresh
+	if t.known {
+		t.atDrop = t.base + int(t.scr.HistorySeq()-t.baseSeq)
+		hist := t.scr.Lines(true)[:t.scr.ScrollbackLen()]
+		t.tailText = hist[max(len(hist)-tracked, 0):]
+	}
+	t.w.Write([]byte(proto.ResetModes))
+	t.scr.Write([]byte(proto.ResetModes))
+}
+
+// finishStart is the first write of an attach that ends (finishOn), in
+// one piece, so that the tracker can tell it from the session's output.
+const finishStart = proto.ResetModes + "\x1b[999;1H"
+
+// tracked is how many lines of history the tracker's copy keeps, and so
+// how many a reattach can compare.
+const tracked = 1000
+
+// window sets how many of the terminal's last lines the next baseline
+// may repeat.
+func (t *tracker) window(n int) {
+	t.mu.Lock()
+	t.win = n
+	t.mu.Unlock()
+}
+
+// reattachSlack is how many lines of history a reattach asks for beyond
+// those the terminal lacks by the count: more than can scroll by between
+// the count and the ATTACH, at the cost of their bytes.
+const reattachSlack = 64
+
+// redrawPrefix and redrawSuffix enclose the SCREEN in Redraw's output.
+const (
+	redrawPrefix = "\x1b[?2026h" + proto.ResetModes + "\x1b[H\x1b[2J"
+	redrawSuffix = "\x1b[?2026l"
+)
+
+// dedupeLocked is a reattach's baseline p (Redraw's output) without the
+// history lines the terminal's scrollback already has: the baseline is
+// read by a copy of the daemon's emulator, the newest run of its history
+// that continues the terminal's (at most the window's lines, compared as
+// text) is dropped, and the rest and the screen are written again as the
+// daemon writes them.
+func (t *tracker) dedupeLocked(p []byte) ([]byte, bool) {
+	if !bytes.HasPrefix(p, []byte(redrawPrefix)) || !bytes.HasSuffix(p, []byte(redrawSuffix)) {
+		return nil, false
+	}
+	payload := p[len(redrawPrefix) : len(p)-len(redrawSuffix)]
+	rows, cols := t.scr.Size()
+	scratch := term.New(rows, cols, term.Options{Scrollback: 1 << 20})
+	scratch.Write(payload)
+	h := scratch.ScrollbackLen()
+	got := scratch.Lines(true)[:h]
+	have := t.tailText
+	j := min(t.win, h, len(have))
+	for ; j > 0; j-- {
+		if equal(got[:j], have[len(have)-j:]) {
+			break
+		}
+	}
+	out := append([]byte(redrawPrefix), scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)...)
+	out = append(out, scratch.Redraw()...)
+	return append(out, redrawSuffix...), true
+}
+
+func equal(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

@@ -1,0 +1,177 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/cmd/list"
+	"github.com/ptyorg/pty/pkg/listing"
+	rt "github.com/ptyorg/pty/pkg/remote"
+)
+
+// HostWait bounds each host of the fleet list: the hosts are asked at
+// once, and one that has not answered by then is shown with its error.
+const HostWait = rt.ConnectTimeout + 5*time.Second
+
+// hostRows is one host of the fleet list, in the original's JSON shape.
+type hostRows struct {
+	Label    string   `json:"label"`
+	Sessions []rt.Row `json:"sessions"`
+	Error    *string  `json:"error"`
+}
+
+// fleet is "pty list --remote": this host's list, then every host of
+// remotes.toml, asked in parallel.
+func fleet(ctx context.Context, cfg rt.Config, args []string, io cli.IO) error {
+	var lo list.Options
+	c := list.Command(&lo)
+	lo.Args = c.Parse(args)
+	if lo.Summary {
+		return errors.New("--summary counts one host's sessions: drop --remote, or pass --remote HOST")
+	}
+	var tags [][2]string
+	for _, kv := range lo.FilterTags {
+		k, v, err := cli.ParseKV("--filter-tag", kv)
+		if err != nil {
+			return err
+		}
+		tags = append(tags, [2]string{k, v})
+	}
+	hosts := make([]hostRows, len(cfg.Names))
+	var wg sync.WaitGroup
+	for i, name := range cfg.Names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hosts[i] = askHost(ctx, cfg, name, io)
+		}()
+	}
+	var local bytes.Buffer
+	lio := io
+	if lo.JSON {
+		lio.Out = &local
+	}
+	lerr := list.Run(lo, lio)
+	wg.Wait()
+	if lerr != nil {
+		return lerr
+	}
+	for i := range hosts {
+		hosts[i].Sessions = keep(hosts[i].Sessions, lo.Status, tags)
+	}
+	if lo.JSON {
+		b, err := json.Marshal(struct {
+			Local  json.RawMessage `json:"local"`
+			Remote []hostRows      `json:"remote"`
+		}{json.RawMessage(bytes.TrimSpace(local.Bytes())), hosts})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(io.Out, "%s\n", b)
+		return err
+	}
+	if len(cfg.Names) == 0 {
+		fmt.Fprintf(io.Err, "pty: no hosts in %s to list: add a table per host, like [web] with ssh = \"me@web.example.com\"\n", cfg.Path)
+	}
+	var b strings.Builder
+	for _, h := range hosts {
+		b.WriteString("\n")
+		label := listing.Printable(h.Label)
+		if h.Error != nil {
+			fmt.Fprintf(&b, "%s (error: %s)\n", label, listing.Printable(*h.Error))
+			continue
+		}
+		fmt.Fprintf(&b, "%s (%d %s):\n", label, len(h.Sessions), plural(len(h.Sessions)))
+		for _, s := range h.Sessions {
+			icon := "○"
+			if s.Status == "running" {
+				icon = "●"
+			}
+			name := listing.Printable(s.Name)
+			if s.DisplayName != "" {
+				name = listing.Printable(s.DisplayName) + " (" + name + ")"
+			}
+			line := "  " + icon + " " + name
+			if s.Status != "running" {
+				line += " [" + listing.Printable(s.Status) + "]"
+			}
+			if s.Cwd != "" {
+				line += " — " + listing.Printable(s.Cwd)
+			}
+			if s.Command != "" {
+				line += " — " + listing.Printable(s.Command)
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	_, err := fmt.Fprint(io.Out, b.String())
+	return err
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "session"
+	}
+	return "sessions"
+}
+
+// askHost lists one host within HostWait; its failure is its error.
+func askHost(ctx context.Context, cfg rt.Config, name string, io cli.IO) hostRows {
+	h := hostRows{Label: name, Sessions: []rt.Row{}}
+	fail := func(err error) hostRows {
+		msg := err.Error()
+		h.Error = &msg
+		return h
+	}
+	t, err := rt.Resolve(name, cfg)
+	if err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, HostWait)
+	defer cancel()
+	rows, err := t.List(ctx, io.Getenv)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fail(fmt.Errorf("%s did not answer within %v", name, HostWait))
+		}
+		return fail(err)
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return sortKey(rows[i]) < sortKey(rows[j]) })
+	h.Sessions = rows
+	return h
+}
+
+func sortKey(r rt.Row) string {
+	if r.DisplayName != "" {
+		return r.DisplayName
+	}
+	return r.Name
+}
+
+// keep applies list's --status and --filter-tag to a host's rows.
+func keep(rows []rt.Row, status string, tags [][2]string) []rt.Row {
+	out := rows[:0:0]
+	for _, r := range rows {
+		if status != "" && r.Status != status {
+			continue
+		}
+		ok := true
+		for _, kv := range tags {
+			if v, has := r.Tags[kv[0]]; !has || v != kv[1] {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}

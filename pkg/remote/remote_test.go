@@ -1,0 +1,116 @@
+package remote
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every shell a host may log in with reads the quoted words back as
+// they were.
+func TestShellQuoteInRealShells(t *testing.T) {
+	words := []string{"a;b", "it's", `"dq"`, "sp ace", "new\nline", "$(echo no)", "`echo no`", `back\slash`, `\\`, `\'`, "", "*", "$HOME", "-x", "!x", "~", "a#b", "{a,b}", "é ü"}
+	var want strings.Builder
+	for _, w := range words {
+		want.WriteString("<" + w + ">")
+	}
+	ran := 0
+	for _, sh := range []string{"sh", "dash", "bash", "zsh", "fish", "ksh"} {
+		path, err := exec.LookPath(sh)
+		if err != nil {
+			continue
+		}
+		ran++
+		line := ShellQuote(append([]string{"printf", "<%s>"}, words...)...)
+		out, err := exec.Command(path, "-c", line).Output()
+		if err != nil || string(out) != want.String() {
+			t.Errorf("%s -c %q: %v\n got %q\nwant %q", sh, line, err, out, want.String())
+		}
+	}
+	if ran == 0 {
+		t.Skip("no shell")
+	}
+}
+
+func TestResolve(t *testing.T) {
+	cfg := Config{Hosts: map[string]Entry{"dev": {SSH: "ssh://me@dev.example.com:2222", Pty: "/opt/pty"}, "peer": {Fabric: "laptop"}}}
+	for _, c := range []struct {
+		in   string
+		want Target
+		err  bool
+	}{
+		{in: "host", want: Target{Label: "host", SSH: "host", Pty: "pty"}},
+		{in: "me@host", want: Target{Label: "me@host", SSH: "me@host", Pty: "pty"}},
+		{in: "ssh://me@host:2200", want: Target{Label: "ssh://me@host:2200", SSH: "me@host", Port: 2200, Pty: "pty"}},
+		{in: "ssh://[::1]:22", want: Target{Label: "ssh://[::1]:22", SSH: "::1", Port: 22, Pty: "pty"}},
+		{in: "dev", want: Target{Label: "dev", SSH: "me@dev.example.com", Port: 2222, Pty: "/opt/pty"}},
+		{in: "peer", want: Target{Label: "peer", Fabric: "laptop", Pty: "pty"}},
+		{in: "-oProxyCommand=x", err: true},
+		{in: "ssh://me:pw@host", err: true},
+		{in: "http://host", err: true},
+		{in: "ssh://host:99999", err: true},
+		{in: "a b", err: true},
+	} {
+		got, err := Resolve(c.in, cfg)
+		if (err != nil) != c.err || !c.err && got != c.want {
+			t.Errorf("Resolve(%q) = %+v, %v; want %+v (error: %v)", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	env := func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return dir
+		}
+		return ""
+	}
+	if c, err := LoadConfig(env); err != nil || len(c.Names) != 0 {
+		t.Fatalf("no file: %+v %v", c, err)
+	}
+	os.MkdirAll(filepath.Join(dir, "pty"), 0o700)
+	write := func(s string) { os.WriteFile(filepath.Join(dir, "pty", "remotes.toml"), []byte(s), 0o600) }
+	write("[zed]\nssh = \"z\"\n[alpha]\nfabric = \"a\"\n")
+	c, err := LoadConfig(env)
+	if err != nil || strings.Join(c.Names, ",") != "zed,alpha" {
+		t.Fatalf("order: %+v %v", c, err)
+	}
+	for _, bad := range []string{"[x]\n", "[x]\nssh = \"a\"\nfabric = \"b\"\n", "[x]\nssh = \"-oX\"\n", "[x\n", "[x]\nssh = \"ssh://u:p@h\"\n"} {
+		write(bad)
+		if _, err := LoadConfig(env); err == nil || !strings.Contains(err.Error(), "remotes.toml") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestControlDirIsPrivateAndShort(t *testing.T) {
+	long := "/tmp/" + strings.Repeat("d", 80)
+	base, err := os.MkdirTemp("", "cd") // t.TempDir's names are too long for a socket path
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	env := func(k string) string {
+		switch k {
+		case "XDG_RUNTIME_DIR":
+			return long
+		case "XDG_CACHE_HOME":
+			return base
+		}
+		return ""
+	}
+	d, err := controlDir(env)
+	if err != nil || d != filepath.Join(base, "pty", "ssh") {
+		t.Fatalf("controlDir = %q, %v", d, err)
+	}
+	os.Chmod(d, 0o755)
+	if d, err = controlDir(env); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+}

@@ -1,0 +1,279 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/client"
+)
+
+// fabricEnv names the fabric program, as in the original.
+const fabricEnv = "PTY_FABRIC_BIN"
+
+// fabricService is the name under which a fabric peer exposes
+// remote-serve (the original's ALPN).
+const fabricService = "pty-remote"
+
+// Stream is one interaction with a host's remote-serve: a connection
+// whose other end is ssh's standard input and output (or fabric's
+// socket), and the ssh process carrying it.
+type Stream struct {
+	t    Target
+	uc   *net.UnixConn
+	cmd  *exec.Cmd
+	errs *tail
+	done chan struct{} // closed when cmd has exited
+	werr error
+	once sync.Once
+}
+
+// open starts the transport to t's remote-serve and sends req.
+func (t Target) open(ctx context.Context, getenv Env, req []byte) (*Stream, error) {
+	if t.Fabric != "" {
+		return t.openFabric(ctx, getenv, req)
+	}
+	argv, err := t.sshArgv(getenv, false, t.ptyCommand("remote-serve", "--stdio"))
+	if err != nil {
+		return nil, err
+	}
+	// ssh's standard input and output are one end of a socket pair, the
+	// other end ours: a Unix socket connection like a session's, so the
+	// client runs over it unchanged, deadlines and half-close included.
+	// Under ForkLock, so that no other child inherits them before they
+	// are close-on-exec (macOS has no SOCK_CLOEXEC).
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, fmt.Errorf("socket pair for ssh: %w", err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "route"), os.NewFile(uintptr(fds[1]), "ssh stdio")
+	fc, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		theirs.Close()
+		return nil, err
+	}
+	s := &Stream{t: t, uc: fc.(*net.UnixConn), errs: &tail{}, done: make(chan struct{})}
+	s.cmd = exec.Command(argv[0], argv[1:]...)
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = theirs, theirs, s.errs
+	s.cmd.WaitDelay = time.Second
+	err = s.cmd.Start()
+	theirs.Close()
+	if err != nil {
+		s.uc.Close()
+		return nil, fmt.Errorf("start ssh: %w (is OpenSSH's ssh installed?)", err)
+	}
+	go func() { s.werr = s.cmd.Wait(); close(s.done) }()
+	stop := context.AfterFunc(ctx, func() { s.kill() })
+	defer stop()
+	if _, err := s.uc.Write(req); err != nil {
+		return nil, s.failed("send the request")
+	}
+	return s, nil
+}
+
+func (t Target) openFabric(ctx context.Context, getenv Env, req []byte) (*Stream, error) {
+	bin := getenv(fabricEnv)
+	if bin == "" {
+		bin = "fabric"
+	}
+	ctx, cancel := context.WithTimeout(ctx, AckWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "dial", t.Fabric, fabricService)
+	errs := &tail{}
+	cmd.Stderr = errs
+	out, err := cmd.Output()
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, &Error{Host: t.Label, Msg: fmt.Sprintf("%s is a fabric peer, but the fabric command is not installed (or set %s)", t.Label, fabricEnv)}
+	}
+	path := strings.TrimSpace(string(out))
+	if err != nil || path == "" {
+		why := lastLine(errs.String())
+		if why == "" && err != nil {
+			why = err.Error()
+		}
+		if why == "" {
+			why = "it printed no socket"
+		}
+		return nil, &Error{Host: t.Label, Transport: true, Msg: fmt.Sprintf("fabric dial %s %s failed: %s", t.Fabric, fabricService, why)}
+	}
+	c, err := net.DialTimeout("unix", path, AckWait)
+	if err != nil {
+		return nil, &Error{Host: t.Label, Transport: true, Msg: fmt.Sprintf("fabric's socket for %s does not answer: %v", t.Fabric, err)}
+	}
+	s := &Stream{t: t, uc: c.(*net.UnixConn), done: make(chan struct{})}
+	close(s.done)
+	if _, err := s.uc.Write(req); err != nil {
+		s.uc.Close()
+		return nil, &Error{Host: t.Label, Transport: true, Msg: fmt.Sprintf("fabric's socket for %s: %v", t.Fabric, err)}
+	}
+	return s, nil
+}
+
+func (s *Stream) kill() {
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.cmd.Process.Kill()
+	}
+}
+
+// Close ends the interaction: our end is closed, which ends ssh, and ssh
+// is waited for (killed if it does not go within a second).
+func (s *Stream) Close() error {
+	s.once.Do(func() {
+		s.uc.Close()
+		select {
+		case <-s.done:
+		case <-time.After(time.Second):
+			s.kill()
+			<-s.done
+		}
+	})
+	return nil
+}
+
+// failed is the error of a stream that ended before remote-serve
+// answered: what ssh's exit and standard error say.
+func (s *Stream) failed(doing string) error {
+	s.uc.Close()
+	if s.cmd == nil {
+		return &Error{Host: s.t.Label, Transport: true, Msg: fmt.Sprintf("%s closed the connection before answering (%s)", s.t.Label, doing)}
+	}
+	select {
+	case <-s.done:
+	case <-time.After(ConnectTimeout + AckWait):
+		s.kill()
+		<-s.done
+	}
+	code := exitCode(s.werr)
+	if code == 0 {
+		return &Error{Host: s.t.Label, Transport: true, Msg: fmt.Sprintf("pty remote-serve on %s ended without answering: is the pty installed there too old to have it? (pty --version there)", s.t.Label)}
+	}
+	return s.t.explain(code, s.errs.String(), "pty remote-serve")
+}
+
+// readLine reads remote-serve's one answer line a byte at a time, so
+// that nothing after it is taken from the session's stream.
+func (s *Stream) readLine(deadline time.Time) ([]byte, error) {
+	s.uc.SetReadDeadline(deadline)
+	defer s.uc.SetReadDeadline(time.Time{})
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 64<<10 {
+		n, err := s.uc.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				return line, nil
+			}
+			line = append(line, b[0])
+		}
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				s.kill()
+				return nil, &Error{Host: s.t.Label, Transport: true, Msg: fmt.Sprintf("%s did not answer within %v: check that 'ssh %s' works", s.t.Label, ConnectTimeout+AckWait, s.t.SSH)}
+			}
+			return nil, s.failed("waiting for its answer")
+		}
+	}
+	s.kill()
+	return nil, &Error{Host: s.t.Label, Msg: fmt.Sprintf("%s answered with a line longer than 64 KiB: is it running pty remote-serve?", s.t.Label)}
+}
+
+// Route connects to session REF on t, resolved there by the usual rules,
+// and returns a client connection to its daemon. A host that answers
+// that it has no such session gives a *RefusedError; a host that cannot
+// be reached, an *Error.
+//
+// early are bytes for the daemon sent right behind the request line, in
+// the same write (remote-serve passes them on once it has connected), so
+// that a request such as a PEEK costs no round trip of its own; a host
+// that refuses the route drops them.
+func (t Target) Route(ctx context.Context, getenv Env, ref string, early ...byte) (*client.Conn, *Stream, error) {
+	req, _ := json.Marshal(map[string]string{"op": "route", "name": ref})
+	s, err := t.open(ctx, getenv, append(append(req, '\n'), early...))
+	if err != nil {
+		return nil, nil, err
+	}
+	line, err := s.readLine(time.Now().Add(ConnectTimeout + AckWait))
+	if err != nil {
+		return nil, nil, err
+	}
+	var resp struct {
+		OK    bool    `json:"ok"`
+		Error *string `json:"error"`
+	}
+	if json.Unmarshal(line, &resp) != nil || !resp.OK && resp.Error == nil {
+		s.Close()
+		return nil, nil, &Error{Host: t.Label, Msg: fmt.Sprintf("%s answered the route with %q, which is not pty remote-serve's answer", t.Label, clip(line))}
+	}
+	if !resp.OK {
+		s.Close()
+		return nil, nil, &RefusedError{Host: t.Label, Reason: *resp.Error}
+	}
+	return client.Relayed(s.uc), s, nil
+}
+
+// Row is one session of a host's list, as remote-serve sends it.
+type Row struct {
+	Name        string            `json:"name"`
+	Status      string            `json:"status"`
+	Command     string            `json:"command,omitempty"`
+	Cwd         string            `json:"cwd,omitempty"`
+	Tags        map[string]string `json:"tags,omitempty"`
+	DisplayName string            `json:"displayName,omitempty"`
+}
+
+// List asks t's remote-serve for its sessions.
+func (t Target) List(ctx context.Context, getenv Env) ([]Row, error) {
+	s, err := t.open(ctx, getenv, []byte(`{"op":"list"}`+"\n"))
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	s.uc.SetReadDeadline(time.Now().Add(ConnectTimeout + AckWait))
+	b, err := io.ReadAll(io.LimitReader(s.uc, maxList))
+	if len(bytes.TrimSpace(b)) == 0 {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			s.kill()
+			return nil, &Error{Host: t.Label, Transport: true, Msg: fmt.Sprintf("%s did not answer within %v: check that 'ssh %s' works", t.Label, ConnectTimeout+AckWait, t.SSH)}
+		}
+		return nil, s.failed("listing")
+	}
+	var resp struct {
+		Sessions []Row  `json:"sessions"`
+		Error    string `json:"error"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(b), &resp); err != nil {
+		return nil, &Error{Host: t.Label, Msg: fmt.Sprintf("%s answered the list with %q, which is not pty remote-serve's answer", t.Label, clip(b))}
+	}
+	if resp.Error != "" {
+		return nil, &Error{Host: t.Label, Msg: fmt.Sprintf("%s: %s", t.Label, resp.Error)}
+	}
+	if resp.Sessions == nil {
+		resp.Sessions = []Row{}
+	}
+	return resp.Sessions, nil
+}
+
+func clip(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return s
+}
