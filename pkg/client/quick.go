@@ -179,8 +179,9 @@ const maxCUF = 1000
 // hasControls reports whether b holds a byte that TextOnly removes or
 // rewrites: a C0 control other than newline and tab, DEL, or a C1
 // control (U+0080 to U+009F, which UTF-8 spells C2 80 to C2 9F; no
-// other sequence holds the byte C2 but as its first). A byte loop, since
-// decoding runes cost the whole print's time over a 200-column screen.
+// other sequence holds the byte C2 but as its first). A byte loop rather
+// than decoding runes, which would be most of the work of printing a wide
+// screen.
 func hasControls(b []byte) bool {
 	for i, c := range b {
 		switch {
