@@ -496,11 +496,8 @@ func (d *Daemon) readLoop(c *client) {
 			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
 			c.history = c.histWant
 			d.syncLocked(c)
+			d.seenLocked()
 			d.mu.Unlock()
-			select {
-			case d.attached <- struct{}{}:
-			default:
-			}
 		case proto.AttachTTY, proto.AttachTTYKey:
 			d.attachTTY(c, f.Type, f.Payload, fds.take())
 		case proto.Peek:
@@ -522,6 +519,9 @@ func (d *Daemon) readLoop(c *client) {
 				c.history = c.histWant
 			}
 			d.syncLocked(c)
+			if flags&proto.PeekFollow != 0 {
+				d.seenLocked() // a follower watches: attach -R, peek -f, pty web
+			}
 			d.mu.Unlock()
 		case proto.History:
 			if n, ok := proto.ParseHistory(f.Payload); ok {

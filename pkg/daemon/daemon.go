@@ -183,6 +183,7 @@ type Daemon struct {
 	exitCode  int
 	title     string    // the last title recorded (onEventLocked)
 	lastBell  time.Time // the last bell recorded
+	act       activity  // the activity markers (activity.go)
 	// The output of the current flood window (see floodingLocked).
 	floodStart time.Time
 	floodBytes int
@@ -385,6 +386,7 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 		replies:   make(chan []byte, 64),
 		events:    make(chan layout.Event, 256),
 		attached:  make(chan struct{}, 1),
+		act:       newActivity(),
 		kick:      make(chan struct{}, 1),
 		childExit: make(chan unix.WaitStatus, 1),
 		pumpDone:  make(chan struct{}),

@@ -15,6 +15,7 @@ import (
 
 // onEventLocked turns emulator events into event-log entries.
 func (d *Daemon) onEventLocked(e term.Event) {
+	d.noteActivityLocked(e.Type)
 	var ev layout.Event
 	switch e.Type {
 	case layout.EventBell:
@@ -146,8 +147,15 @@ func (d *Daemon) metaLoop() {
 				timer.Reset(quietAfter)
 			}
 		case <-d.attached:
-			err := d.update(func(m *layout.Metadata) bool { m.LastAttachAt = layout.Now(); return true })
+			marks := d.activityMarks()
+			err := d.update(func(m *layout.Metadata) bool {
+				m.LastAttachAt = layout.Now()
+				setActivity(m, marks)
+				return true
+			})
 			d.recordErr("update lastAttachAt", err)
+		case <-d.act.kick:
+			d.writeActivity()
 		case <-d.stop:
 			timer.Stop()
 			return

@@ -69,11 +69,8 @@ func (d *Daemon) attachTTY(c *client, typ proto.Type, payload []byte, fds []int)
 	c.tty, c.ttyRaw, c.keys = screen, src, keys
 	d.queueLocked(c, proto.TTYAttached, nil)
 	d.syncLocked(c)
+	d.seenLocked()
 	d.mu.Unlock()
-	select {
-	case d.attached <- struct{}{}:
-	default:
-	}
 	go d.readKeys(c, krc, key)
 }
 

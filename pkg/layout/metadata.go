@@ -45,6 +45,7 @@ type Metadata struct {
 	DaemonPid      int                        `json:"daemonPid,omitempty"`
 	LastAttachAt   string                     `json:"lastAttachAt,omitempty"`
 	LastOutputAt   string                     `json:"lastOutputAt,omitempty"`
+	Activity       []string                   `json:"activity,omitempty"`
 	Recovery       json.RawMessage            `json:"recovery,omitempty"`
 	State          map[string]json.RawMessage `json:"state,omitempty"`
 

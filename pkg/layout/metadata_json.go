@@ -20,7 +20,7 @@ import (
 var metadataFields = [...]string{
 	"command", "args", "displayCommand", "cwd", "createdAt", "exitCode", "signal", "killed", "exitedAt",
 	"lastLines", "tags", "displayName", "rows", "cols", "scrollback", "ephemeral", "isolateEnv", "extraEnv",
-	"unsetEnv", "env", "generation", "daemonPid", "lastAttachAt", "lastOutputAt", "recovery", "state",
+	"unsetEnv", "env", "generation", "daemonPid", "lastAttachAt", "lastOutputAt", "activity", "recovery", "state",
 }
 
 // appendJSON appends m compact, as json.Marshal wrote it: known fields in
@@ -73,6 +73,10 @@ func (m *Metadata) appendJSON(b []byte) ([]byte, error) {
 	b = appendIntField(b, "daemonPid", m.DaemonPid, true)
 	b = appendStringField(b, "lastAttachAt", m.LastAttachAt, true)
 	b = appendStringField(b, "lastOutputAt", m.LastOutputAt, true)
+	if len(m.Activity) > 0 {
+		b = append(b, `,"activity":`...)
+		b = appendStrings(b, m.Activity)
+	}
 	if len(m.Recovery) > 0 {
 		b = append(b, `,"recovery":`...)
 		if b, err = jsonlite.AppendCompact(b, m.Recovery); err != nil {
@@ -272,6 +276,8 @@ func (m *Metadata) decodeField(d *jsonlite.Decoder, name string) error {
 		err = jsonlite.Into(d, &m.LastAttachAt, d.String)
 	case "lastOutputAt":
 		err = jsonlite.Into(d, &m.LastOutputAt, d.String)
+	case "activity":
+		m.Activity, err = d.Strings()
 	case "recovery":
 		m.Recovery, err = d.Raw()
 	case "state":

@@ -177,7 +177,7 @@ func randMetadata(r *rand.Rand) *Metadata {
 		ExitCode: ip(), Signal: ip(), ExitedAt: s(), LastLines: strs(), Tags: smap(),
 		Rows: n(), Cols: n(), Scrollback: ip(), Ephemeral: r.IntN(2) == 0, IsolateEnv: r.IntN(2) == 0,
 		ExtraEnv: smap(), UnsetEnv: strs(), Env: smap(), Generation: s(), DaemonPid: n(),
-		LastAttachAt: s(), LastOutputAt: s(),
+		LastAttachAt: s(), LastOutputAt: s(), Activity: strs(),
 	}
 	if r.IntN(2) == 0 {
 		d := s()

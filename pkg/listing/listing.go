@@ -157,6 +157,9 @@ type Entry struct {
 	ExitedAt    *string           `json:"exitedAt"`
 	Tags        map[string]string `json:"tags,omitempty"`
 	DisplayName *string           `json:"displayName,omitempty"`
+	// Activity is what the session did since someone last attached:
+	// "bell", "notified" (layout.ActivityMarkers); ours only.
+	Activity []string `json:"activity,omitempty"`
 	// Damaged, only for a session whose record cannot be read, says why;
 	// the other fields but name, status and pid are then empty.
 	Damaged string `json:"damaged,omitempty"`
@@ -173,6 +176,7 @@ func NewEntry(s layout.Session) Entry {
 		ExitCode:  s.Meta.ExitCode,
 		Tags:      s.Meta.Tags,
 		Damaged:   s.Damaged,
+		Activity:  s.Meta.ActivityMarkers(),
 	}
 	if s.Shown() == layout.Running && s.Pid > 0 {
 		pid := s.Pid

@@ -100,6 +100,7 @@ type row struct {
 	tags   string
 	mark   string
 	markCo string
+	act    string // ActivityText
 }
 
 // WriteText writes the human listing: a section per status, running first,
@@ -132,7 +133,7 @@ func WriteText(w io.Writer, ss []layout.Session, st Style, emptyMsg string) erro
 			r.runes[j] = utf8.RuneCountInString(c)
 			width[j] = max(width[j], r.runes[j])
 		}
-		size += len(r.tags) + len(r.mark)
+		size += len(r.tags) + len(r.mark) + len(r.act)
 	}
 	// Room for every row at full width, its colours and separators;
 	// non-ASCII text may overflow it, and the buffer then grows.
@@ -193,6 +194,7 @@ func makeRow(s layout.Session, st Style) row {
 		r.cols[i] = Printable(r.cols[i])
 	}
 	r.mark, r.markCo = marker(s.Meta)
+	r.act = ActivityText(s.Meta)
 	if s.Damaged != "" {
 		// Nothing of the record is known but what the daemon says.
 		r.cols[2] = map[layout.Status]string{layout.Running: "up ?"}[s.Shown()]
@@ -233,6 +235,10 @@ func appendRow(b []byte, r *row, width [5]int, st Style, lineColor string) []byt
 	if r.mark != "" {
 		b = append(b, "  "...)
 		b = st.appendPaint(b, r.markCo, r.mark, true)
+	}
+	if r.act != "" {
+		b = append(b, "  "...)
+		b = st.appendPaint(b, yellow, r.act, true)
 	}
 	// Padding an empty last column would leave trailing spaces.
 	for len(b) > start && b[len(b)-1] == ' ' {

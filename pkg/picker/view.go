@@ -136,6 +136,7 @@ func (m *Model) rows() []string {
 		case layout.Permanent(s.Meta.Tags):
 			c.marker = styleTags.Render("[permanent]")
 		}
+		c.marker = withActivity(c.marker, s.Meta)
 		c.tags = listing.Printable(tagText(s.Meta.Tags))
 		for i, v := range []string{c.id, c.name, c.cwd, c.cmd, c.when} {
 			w[i] = max(w[i], ansi.StringWidth(v))

@@ -139,7 +139,10 @@ const (
 	// on: its pen, character sets, a pending wrap, and the modes that
 	// change where text lands or whether the cursor shows. A reader that
 	// goes on drawing the live stream (peek -f) sets it; a daemon that does
-	// not know it (the original's) leaves it out.
+	// not know it (the original's) leaves it out. A follower is someone
+	// watching, to our daemon: it records lastAttachAt and clears the
+	// activity markers (docs/protocol.md, Roles), so a program that only
+	// samples the screen asks without it.
 	PeekFollow byte = 1 << 3
 )
 

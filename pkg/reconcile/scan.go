@@ -101,13 +101,15 @@ func readMeta(root, id string) (*layout.Metadata, error) {
 }
 
 // fingerprint is what "the same session, unedited" means: every field but
-// lastOutputAt, which a live daemon rewrites as its screen changes. The
+// lastOutputAt and activity, which a live daemon rewrites as its screen
+// changes. The
 // generation changes when the session is replaced; tags, exit fields and
 // lastAttachAt change when someone edits, exits or attaches. Records from
 // writers without a generation compare as whole JSON, as upstream does.
 func fingerprint(m *layout.Metadata) []byte {
 	c := *m
 	c.LastOutputAt = ""
+	c.Activity = nil // the daemon's too: a bell is no edit
 	b, err := json.Marshal(c)
 	if err != nil {
 		return nil

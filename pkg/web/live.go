@@ -97,6 +97,9 @@ type listEntry struct {
 	Command string `json:"command"`
 	Tags    string `json:"tags,omitempty"`
 	Marker  string `json:"marker,omitempty"`
+	// Activity is what the session did since someone last attached
+	// ("bell", "notified"), shown as [bell] [notified].
+	Activity []string `json:"activity,omitempty"`
 }
 
 func marker(m *layout.Metadata) string {
@@ -129,7 +132,8 @@ func entryFor(s layout.Session, now time.Time, home string) listEntry {
 	// another tool may hold bidi controls that would reverse the page's
 	// text, or zero-width characters that make one name pass for another.
 	e := listEntry{ID: s.ID, Status: string(s.Shown()), Cwd: listing.Printable(listing.TildePath(s.Meta.Cwd, home)),
-		Command: listing.Printable(listing.Command(s.Meta)), Tags: listing.Printable(tagText(s.Meta)), Marker: marker(s.Meta)}
+		Command: listing.Printable(listing.Command(s.Meta)), Tags: listing.Printable(tagText(s.Meta)), Marker: marker(s.Meta),
+		Activity: s.Meta.ActivityMarkers()}
 	if s.Meta.DisplayName != nil && *s.Meta.DisplayName != s.ID {
 		e.Name = listing.Printable(*s.Meta.DisplayName)
 	}

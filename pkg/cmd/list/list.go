@@ -38,8 +38,13 @@ and --newer-than narrow further. Ages count from exitedAt, else createdAt;
 durations are a whole number and a unit: 30s, 15m, 2h, 7d.
 
 --json prints an array of {name, status, pid, command, cwd, createdAt,
-exitCode, exitedAt, tags?, displayName?, damaged?} sorted by display name
-(or id).
+exitCode, exitedAt, tags?, displayName?, activity?, damaged?} sorted by
+display name (or id).
+
+A session that rang the bell or sent a desktop notification while nobody
+was attached is marked "[bell]" or "[notified]" (in JSON, "activity":
+["bell", "notified"]) until someone attaches to it (pty attach, attach -R,
+peek -f, or its pty web page).
 
 A session whose record (ID.json) is damaged (truncated, not JSON,
 unreadable) is still listed, running or vanished as its daemon says, marked

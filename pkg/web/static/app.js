@@ -88,6 +88,7 @@ function listPage() {
         li.append(el('span', 'command', s.command));
         if (s.tags) li.append(el('span', 'tags', s.tags));
         if (s.marker) li.append(el('span', 'marker', s.marker));
+        for (const a of s.activity || []) li.append(el('span', 'activity ' + a, '[' + a + ']'));
         ul.append(li);
       }
       sec.append(ul);
