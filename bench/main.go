@@ -70,6 +70,7 @@ func setup(n int) *env {
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	check(build.Run())
+	rewriteAll(e.bin)
 	e.floor = e.buildGo("floorgo", floorProgram)
 	e.idle = e.buildGo("idlego", idleProgram)
 	for _, tool := range []string{"tmux", "dtach"} {
