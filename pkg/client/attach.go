@@ -211,33 +211,11 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			}
 		}
 	}()
-	detach := make(chan struct{}, 1)
-	sendErr := make(chan error, 1)
+	var keysFrom io.Reader
 	if in != nil {
-		go func() {
-			k := detachkey.Filter{Key: o.DetachKey, ReadOnly: o.ReadOnly,
-				Send: func(b []byte) error { return c.WriteFrame(proto.Data, b) },
-				Detach: func() {
-					select {
-					case detach <- struct{}{}:
-					default:
-					}
-				}}
-			b := make([]byte, 4096)
-			for {
-				n, err := keysIn.Read(b)
-				if n > 0 {
-					if werr := k.Feed(b[:n]); werr != nil {
-						sendErr <- werr
-						return
-					}
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
+		keysFrom = keysIn
 	}
+	detach, sendErr := c.keyboard(keysFrom, o.DetachKey, o.ReadOnly)
 	winch := make(chan os.Signal, 1)
 	if !o.ReadOnly || o.PeekFlags&proto.PeekFollow != 0 {
 		signal.Notify(winch, syscall.SIGWINCH)

@@ -9,8 +9,10 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/rawio"
@@ -113,10 +115,38 @@ func (c *Conn) NextStreaming(data func([]byte)) (proto.Frame, error) {
 }
 
 func refusal(f proto.Frame, err error) (proto.Frame, error) {
-	if err == nil && f.Type == proto.Refused {
-		return f, &RefusedError{Reason: string(f.Payload)}
+	if err == nil && IsRefusal(f.Type) {
+		return f, RefusalOf(f.Payload)
 	}
 	return f, err
+}
+
+// IsRefusal reports whether a frame of type t refuses the connection:
+// our REFUSED, or the Rust port's ATTACH_REFUSED.
+func IsRefusal(t proto.Type) bool { return t == proto.Refused || t == proto.AttachRefused }
+
+// RefusalOf is the *RefusedError of a refusal's payload, a reason from a
+// daemon that may not be ours: what cannot be shown on a terminal (escape
+// sequences, invalid UTF-8) is replaced, and it is cut to 500 characters.
+func RefusalOf(payload []byte) *RefusedError {
+	var b strings.Builder
+	n := 0
+	for _, r := range strings.ToValidUTF8(string(payload), "\uFFFD") {
+		if n == 500 {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n++
+	}
+	reason := strings.TrimSpace(b.String())
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return &RefusedError{Reason: reason}
 }
 
 // Send types data into the session, in frames of at most 1 MiB.

@@ -75,8 +75,8 @@ func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, erro
 		if err != nil {
 			return nil, err
 		}
-		if fr.Type == proto.Refused {
-			return nil, &RefusedError{Reason: string(fr.Payload)}
+		if IsRefusal(fr.Type) {
+			return nil, RefusalOf(fr.Payload)
 		}
 		if fr.Type != proto.Screen {
 			continue

@@ -40,6 +40,7 @@ var Builtin = []Command{
 	{"metadata", "patch a session's display name and tags as JSON"},
 	{"exec", "inside a session: make another command the session's command, and run it"},
 	{"evidence", "read or remove the exit evidence of one exact session generation (JSON)"},
+	{"recover", "bring back running sessions whose files (or whole root) were deleted"},
 	{"gc", "reconcile the registry: respawn permanent sessions, reap dead ones"},
 	{"up", "start the sessions a pty.toml declares"},
 	{"down", "stop the sessions a pty.toml declares"},

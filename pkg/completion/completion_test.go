@@ -252,11 +252,16 @@ func TestShells(t *testing.T) {
 			testutil.MissingTool(t, "bash")
 		}
 		for _, c := range checks {
+			// As bash sets them for TAB at the end of the line; the
+			// script reads the line itself (COMP_WORDS splits at = and
+			// keeps the quotes).
 			words := strings.Split(c.line, " ")
 			script := `source <(pty completions bash) || exit 1
 complete -p pty >/dev/null || exit 1
 COMP_WORDS=(` + quoteAll(words) + `)
 COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+COMP_LINE='` + c.line + `'
+COMP_POINT=${#COMP_LINE}
 _pty
 printf '%s\n' "${COMPREPLY[@]}"`
 			got := strings.Fields(runShell(t, env, dir, "bash", "-c", script))

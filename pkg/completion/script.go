@@ -1,6 +1,9 @@
 package completion
 
-import "fmt"
+import (
+	_ "embed"
+	"fmt"
+)
 
 // Script returns the completion script for a shell. Every script asks
 // `pty completions --complete -- WORDS...` for candidates, so it stays
@@ -17,33 +20,11 @@ func Script(shell string) (string, error) {
 	return "", fmt.Errorf("unknown shell %q: choose bash, zsh or fish", shell)
 }
 
-const bashScript = `# pty completion for bash.
-# Install: echo 'source <(pty completions bash)' >> ~/.bashrc
-# or: pty completions bash > ~/.local/share/bash-completion/completions/pty
-
-_pty() {
-    local cur=${COMP_WORDS[COMP_CWORD]}
-    local IFS=$'\n'
-    local -a out
-    out=($(command pty completions --complete -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
-    local n=${#out[@]}
-    (( n > 0 )) || return 0
-    local directive=${out[n-1]#:}
-    unset "out[n-1]"
-    COMPREPLY=()
-    local c
-    for c in "${out[@]}"; do
-        COMPREPLY+=("${c%%$'\t'*}")
-    done
-    case $directive in
-        1) compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -f -- "$cur")) ;;
-        2) compopt -o filenames 2>/dev/null; COMPREPLY+=($(compgen -d -- "$cur")) ;;
-        3) COMPREPLY+=($(compgen -c -- "$cur")) ;;
-    esac
-    return 0
-}
-complete -F _pty pty
-`
+// The bash script is a file of its own: it needs backquotes, which a Go
+// raw string cannot hold.
+//
+//go:embed pty.bash
+var bashScript string
 
 const zshScript = `#compdef pty
 # pty completion for zsh.

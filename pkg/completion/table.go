@@ -75,6 +75,7 @@ var positional = map[string]Cmd{
 	"metadata":    {Args: []Arg{None}},
 	"exec":        {DashDash: true},
 	"evidence":    {Args: []Arg{EvidenceSub}},
+	"recover":     {Args: []Arg{None}},
 	"up":          {Args: []Arg{UpArg}, Variadic: true},
 	"down":        {Args: []Arg{UpArg}, Variadic: true},
 	"completions": {Args: []Arg{Shell}},

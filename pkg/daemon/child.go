@@ -26,7 +26,7 @@ func (d *Daemon) startChild() error {
 	// contexts, path lookup) this needs none of and would keep resident.
 	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
 		Dir:   d.cfg.Cwd,
-		Env:   launchconfig.ChildEnv(launchconfig.CallerEnv(os.Environ()), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
+		Env:   launchconfig.ChildEnv(d.cfg.BaseEnv(launchconfig.CallerEnv(os.Environ())), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
 		Files: []*os.File{tty, tty, tty},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.

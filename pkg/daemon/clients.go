@@ -44,6 +44,7 @@ type client struct {
 	role     int
 	rows     int
 	cols     int
+	seq      int64 // the number of its last ATTACH or RESIZE as a writable client (d.requests)
 	flags    byte
 	live     bool // receives DATA
 	pending  []byte
@@ -103,15 +104,19 @@ type client struct {
 func (d *Daemon) acceptLoop() {
 	defer close(d.acceptDone)
 	for {
-		conn, err := d.ln.AcceptUnix()
+		ln := d.ln.Load()
+		conn, err := ln.AcceptUnix()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
+				if d.ln.Load() != ln {
+					continue // republished: serve the new socket
+				}
 				return
 			}
 			if d.closing.Load() {
 				// The socket is gone: serve who connected before.
 				for {
-					conn, ok := acceptQueued(d.ln)
+					conn, ok := acceptQueued(ln)
 					if !ok {
 						return
 					}
@@ -494,6 +499,8 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers++
 			}
 			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
+			d.requests++
+			c.seq = d.requests
 			c.history = c.histWant
 			d.syncLocked(c)
 			d.seenLocked()
@@ -537,6 +544,8 @@ func (d *Daemon) readLoop(c *client) {
 			d.mu.Lock()
 			if c.role == roleWritable {
 				c.rows, c.cols = rows, cols
+				d.requests++
+				c.seq = d.requests
 				d.renegotiateLocked()
 			} else {
 				// A follower's terminal, which its redraws fill; it
@@ -583,6 +592,9 @@ func parseSize(p []byte) (rows, cols int, ok bool) {
 // baseline, and from now on live output. All of it under d.mu, so no pump
 // chunk falls between the baseline and the live stream or lands in both.
 func (d *Daemon) syncLocked(c *client) {
+	// Not live while the size is renegotiated: c gets its GEOMETRY once,
+	// in front of its baseline, not also as the change's broadcast.
+	c.live = false
 	d.renegotiateLocked()
 	c.pending = c.pending[:0]
 	c.overflow = false

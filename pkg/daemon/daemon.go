@@ -131,9 +131,11 @@ type Daemon struct {
 	sigchld   chan os.Signal
 	pumpDone  chan struct{} // closed when pump returns
 
-	// The connections (clients.go).
-	ln        *net.UnixListener
-	sockIno   uint64
+	// The connections (clients.go). ln and sockIno are the listening
+	// socket and its file's inode: atomic, because republishing
+	// (republish.go) binds a new one while acceptLoop serves.
+	ln        atomic.Pointer[net.UnixListener]
+	sockIno   atomic.Uint64
 	lingering atomic.Int32 // refused connections being let go of
 	// acceptDone is closed when acceptLoop returns; closing stops it
 	// at its next timeout (see stopAccepting).
@@ -155,6 +157,9 @@ type Daemon struct {
 	kick     chan struct{}
 	// log takes what failed to be written there (see recordErr).
 	log *errlog.Log
+
+	// Publishing the session's files again when they go (republish.go).
+	repub republisher
 
 	// The session's end (Serve, finish). sigs receives the stops Serve
 	// handles; stop is closed to end the background loops, bgDone
@@ -195,6 +200,9 @@ type Daemon struct {
 	manyProcs bool // see fitProcsLocked
 	held      int  // bytes held for clients: see recountLocked
 	shedding  bool
+	// requests counts the writable requests (ATTACH, ATTACH_TTY, RESIZE)
+	// so far: a client's seq is the number of its last.
+	requests int64
 	// Memory freed since it was last handed back to the system, and when
 	// that was: see releaseLocked.
 	freed     int
@@ -377,8 +385,6 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 		started:   time.Now(),
 		log:       errlog.New(cfg.Root, cfg.ID),
 		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
-		ln:        ln,
-		sockIno:   cfg.SockIno,
 		sigs:      sigs,
 		clients:   map[*client]struct{}{},
 		rows:      cfg.Rows,
@@ -395,6 +401,8 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 
 		acceptDone: make(chan struct{}),
 	}
+	d.ln.Store(ln)
+	d.sockIno.Store(cfg.SockIno)
 	// Before the child exists, so its exit cannot slip by unnoticed.
 	d.sigchld = make(chan os.Signal, 1)
 	signal.Notify(d.sigchld, syscall.SIGCHLD)
@@ -444,6 +452,7 @@ func (d *Daemon) startFailed(err error) int {
 // daemon process.
 func (d *Daemon) Serve() int {
 	sigs := d.sigs
+	d.startWatching()
 	go d.reap()
 	go d.pump()
 	go d.acceptLoop()
@@ -465,6 +474,8 @@ func (d *Daemon) Serve() int {
 		}
 		break
 	}
+	// Nothing is published again from here: the shutdown removes it.
+	d.stopWatching()
 	// Whatever goes wrong from here, the daemon is gone within the
 	// backstop, with its child tree.
 	backstop := time.AfterFunc(shutdownBackstop, func() {
@@ -555,7 +566,7 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.waitFlushed(exitLinger)
 	d.stopAccepting()
 	d.waitFlushed(exitLinger)
-	d.ln.Close()
+	d.ln.Load().Close()
 	d.mu.Lock()
 	for c := range d.clients {
 		c.closed = true
@@ -621,7 +632,7 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 func (d *Daemon) stopAccepting() {
 	d.removeSock()
 	d.closing.Store(true)
-	if d.ln.SetDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
+	if d.ln.Load().SetDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
 		<-d.acceptDone
 	}
 }

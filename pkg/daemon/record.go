@@ -67,12 +67,16 @@ func (d *Daemon) eventLoop() {
 				}
 				break
 			}
-			d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, batch...))
+			if !d.repub.orphaned.Load() { // the log is another generation's now
+				d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, batch...))
+			}
 		case <-d.stop:
 			for {
 				select {
 				case ev := <-d.events:
-					d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, ev))
+					if !d.repub.orphaned.Load() {
+						d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, ev))
+					}
 				default:
 					return
 				}
@@ -210,7 +214,7 @@ func (d *Daemon) recordExit(write func() error) {
 
 // unclaim undoes claim after the child failed to start.
 func (d *Daemon) unclaim() {
-	d.ln.Close()
+	d.ln.Load().Close()
 	err := layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
 		d.removeOwned()
 		if m, err := layout.At(d.root).Metadata(d.id); err == nil && m.Generation == d.gen {
@@ -234,7 +238,7 @@ func removeRecord(p layout.Paths) {
 // (nothing for a nil err). A record that is gone takes no log: there is
 // no session to report it for, and the log would be left behind.
 func (d *Daemon) recordErr(what string, err error) {
-	if err == nil || errors.Is(err, layout.ErrNotFound) {
+	if err == nil || errors.Is(err, layout.ErrNotFound) || d.repub.orphaned.Load() {
 		return
 	}
 	d.log.Record(what, err)
@@ -244,7 +248,7 @@ func (d *Daemon) recordErr(what string, err error) {
 func (d *Daemon) removeSock() {
 	p := layout.At(d.root).Paths(d.id)
 	var st unix.Stat_t
-	if unix.Lstat(p.Sock(), &st) == nil && uint64(st.Ino) == d.sockIno {
+	if unix.Lstat(p.Sock(), &st) == nil && uint64(st.Ino) == d.sockIno.Load() {
 		os.Remove(p.Sock())
 	}
 }

@@ -33,10 +33,11 @@ func (d *Daemon) status() []byte {
 		switch c.role {
 		case roleWritable:
 			s.Clients.Attached++
-			s.Clients.Connections = append(s.Clients.Connections, proto.StatusConn{Role: proto.RoleWritable, Rows: c.rows, Cols: c.cols})
+			s.Clients.Connections = append(s.Clients.Connections, proto.StatusConn{Role: proto.RoleWritable, Rows: c.rows, Cols: c.cols,
+				LastRequestSequence: c.seq, Constrains: &proto.Constrains{Rows: c.rows == rows, Cols: c.cols == cols}})
 		case roleReadonly:
 			s.Clients.ReadOnly++
-			s.Clients.Connections = append(s.Clients.Connections, proto.StatusConn{Role: proto.RoleReadOnly})
+			s.Clients.Connections = append(s.Clients.Connections, proto.StatusConn{Role: proto.RoleReadOnly, Constrains: &proto.Constrains{}})
 		}
 	}
 	s.Clients.Total = len(d.clients)

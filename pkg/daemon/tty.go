@@ -62,6 +62,8 @@ func (d *Daemon) attachTTY(c *client, typ proto.Type, payload []byte, fds []int)
 		d.writers++
 	}
 	c.role, c.rows, c.cols = roleWritable, rows, cols
+	d.requests++
+	c.seq = d.requests
 	c.history, c.spoke = c.histWant, true
 	// Whatever was queued was framed for the socket.
 	c.pending, c.spare = nil, nil

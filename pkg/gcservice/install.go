@@ -73,8 +73,8 @@ func libService(c Config, platform string) (service.Service, error) {
 }
 
 // Install writes and enables the job, replacing an earlier install for
-// the same root (so a new --interval takes effect). It returns the files
-// written.
+// the same root (so a new --interval takes effect), the original pty's
+// launchd job for it included (Legacy). It returns the files written.
 func Install(c Config) ([]File, error) {
 	platform := Platform()
 	if platform == "" {
@@ -83,6 +83,11 @@ func Install(c Config) ([]File, error) {
 	files, err := Render(c, platform)
 	if err != nil {
 		return nil, err
+	}
+	if platform == Launchd {
+		if _, err := removeLegacy(c); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := os.Stat(files[0].Path); err == nil {
 		if err := Uninstall(c); err != nil {
@@ -119,8 +124,8 @@ func Install(c Config) ([]File, error) {
 	return files, nil
 }
 
-// Uninstall stops and removes the job for c.Root. Not installed is not an
-// error.
+// Uninstall stops and removes the job for c.Root, and the original pty's
+// launchd job for it (Legacy). Not installed is not an error.
 func Uninstall(c Config) error {
 	platform := Platform()
 	if platform == "" {
@@ -131,6 +136,11 @@ func Uninstall(c Config) error {
 		return err
 	}
 	var errs []error
+	if platform == Launchd {
+		if _, err := removeLegacy(c); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if platform == Systemd {
 		timer := files[1]
 		if _, err := os.Stat(timer.Path); err == nil {
@@ -165,6 +175,9 @@ type State struct {
 	Installed bool
 	Active    string // the timer's state (systemd) or the job's (launchd)
 	Files     []File
+	// Legacy are the original pty's launchd jobs for the root (see
+	// Legacy), which install replaces and uninstall removes.
+	Legacy []string
 }
 
 // Status reports whether the job for c.Root is installed and active.
@@ -178,6 +191,11 @@ func Status(c Config) (State, error) {
 		return st, err
 	}
 	st.Files = files
+	if st.Platform == Launchd {
+		if st.Legacy, err = Legacy(c); err != nil {
+			return st, err
+		}
+	}
 	if _, err := os.Stat(files[0].Path); err != nil {
 		return st, nil
 	}

@@ -35,6 +35,10 @@ type Config struct {
 	Extra          map[string]json.RawMessage `json:"extra,omitempty"`
 	Replace        bool                       `json:"replace,omitempty"`
 	ReplaceGen     string                     `json:"replaceGeneration,omitempty"`
+	// ExactEnv is the record's "env", the original's exact environment
+	// (its API's, never pty run's): the child's environment is it alone,
+	// not the caller's, with the session's own variables added.
+	ExactEnv map[string]string `json:"env,omitempty"`
 	// Generation is the new session's generation, minted here so it can
 	// also be in the daemon's arguments (registry.DaemonArgs), where anyone
 	// can check a pid against a record.

@@ -1,12 +1,30 @@
 package launchconfig
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // isolateAllow is the environment a --isolate-env child keeps.
 var isolateAllow = map[string]bool{
 	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TERM": true,
 	"COLORTERM": true, "LANG": true, "TZ": true, "PWD": true, "TMPDIR": true,
 	"PTY_ROOT": true, "PTY_SESSION_DIR": true,
+}
+
+// BaseEnv is the environment a session's child starts from, before
+// ChildEnv: the exact environment of the launch settings when they have
+// one, else caller (the environment the session was started from).
+func (c *Config) BaseEnv(caller []string) []string {
+	if c.ExactEnv == nil {
+		return caller
+	}
+	env := make([]string, 0, len(c.ExactEnv))
+	for k, v := range c.ExactEnv {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
 }
 
 // ChildEnv applies the env policy: base (all, or the isolate allow-list),

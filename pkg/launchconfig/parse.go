@@ -46,6 +46,8 @@ func Parse(b []byte) (Config, error) {
 			c.UnsetEnv, err = d.Strings()
 		case "isolateEnv":
 			err = jsonlite.Into(d, &c.IsolateEnv, d.Bool)
+		case "env":
+			c.ExactEnv, err = d.StringMap(c.ExactEnv)
 		case "ephemeral":
 			err = jsonlite.Into(d, &c.Ephemeral, d.Bool)
 		case "extra":

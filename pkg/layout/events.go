@@ -25,6 +25,7 @@ const (
 	EventSessionStart        = "session_start"
 	EventSessionExit         = "session_exit"
 	EventSessionExec         = "session_exec"
+	EventSessionRepublished  = "session_republished"
 	EventSessionRespawn      = "session_respawn"
 	EventSessionAbandoned    = "session_abandoned"
 	EventSessionFlapping     = "session_flapping"
@@ -43,7 +44,7 @@ func EventTypes() []string {
 	return []string{
 		EventBell, EventTitleChange, EventNotification, EventFocusRequest, EventCursorVisible,
 		EventSessionStart, EventSessionExit, EventSessionExec, EventSessionRespawn,
-		EventSessionAbandoned, EventSessionFlapping, EventDescendantsSurvived,
+		EventSessionAbandoned, EventSessionFlapping, EventDescendantsSurvived, EventSessionRepublished,
 		EventDisplayNameChange, EventTagsChange, EventMetadataChange,
 		EventStateSet, EventStateDelete,
 	}

@@ -51,7 +51,25 @@ type Metadata struct {
 
 	// Extra holds fields this version does not know, verbatim.
 	Extra map[string]json.RawMessage `json:"-"`
+
+	// zeroes are the launch fields the record holds with the value that
+	// omitempty leaves out (the original writes "ephemeral":false on
+	// every record, and "env":{} is an empty exact environment, not
+	// none): written back while they still have it, so that a record
+	// passes through our writers with the fields it had.
+	zeroes zeroFields `json:"-"`
 }
+
+// zeroFields is a set of the fields that keep an explicit zero value.
+type zeroFields uint8
+
+const (
+	zeroEphemeral zeroFields = 1 << iota
+	zeroIsolateEnv
+	zeroExtraEnv
+	zeroUnsetEnv
+	zeroEnv
+)
 
 // MetadataFields lists the JSON names of Metadata's fields, for docs checks
 // and for telling known fields from unknown ones.

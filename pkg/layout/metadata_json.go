@@ -59,16 +59,22 @@ func (m *Metadata) appendJSON(b []byte) ([]byte, error) {
 	}
 	if m.Ephemeral {
 		b = append(b, `,"ephemeral":true`...)
+	} else if m.zeroes&zeroEphemeral != 0 {
+		b = append(b, `,"ephemeral":false`...)
 	}
 	if m.IsolateEnv {
 		b = append(b, `,"isolateEnv":true`...)
+	} else if m.zeroes&zeroIsolateEnv != 0 {
+		b = append(b, `,"isolateEnv":false`...)
 	}
-	b = appendStringMapField(b, "extraEnv", m.ExtraEnv)
+	b = appendEnvField(b, "extraEnv", m.ExtraEnv, m.zeroes&zeroExtraEnv != 0)
 	if len(m.UnsetEnv) > 0 {
 		b = append(b, `,"unsetEnv":`...)
 		b = appendStrings(b, m.UnsetEnv)
+	} else if m.UnsetEnv != nil && m.zeroes&zeroUnsetEnv != 0 {
+		b = append(b, `,"unsetEnv":[]`...)
 	}
-	b = appendStringMapField(b, "env", m.Env)
+	b = appendEnvField(b, "env", m.Env, m.zeroes&zeroEnv != 0)
 	b = appendStringField(b, "generation", m.Generation, true)
 	b = appendIntField(b, "daemonPid", m.DaemonPid, true)
 	b = appendStringField(b, "lastAttachAt", m.LastAttachAt, true)
@@ -120,6 +126,15 @@ func appendIntField(b []byte, key string, v int, omitEmpty bool) []byte {
 	return strconv.AppendInt(b, int64(v), 10)
 }
 
+// appendEnvField is appendStringMapField, except that an empty map read
+// as {} (kept) is written as {}.
+func appendEnvField(b []byte, key string, m map[string]string, kept bool) []byte {
+	if len(m) == 0 && m != nil && kept {
+		return append(append(append(append(b, ',', '"'), key...), '"', ':'), "{}"...)
+	}
+	return appendStringMapField(b, key, m)
+}
+
 func appendStringMapField(b []byte, key string, m map[string]string) []byte {
 	if len(m) == 0 {
 		return b
@@ -141,6 +156,17 @@ func appendStrings(b []byte, a []string) []byte {
 func appendStringMap(b []byte, m map[string]string) []byte {
 	b, _ = jsonlite.AppendObject(b, m, appendStringValue)
 	return b
+}
+
+// keep records whether field f was read with its zero value (for a map or
+// a slice, null clears it, as it clears the value; for a bool, which null
+// leaves alone, it is not called).
+func (z *zeroFields) keep(f zeroFields, zero bool) {
+	if zero {
+		*z |= f
+	} else {
+		*z &^= f
+	}
 }
 
 func appendStringValue(b []byte, s string) ([]byte, error) { return jsonlite.AppendString(b, s), nil }
@@ -259,15 +285,26 @@ func (m *Metadata) decodeField(d *jsonlite.Decoder, name string) error {
 	case "scrollback":
 		m.Scrollback, err = jsonlite.Ptr(d, d.Int)
 	case "ephemeral":
+		isNull := d.Peek() == 'n'
 		err = jsonlite.Into(d, &m.Ephemeral, d.Bool)
+		if !isNull {
+			m.zeroes.keep(zeroEphemeral, !m.Ephemeral)
+		}
 	case "isolateEnv":
+		isNull := d.Peek() == 'n'
 		err = jsonlite.Into(d, &m.IsolateEnv, d.Bool)
+		if !isNull {
+			m.zeroes.keep(zeroIsolateEnv, !m.IsolateEnv)
+		}
 	case "extraEnv":
 		m.ExtraEnv, err = d.StringMap(m.ExtraEnv)
+		m.zeroes.keep(zeroExtraEnv, m.ExtraEnv != nil && len(m.ExtraEnv) == 0)
 	case "unsetEnv":
 		m.UnsetEnv, err = d.Strings()
+		m.zeroes.keep(zeroUnsetEnv, m.UnsetEnv != nil && len(m.UnsetEnv) == 0)
 	case "env":
 		m.Env, err = d.StringMap(m.Env)
+		m.zeroes.keep(zeroEnv, m.Env != nil && len(m.Env) == 0)
 	case "generation":
 		err = jsonlite.Into(d, &m.Generation, d.String)
 	case "daemonPid":

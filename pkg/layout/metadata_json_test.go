@@ -302,6 +302,7 @@ func TestMetadataReadsWhatEncodingJSONRead(t *testing.T) {
 		if err == nil {
 			okDocs++
 		}
+		m.zeroes = 0 // what encoding/json cannot hold: see TestMetadataKeepsExplicitZeroes
 		if err == nil && !reflect.DeepEqual(m, Metadata(old)) {
 			t.Fatalf("doc %d %s: read\n%+v\nencoding/json read\n%+v", i, doc, m, Metadata(old))
 		}
@@ -318,5 +319,40 @@ func TestMetadataReadsWhatEncodingJSONRead(t *testing.T) {
 	m := Metadata{Command: "x"}
 	if err := m.decodeJSON([]byte(" null ")); err != nil || !reflect.DeepEqual(m, Metadata{}) {
 		t.Errorf("null read as %+v, %v; encoding/json read an empty record", m, err)
+	}
+}
+
+// TestMetadataKeepsExplicitZeroes: the original writes "ephemeral":false
+// on every record, and an exact environment may be empty ("env":{}, not
+// no env at all). Read and written back, such a record keeps them, until
+// the value changes.
+func TestMetadataKeepsExplicitZeroes(t *testing.T) {
+	in := `{"command":"/bin/sh","args":[],"displayCommand":"sh","cwd":"/","createdAt":"2026-01-01T00:00:00.000Z",` +
+		`"ephemeral":false,"isolateEnv":false,"extraEnv":{},"unsetEnv":[],"env":{}}`
+	var m Metadata
+	if err := m.decodeJSON([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.appendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != in {
+		t.Errorf("read and written back:\n%s\nwant\n%s", out, in)
+	}
+	m.Ephemeral, m.Env, m.UnsetEnv = true, nil, []string{"A"}
+	out, _ = m.appendJSON(nil)
+	if want := `"ephemeral":true,"isolateEnv":false,"extraEnv":{},"unsetEnv":["A"]}`; !strings.HasSuffix(string(out), want) {
+		t.Errorf("changed: %s, want it to end %s", out, want)
+	}
+	for _, doc := range []string{`{"ephemeral":false,"ephemeral":null}`, `{"env":{},"env":null}`} {
+		var n Metadata
+		if err := n.decodeJSON([]byte(doc)); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := n.appendJSON(nil)
+		if strings.Contains(string(out), `"ephemeral":false`) != strings.Contains(doc, `"ephemeral"`) || strings.Contains(string(out), `"env"`) {
+			t.Errorf("%s written back as %s", doc, out)
+		}
 	}
 }

@@ -28,25 +28,6 @@ type Filter struct {
 	NewerThan time.Duration // 0 = no bound
 }
 
-// ParseDuration reads the list filters' ages: a whole number followed by
-// s, m, h or d. Go's compound forms ("1h30m") are refused rather than half
-// understood.
-func ParseDuration(s string) (time.Duration, error) {
-	t := strings.TrimSpace(s)
-	rest := strings.TrimLeft(t, "0123456789")
-	num := t[:len(t)-len(rest)]
-	u := strings.TrimLeft(rest, " \t\n\f\r")
-	if num == "" || len(u) != 1 || !strings.Contains("smhd", u) {
-		return 0, fmt.Errorf("duration %q is not understood: write a whole number and one unit, like 30s, 15m, 2h or 7d", s)
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n > 1<<40 {
-		return 0, fmt.Errorf("duration %q is too large", s)
-	}
-	unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour}[u]
-	return time.Duration(n) * unit, nil
-}
-
 // ParseStatus checks a --status value.
 func ParseStatus(s string) (layout.Status, error) {
 	switch st := layout.Status(strings.ToLower(s)); st {

@@ -37,20 +37,6 @@ func exited(code int, ago time.Duration) func(*layout.Metadata) {
 	}
 }
 
-func TestParseDuration(t *testing.T) {
-	good := map[string]time.Duration{"30s": 30 * time.Second, "15m": 15 * time.Minute, "2h": 2 * time.Hour, "7d": 7 * 24 * time.Hour, "3 h": 3 * time.Hour, "0s": 0}
-	for in, want := range good {
-		if got, err := ParseDuration(in); err != nil || got != want {
-			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"1h30m", "h", "10", "-5m", "1.5h", "2w", "", "10ms"} {
-		if _, err := ParseDuration(in); err == nil {
-			t.Errorf("ParseDuration(%q) succeeded, want an error", in)
-		}
-	}
-}
-
 func TestFilterComposes(t *testing.T) {
 	all := []layout.Session{
 		sess("a", layout.Running, time.Hour, func(m *layout.Metadata) { m.Tags = map[string]string{"team": "x", "env": "dev"} }),

@@ -5,26 +5,70 @@ import (
 	"unicode"
 )
 
-// Fuzzy reports whether every space-separated term of query occurs in text
-// as a subsequence (letters in order, gaps allowed), and how well: higher
-// is better. Matching ignores case unless a term has an upper-case letter
-// (smart case, as in fzf and ripgrep). An empty query matches everything
-// with score 0.
+// Fields are the texts of a session the filter looks at, in the order a
+// match in them ranks: what people call the session (id, display name),
+// then what it runs, then its tags, then where it runs.
+type Fields struct {
+	Names   []string
+	Command string
+	Tags    []string
+	Dir     string
+}
+
+// Match reports whether every space-separated term of query matches one of
+// f's texts, and how well: higher is better. A term matches a text when its
+// letters occur in it in order; a term whose letters are found only by
+// taking some from one text and some from another does not match, so that
+// "api" does not find a session by the a of its directory, the p of its
+// command and the i of a tag. Matching ignores case unless a term has an
+// upper-case letter (smart case, as in fzf and ripgrep). An empty query
+// matches everything with score 0.
 //
-// The score favours what people mean when they type a few letters: runs of
-// consecutive letters, letters at the start of a word (after a space, '/',
-// '-', '_', '.', '=' or a case change), and matches early in the text, where
-// the id and display name are.
-func Fuzzy(query, text string) (int, bool) {
+// A term that occurs as it is typed (contiguous) in a name ranks above one
+// contiguous in the command, then in a tag, then in the directory, and any
+// of those above letters scattered within one text, in the same order of
+// texts. Within a rank the score favours runs, word starts and early
+// matches (fuzzyTerm).
+func Match(query string, f Fields) (int, bool) {
+	groups := [][]string{f.Names, {f.Command}, f.Tags, {f.Dir}}
 	total := 0
 	for _, term := range strings.Fields(query) {
-		s, ok := fuzzyTerm(term, text)
-		if !ok {
+		best, found := 0, false
+		for g, texts := range groups {
+			for _, text := range texts {
+				s, ok := fuzzyTerm(term, text)
+				if !ok {
+					continue
+				}
+				rank := g // 0 is best
+				if !contains(text, term) {
+					rank += len(groups)
+				}
+				s = (2*len(groups)-rank)*rankStep + min(max(s, 0), rankStep-1)
+				if !found || s > best {
+					best, found = s, true
+				}
+			}
+		}
+		if !found {
 			return 0, false
 		}
-		total += s
+		total += best
 	}
 	return total, true
+}
+
+// rankStep is more than fuzzyTerm gives any term a person types, so that a
+// rank is never outweighed by a better score in a lower one.
+const rankStep = 1 << 16
+
+// contains reports whether term occurs in text as typed, with Match's
+// smart case.
+func contains(text, term string) bool {
+	if strings.IndexFunc(term, unicode.IsUpper) >= 0 {
+		return strings.Contains(text, term)
+	}
+	return strings.Contains(strings.ToLower(text), strings.ToLower(term))
 }
 
 func fuzzyTerm(term, text string) (int, bool) {

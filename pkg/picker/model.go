@@ -61,7 +61,6 @@ const newKey = "\x00new"
 type item struct {
 	sess  *layout.Session // nil for the create row
 	key   string
-	hay   string
 	score int
 }
 
@@ -179,15 +178,14 @@ func (m *Model) SetSessions(list []layout.Session) {
 	m.rebuild()
 }
 
-// haystack is the text the filter matches: id, name, cwd, command, tags.
-func (m *Model) haystack(s layout.Session) string {
-	parts := []string{s.ID}
+// fields are the texts the filter matches.
+func (m *Model) fields(s layout.Session) Fields {
+	f := Fields{Names: []string{s.ID}, Command: listing.Command(s.Meta), Dir: listing.TildePath(s.Meta.Cwd, m.o.Home)}
 	if s.Meta.DisplayName != nil && *s.Meta.DisplayName != "" {
-		parts = append(parts, *s.Meta.DisplayName)
+		f.Names = append(f.Names, *s.Meta.DisplayName)
 	}
-	parts = append(parts, listing.TildePath(s.Meta.Cwd, m.o.Home), listing.Command(s.Meta))
-	parts = append(parts, layout.SortedTags(s.Meta.Tags)...)
-	return strings.Join(parts, " ")
+	f.Tags = layout.SortedTags(s.Meta.Tags)
+	return f
 }
 
 // rebuild recomputes the visible rows from the sessions and the filter,
@@ -197,12 +195,11 @@ func (m *Model) rebuild() {
 	m.items = m.items[:0]
 	for i := range m.sessions {
 		s := &m.sessions[i]
-		hay := m.haystack(*s)
-		score, ok := Fuzzy(q, hay)
+		score, ok := Match(q, m.fields(*s))
 		if !ok {
 			continue
 		}
-		m.items = append(m.items, item{sess: s, key: s.ID, hay: hay, score: score})
+		m.items = append(m.items, item{sess: s, key: s.ID, score: score})
 	}
 	if strings.TrimSpace(q) != "" {
 		sort.SliceStable(m.items, func(i, j int) bool { return m.items[i].score > m.items[j].score })

@@ -102,34 +102,62 @@ func TestEditorPasteIsOneLine(t *testing.T) {
 	}
 }
 
-func TestFuzzy(t *testing.T) {
-	match := []struct{ q, text string }{
-		{"", "anything"},
-		{"wbs", "web-server"},
-		{"WEB", "my WEB app"},
-		{"web api", "api web"},
-		{"srcapp", "~/src/app"},
-		{"role=api", "x role=api"},
+func TestMatch(t *testing.T) {
+	one := func(text string) Fields { return Fields{Names: []string{text}} }
+	match := []struct {
+		q string
+		f Fields
+	}{
+		{"", one("anything")},
+		{"wbs", one("web-server")},
+		{"WEB", one("my WEB app")},
+		{"web api", one("api web")},
+		{"srcapp", Fields{Dir: "~/src/app"}},
+		{"role=api", Fields{Tags: []string{"x=1", "role=api"}}},
+		{"web sleep", Fields{Names: []string{"web1"}, Command: "sleep 9"}}, // each term in its own text
 	}
 	for _, c := range match {
-		if _, ok := Fuzzy(c.q, c.text); !ok {
-			t.Errorf("%q should match %q", c.q, c.text)
+		if _, ok := Match(c.q, c.f); !ok {
+			t.Errorf("%q should match %+v", c.q, c.f)
 		}
 	}
-	miss := []struct{ q, text string }{
-		{"bew", "web"},
-		{"WEB", "web"}, // smart case: upper case in the query is deliberate
-		{"web zzz", "web"},
+	miss := []struct {
+		q string
+		f Fields
+	}{
+		{"bew", one("web")},
+		{"WEB", one("web")}, // smart case: upper case in the query is deliberate
+		{"web zzz", one("web")},
+		// a, p, i taken from three texts is not a match.
+		{"api", Fields{Names: []string{"db1", "postgres"}, Command: "postgres -D ./pgdata", Tags: []string{"tier=primary"}, Dir: "~/data/pg"}},
 	}
 	for _, c := range miss {
-		if _, ok := Fuzzy(c.q, c.text); ok {
-			t.Errorf("%q should not match %q", c.q, c.text)
+		if _, ok := Match(c.q, c.f); ok {
+			t.Errorf("%q should not match %+v", c.q, c.f)
 		}
 	}
-	word, _ := Fuzzy("web", "web-server ~/x sleep")
-	scattered, _ := Fuzzy("web", "w1 ~/e/b sleep")
+	word, _ := Match("web", one("web-server ~/x sleep"))
+	scattered, _ := Match("web", one("w1 ~/e/b sleep"))
 	if word <= scattered {
 		t.Errorf("a word match (%d) should beat a scattered one (%d)", word, scattered)
+	}
+	// Contiguous in a name, then the command, then a tag, then the
+	// directory, then scattered: whatever the scores within each.
+	ranked := []Fields{
+		{Names: []string{"cobweb"}},
+		{Command: "sh -c cobweb"},
+		{Tags: []string{"site=cobweb"}},
+		{Dir: "~/cobweb"},
+		{Names: []string{"w-e-b"}},
+		{Command: "w -e -b"},
+	}
+	prev := 0
+	for i, f := range ranked {
+		s, ok := Match("web", f)
+		if !ok || (i > 0 && s >= prev) {
+			t.Errorf("%+v scores %d (ok %v), want below %d", f, s, ok, prev)
+		}
+		prev = s
 	}
 }
 

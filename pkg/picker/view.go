@@ -32,6 +32,10 @@ const (
 	markVanished = "✕"
 )
 
+// markSelected leads the selected row, in the two cells every row starts
+// with.
+const markSelected = "▸ "
+
 // View draws the picker.
 func (m *Model) View() string {
 	if m.quitting {
@@ -63,6 +67,9 @@ func (m *Model) View() string {
 	for i := m.top; i < end; i++ {
 		r := rows[i]
 		if i == m.sel {
+			// A mark as well as reverse video: some terminals and
+			// screen readers do not show reverse video.
+			r = markSelected + strings.TrimPrefix(r, "  ")
 			r = styleSelected.Render(ansi.Strip(padRight(r, m.width)))
 		}
 		b.WriteString(m.line(r))

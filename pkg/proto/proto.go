@@ -27,6 +27,12 @@ const (
 	Peek     Type = 6  // client→daemon: flags byte; become a read-only client
 	Status   Type = 7  // client→daemon empty request; daemon→client JSON reply
 	Geometry Type = 10 // daemon→client: rows u16, cols u16
+	// Frames of the Rust port's daemons, which our clients meet on the
+	// same registry. Recovery (11) concerns its embedded mode and is
+	// ignored; AttachRefused (12, a UTF-8 reason) refuses the attach, as
+	// Refused does.
+	Recovery      Type = 11
+	AttachRefused Type = 12
 	// AttachTTY (client→daemon: rows u16, cols u16, and the user's
 	// keyboard and screen as two descriptors in SCM_RIGHTS) hands the
 	// terminal itself to the daemon; TTYAttached (daemon→client, empty)
@@ -110,6 +116,10 @@ func (t Type) String() string {
 		return "STATUS"
 	case Geometry:
 		return "GEOMETRY"
+	case Recovery:
+		return "RECOVERY"
+	case AttachRefused:
+		return "ATTACH_REFUSED"
 	case AttachTTY:
 		return "ATTACH_TTY"
 	case TTYAttached:

@@ -74,6 +74,19 @@ type StatusConn struct {
 	Role string `json:"role"`
 	Rows int    `json:"rows,omitempty"`
 	Cols int    `json:"cols,omitempty"`
+	// LastRequestSequence numbers a writable connection's last ATTACH or
+	// RESIZE among all the session's, as the original does: the newest
+	// request has the highest.
+	LastRequestSequence int64 `json:"lastRequestSequence,omitempty"`
+	// Constrains says whether the connection's size is the session's,
+	// each way (a read-only one never is).
+	Constrains *Constrains `json:"constrains,omitempty"`
+}
+
+// Constrains is StatusConn's constrains.
+type Constrains struct {
+	Rows bool `json:"rows"`
+	Cols bool `json:"cols"`
 }
 
 // StatusModes are the terminal modes a client may need to know.
@@ -143,6 +156,13 @@ func (s *StatusReply) AppendJSON(b []byte) ([]byte, error) {
 		}
 		if conn.Cols != 0 {
 			b = appendInt(b, `,"cols":`, conn.Cols)
+		}
+		if conn.LastRequestSequence != 0 {
+			b = strconv.AppendInt(append(b, `,"lastRequestSequence":`...), conn.LastRequestSequence, 10)
+		}
+		if k := conn.Constrains; k != nil {
+			b = strconv.AppendBool(append(b, `,"constrains":{"rows":`...), k.Rows)
+			b = append(strconv.AppendBool(append(b, `,"cols":`...), k.Cols), '}')
 		}
 		return append(b, '}'), nil
 	})

@@ -454,7 +454,16 @@ func (p *parser) parse(data []byte) error {
 				return err
 			}
 		default:
-			return p.errAt(kp.line, "", "unknown field %q (a pty.toml has prefix and [sessions.<name>] tables)", k)
+			hint := ""
+			switch g := suggestField(k, []string{"prefix", "sessions"}, topByMeaning); {
+			case g == "sessions":
+				hint = "did you mean [sessions.<name>]? "
+			case g != "":
+				hint = fmt.Sprintf("did you mean %q? ", g)
+			case slices.Contains(sessionFields, k) || fieldsByMeaning[k] != "":
+				hint = "a session's fields go in its [sessions.<name>] table; "
+			}
+			return p.errAt(kp.line, "", "unknown field %q (%sa pty.toml has prefix and [sessions.<name>] tables)", k, hint)
 		}
 	}
 	if len(p.f.Sessions) == 0 {
@@ -567,7 +576,7 @@ func (p *parser) session(key string, v any, pos *keyPos) (Spec, error) {
 			s.Scrollback = &v
 		default:
 			hint := ""
-			if g := closest(fk, sessionFields); g != "" {
+			if g := suggestField(fk, sessionFields, fieldsByMeaning); g != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", g)
 			} else {
 				hint = " (known fields: " + strings.Join(sessionFields, ", ") + ")"

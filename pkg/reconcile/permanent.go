@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -88,8 +89,8 @@ func (p *pass) launchOptions(e *entry) (o spawn.Options, note string, declared b
 func (p *pass) respawn(e *entry, o spawn.Options, note string) {
 	id := e.id
 	window := p.o.FastFailWindow
-	if n, ok := positiveInt(e.tag(layout.TagFastFailWindow)); ok {
-		window = time.Duration(n) * time.Second
+	if d, err := duration.Parse(e.tag(layout.TagFastFailWindow)); err == nil && d > 0 {
+		window = d
 	}
 	limit := p.o.FastFailLimit
 	if n, ok := positiveInt(e.tag(layout.TagFastFailLimit)); ok {

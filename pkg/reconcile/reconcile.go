@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/leftovers"
 )
 
@@ -178,6 +179,10 @@ type pass struct {
 	// their environment; read once, when the first dead session needs it.
 	leftovers     *leftovers.Index
 	leftoversRead bool
+	// daemons are the live session daemons of the root, found by their
+	// identity (see republishing), read once a vanished session is acted on.
+	daemons     []registry.LiveDaemon
+	daemonsRead bool
 }
 
 func (p *pass) emit(a Action) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -163,19 +164,19 @@ func (p *pass) sweep() {
 					hint = "kept for inspection"
 				}
 				p.emit(Action{Kind: KindKept, ID: id, Reason: strings.ReplaceAll(why, " ", "-"),
-					Message: fmt.Sprintf("Kept (%s): %s — %s; removed after %s", why, id, hint, FormatDuration(p.o.KeepMaxAge))})
+					Message: fmt.Sprintf("Kept (%s): %s — %s; removed after %s", why, id, hint, duration.Format(p.o.KeepMaxAge))})
 				continue
 			}
-			reason, label = "keep-expired", fmt.Sprintf(" (keep expired after %s)", FormatDuration(p.o.KeepMaxAge))
+			reason, label = "keep-expired", fmt.Sprintf(" (keep expired after %s)", duration.Format(p.o.KeepMaxAge))
 		case e.meta.Failed():
 			exited := layout.ParseTime(e.meta.ExitedAt)
 			if !exited.IsZero() && now.Sub(exited) < p.o.FailedTTL {
 				why := fmt.Sprintf("exit code %d", *e.meta.ExitCode)
 				p.emit(Action{Kind: KindKept, ID: id, Reason: "failed",
-					Message: fmt.Sprintf("Kept (%s): %s — kept for inspection; removed after %s", why, id, FormatDuration(p.o.FailedTTL))})
+					Message: fmt.Sprintf("Kept (%s): %s — kept for inspection; removed after %s", why, id, duration.Format(p.o.FailedTTL))})
 				continue
 			}
-			reason, label = "failed-expired", fmt.Sprintf(" (failure kept %s)", FormatDuration(p.o.FailedTTL))
+			reason, label = "failed-expired", fmt.Sprintf(" (failure kept %s)", duration.Format(p.o.FailedTTL))
 		default:
 			reason = string(e.status())
 		}
@@ -204,6 +205,8 @@ func (p *pass) skipped(id, what string, err error) {
 		p.emit(Action{Kind: KindSkipped, ID: id, Reason: r, Message: fmt.Sprintf("Skipped (changed meanwhile): %s", id)})
 	case "busy":
 		p.emit(Action{Kind: KindSkipped, ID: id, Reason: r, Message: fmt.Sprintf("Skipped (busy): %s", id)})
+	case "republishing":
+		p.emit(Action{Kind: KindSkipped, ID: id, Reason: r, Message: fmt.Sprintf("Skipped (daemon alive, publishing its files again): %s", id)})
 	default:
 		p.emit(Action{Kind: KindFailed, ID: id, Reason: what, Error: err.Error(), Message: fmt.Sprintf("Failed to %s %s: %v", what, id, err)})
 	}
@@ -302,44 +305,4 @@ func summarize(acts []Action, dry bool) Summary {
 		text += fmt.Sprintf(" %d failed; the next pass retries.", n)
 	}
 	return Summary{Counts: c, Text: text}
-}
-
-// FormatDuration writes d in the single-unit grammar ParseDuration reads
-// (7d, 12h, 30m, 45s), falling back to Go's form for odd values.
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d%(24*time.Hour) == 0:
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
-	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
-	case d%time.Second == 0:
-		return fmt.Sprintf("%ds", d/time.Second)
-	}
-	return d.String()
-}
-
-var durationRE = regexp.MustCompile(`^(\d+)\s*(s|m|h|d)$`)
-
-// ParseDuration reads the duration grammar list and gc share: a whole
-// number and one unit, s, m, h or d ("7d", "36h"). A bare number is
-// seconds.
-func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseUint(s, 10, 31); err == nil {
-		return time.Duration(n) * time.Second, nil
-	}
-	m := durationRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("duration %q is not valid: write a whole number and a unit, like 90s, 30m, 12h or 7d", s)
-	}
-	n, err := strconv.ParseUint(m[1], 10, 31)
-	if err != nil {
-		return 0, fmt.Errorf("duration %q is too large", s)
-	}
-	unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour}[m[2]]
-	return time.Duration(n) * unit, nil
 }

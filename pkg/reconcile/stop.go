@@ -23,6 +23,8 @@ func skipReason(err error) string {
 		return "stale"
 	case errors.Is(err, layout.ErrLockBusy):
 		return "busy"
+	case errors.Is(err, errRepublishing):
+		return "republishing"
 	}
 	return ""
 }
@@ -188,6 +190,9 @@ func waitDead(root, id, gen string, pid int, timeout time.Duration) bool {
 func (p *pass) stopLeftovers(e *entry) error {
 	if e.alive || e.meta.Exited() || e.meta.Generation == "" {
 		return nil
+	}
+	if err := p.republishing(e); err != nil {
+		return err
 	}
 	if !p.leftoversRead {
 		p.leftoversRead = true

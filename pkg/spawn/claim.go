@@ -270,6 +270,7 @@ func InitialMetadata(c launchconfig.Config, pid int) *layout.Metadata {
 	m.IsolateEnv = c.IsolateEnv
 	m.ExtraEnv = c.ExtraEnv
 	m.UnsetEnv = c.UnsetEnv
+	m.Env = c.ExactEnv
 	m.Generation = c.Generation
 	m.DaemonPid = pid
 	return m

@@ -52,6 +52,10 @@ type Options struct {
 	UnsetEnv    []string
 	IsolateEnv  bool
 	Ephemeral   bool
+	// ExactEnv is a record's exact environment ("env", the original's
+	// API): the child gets it instead of Env, with the session's own
+	// variables. A replacement of such a record keeps it.
+	ExactEnv map[string]string
 	// Extra are metadata fields carried over from a previous record (state,
 	// fields of newer writers).
 	Extra map[string]json.RawMessage
@@ -143,6 +147,11 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 			return c, fmt.Errorf("environment variable name %q is invalid: use --env KEY=VALUE with a KEY that has no '='", k)
 		}
 	}
+	for k, v := range o.ExactEnv {
+		if k == "" || strings.ContainsAny(k, "=\x00") || strings.IndexByte(v, 0) >= 0 {
+			return c, fmt.Errorf("the record's environment has an invalid entry %q: variable names have no '=' and no value has a NUL byte", k)
+		}
+	}
 	for _, k := range o.UnsetEnv {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return c, fmt.Errorf("--unset-env %q is invalid: give a variable name, without '='", k)
@@ -162,7 +171,9 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 		}
 	}
 	path := o.ExtraEnv["PATH"]
-	if path == "" {
+	if o.ExactEnv != nil {
+		path = o.ExactEnv["PATH"]
+	} else if path == "" {
 		path = envLookup(o.Env, "PATH")
 	}
 	cmd, err := ResolveCommand(o.Command, c.Cwd, path)
@@ -209,6 +220,7 @@ func Prepare(root string, o Options) (launchconfig.Config, error) {
 	}
 	c.ExtraEnv = o.ExtraEnv
 	c.UnsetEnv = o.UnsetEnv
+	c.ExactEnv = o.ExactEnv
 	c.IsolateEnv = o.IsolateEnv
 	c.Ephemeral = o.Ephemeral
 	c.Extra = o.Extra
@@ -487,6 +499,10 @@ func stopLeftovers(root, id, gen string) error {
 	if alive, _ := layout.At(root).DaemonAlive(id, m.Generation); alive {
 		return nil
 	}
+	if d, ok := registry.DaemonOf(root, id, m.Generation); ok {
+		// Its files were deleted under it: it is still the session.
+		return fmt.Errorf("session %s is still running (daemon pid %d) but its files were deleted: it publishes them again within seconds, or run pty recover %s; not started again", id, d.Proc.Pid, id)
+	}
 	res, err := leftovers.Stop(root, id, m)
 	if err != nil {
 		return err
@@ -705,6 +721,12 @@ func OptionsFromMetadata(id string, m *layout.Metadata) Options {
 		o.ExtraEnv = map[string]string{}
 		for k, v := range m.ExtraEnv {
 			o.ExtraEnv[k] = v
+		}
+	}
+	if len(m.Env) > 0 {
+		o.ExactEnv = map[string]string{}
+		for k, v := range m.Env {
+			o.ExactEnv[k] = v
 		}
 	}
 	name := ""

@@ -36,12 +36,14 @@ type Options struct {
 	// History is how much of the session's scrollback goes into the
 	// terminal's own scrollback first (--history, PTY_ATTACH_HISTORY).
 	History client.History
+	// StreamFD is --attach-stream-fd-v1 (stream.go).
+	StreamFD StreamFD
 }
 
 // Command declares attach's flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("attach",
-		"pty attach [-r | -R] [--no-restart] [--force] [--detach-key KEY] [--history N] REF",
+		"pty attach [-r | -R] [--no-restart] [--force] [--detach-key KEY] [--history N] [--attach-stream-fd-v1 FD] REF",
 		"Attach this terminal to a session (Ctrl+\\ detaches).")
 	c.Long = `REF is a session id, a display name, or a unique prefix of either (see
 "pty list"). Press Ctrl+\ to detach; press it twice quickly to send a Ctrl+\ to the program instead
@@ -74,7 +76,9 @@ its counters), as "pty restart" does.
 
 Attaching needs a terminal on standard input. From a script or a pipe, use
 "pty peek REF" to read the screen, "pty peek -f REF" to follow it, and
-"pty send REF ..." to type into it.`
+"pty send REF ..." to type into it.
+
+` + streamHelp
 	fs := c.Flags
 	fs.BoolVar(&o.Restart, "auto-restart", false, "restart an ended session without asking")
 	c.Alias("r", "auto-restart")
@@ -85,12 +89,16 @@ Attaching needs a terminal on standard input. From a script or a pipe, use
 	o.DetachKey = c.DetachKeyFlag()
 	fs.Var(&o.History, "history", client.HistoryUsage)
 	c.Env("history", client.HistoryEnv)
+	fs.Var(streamFlag{&o.StreamFD}, "attach-stream-fd-v1", "write the session's frames to descriptor `FD` instead of drawing them (see above)")
 	return c
 }
 
 // Run attaches io's terminal to the session and returns when the user
 // detaches (nil) or the session exits (its exit code as a cli.ExitCode).
 func Run(ctx context.Context, o Options, io cli.IO) error {
+	if o.StreamFD.Set {
+		return runStream(o, io)
+	}
 	if o.Restart && o.NoRestart {
 		return errors.New("-r and --no-restart contradict each other: use one")
 	}

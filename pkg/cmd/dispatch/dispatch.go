@@ -62,6 +62,10 @@ func Run(o Options, io IO) int {
 		case a == "--version" || a == "-v" || a == "-V" || a == "version":
 			io.Out.Write([]byte("pty " + version() + "\n"))
 			return 0
+		case pickerFlag(a):
+			// "pty --filter-tag role=web" opens the picker, as in
+			// the original: the flags are the picker's.
+			return dispatch(io, env, "ui", args)
 		case a == "--help" || a == "-h" || a == "help":
 			if len(args) > 1 {
 				// "pty help run" is "pty run --help".
@@ -80,6 +84,13 @@ func Run(o Options, io IO) int {
 		return 0
 	}
 	return dispatch(io, env, args[0], args[1:])
+}
+
+// pickerFlag reports whether a is one of the picker's flags (pty ui),
+// which the original takes with no command.
+func pickerFlag(a string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	return strings.HasPrefix(a, "--") && (name == "preselect-new" || name == "filter-tag" || name == "force" || name == "detach-key")
 }
 
 func dispatch(io IO, env []string, sub string, args []string) int {

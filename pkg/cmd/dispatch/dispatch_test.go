@@ -84,8 +84,8 @@ func TestRunHelpVersionAndUnknown(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `unknown command "zzplu"`) || !strings.Contains(stderr, "zzplug") {
 		t.Errorf("unknown: %d %q", code, stderr)
 	}
-	code, _, stderr, _ = run(t, []string{"--force"}, nil)
-	if code != 1 || !strings.Contains(stderr, `unknown flag "--force"`) {
+	code, _, stderr, _ = run(t, []string{"--frobnicate"}, nil)
+	if code != 1 || !strings.Contains(stderr, `unknown flag "--frobnicate"`) {
 		t.Errorf("unknown flag: %d %q", code, stderr)
 	}
 }

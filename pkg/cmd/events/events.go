@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/eventlog"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -36,7 +37,7 @@ type Options struct {
 // Command declares events' flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("events",
-		"pty events [REF | --all] [--recent] [--json] [--wait TYPE [-t SECS]]")
+		"pty events [REF | --all] [--recent] [--json] [--wait TYPE [-t D]]")
 	c.Long = `Follows a session's event log like "tail -f": events appended from now on are
 printed as they happen, one per line:
 
@@ -50,7 +51,7 @@ once (--recent prints its past events). --wait then exits 1. Inside a session RE
 
 --recent prints the last 50 events and exits.
 
---wait TYPE prints the first new event of TYPE and exits 0; with -t SECS it
+--wait TYPE prints the first new event of TYPE and exits 0; with -t D it
 exits 1 when none came in time. TYPE is an exact type (title_change,
 session_exit, user.build-done, ...) or a prefix ending in "*" (user.*).
 
@@ -74,7 +75,11 @@ Examples:
 	fs.BoolVar(&o.JSON, "json", false, "print raw JSON lines")
 	fs.StringVar(&o.Wait, "wait", "", "print the first new event of `TYPE` and exit")
 	c.Values("wait", cli.ValueEvent)
-	fs.Float64Var(&o.Timeout, "timeout", 0, "with --wait, give up after `SECS` seconds (exit 1); 0 waits forever")
+	fs.Func("timeout", "with --wait, give up after `D` (exit 1): seconds (600, 0.5) or 500ms, 30s, 10m; 0 waits forever", func(s string) error {
+		d, err := duration.Parse(s)
+		o.Timeout = d.Seconds()
+		return err
+	})
 	c.Alias("t", "timeout")
 	return c
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
@@ -81,6 +82,10 @@ session under its locks first: one replaced or edited meanwhile is skipped.
 A failed respawn is reported and retried next pass; gc exits 0 unless its
 arguments are wrong.
 
+Durations (--fast-fail-window, --keep-max-age, --failed-ttl, --interval and
+the strategy.fast-fail-window tag) are seconds (90, 0.5) or a number and one
+unit: 500ms, 30s, 15m, 2h, 7d, as every pty duration is.
+
 Run it on a timer:
   pty gc install [--interval 30s] [--system] [--print]   systemd timer or launchd job
   pty gc uninstall [--system]
@@ -93,7 +98,7 @@ The job runs pty-gc for this root (PTY_ROOT and PATH baked in) and logs to
 // Command declares gc's flags, filling o (its Pass starts as
 // reconcile.DefaultOptions).
 func Command(o *Options) *cli.Command {
-	c := cli.NewCommand("gc", "pty gc [-n|--dry-run] [--json] [--fast-fail-window SECS] [--fast-fail-limit N] [--idle-days N] [--keep-max-age D] [--failed-ttl D]",
+	c := cli.NewCommand("gc", "pty gc [-n|--dry-run] [--json] [--fast-fail-window D] [--fast-fail-limit N] [--idle-days N] [--keep-max-age D] [--failed-ttl D]",
 		"reconcile the registry: respawn permanent sessions, reap dead ones")
 	c.Long = long
 	o.Pass = reconcile.DefaultOptions("")
@@ -101,9 +106,8 @@ func Command(o *Options) *cli.Command {
 	fs.BoolVar(&o.DryRun, "dry-run", false, "dry run: print what would be done (\"Would ...\") and change nothing")
 	c.Alias("n", "dry-run")
 	fs.BoolVar(&o.JSON, "json", false, "print the actions and the summary as one JSON object")
-	fs.Func("fast-fail-window", "an exit within `SECS` of gc's last respawn is a fast fail (default 60)", func(s string) error {
-		n, err := Positive(s)
-		o.Pass.FastFailWindow = time.Duration(n) * time.Second
+	fs.Func("fast-fail-window", "an exit within `D` of gc's last respawn is a fast fail: 60, 90s, 5m (default 60s)", func(s string) (err error) {
+		o.Pass.FastFailWindow, err = positiveDuration(s)
 		return err
 	})
 	fs.Func("fast-fail-limit", "`N` fast fails in a row flag a session as flapping (default 3)", func(s string) (err error) {
@@ -115,11 +119,11 @@ func Command(o *Options) *cli.Command {
 		return err
 	})
 	fs.Func("keep-max-age", "sessions kept for inspection go `D` after their exit: 7d, 12h, 30m, 0 = at once (default 7d)", func(s string) (err error) {
-		o.Pass.KeepMaxAge, err = reconcile.ParseDuration(s)
+		o.Pass.KeepMaxAge, err = duration.Parse(s)
 		return err
 	})
 	fs.Func("failed-ttl", "a failed session (non-zero exit, or a signal it did not ask for) goes `D` after its exit: 1d, 12h, 30s, 0 = at once (default 1d)", func(s string) (err error) {
-		o.Pass.FailedTTL, err = reconcile.ParseDuration(s)
+		o.Pass.FailedTTL, err = duration.Parse(s)
 		return err
 	})
 	fs.StringVar(&o.Log, "log", "", "append output to `FILE` with timestamps, rotating it to FILE.1 past 1 MiB (the timer uses this)")
@@ -151,7 +155,10 @@ func ServiceCommand(o *ServiceOptions) *cli.Command {
 can have its own. It runs pty-gc with PTY_ROOT and PATH as they are now, and
 logs to <root>/gc.log (rotated at 1 MiB). Without --system it is a per-user
 systemd timer (~/.config/systemd/user) or launchd agent (~/Library/LaunchAgents);
-with --system a system unit or LaunchDaemon that still runs as you.`
+with --system a system unit or LaunchDaemon that still runs as you. On macOS,
+install replaces the original pty's launchd job for the same root
+(com.compoundingtech.pty.gc[.NAME].plist, or com.myobie.pty.gc…), so gc does
+not run twice; uninstall removes it too.`
 	o.Interval = "30s"
 	fs := c.Flags
 	fs.BoolVar(&o.System, "system", false, "a system-wide unit (needs root) instead of a per-user one")
@@ -281,11 +288,11 @@ func OpenLog(path string) (*os.File, error) {
 func serviceConfig(root, interval string, system bool, failedTTL string) (gcservice.Config, error) {
 	cfg := gcservice.Config{Root: root, Path: os.Getenv("PATH"), System: system}
 	if failedTTL != "" {
-		d, err := reconcile.ParseDuration(failedTTL)
+		d, err := duration.Parse(failedTTL)
 		if err != nil {
-			return cfg, fmt.Errorf("--failed-ttl: %w", err)
+			return cfg, fmt.Errorf("--failed-ttl %q is not valid: %w", failedTTL, err)
 		}
-		cfg.FailedTTL = reconcile.FormatDuration(d)
+		cfg.FailedTTL = duration.Format(d)
 	}
 	d, err := parseInterval(interval)
 	if err != nil {
@@ -303,16 +310,25 @@ func serviceConfig(root, interval string, system bool, failedTTL string) (gcserv
 	return cfg, nil
 }
 
-// parseInterval reads --interval: a duration, or bare seconds ("90").
+// parseInterval reads --interval. Timers count whole seconds.
 func parseInterval(s string) (time.Duration, error) {
-	if n, err := strconv.Atoi(s); err == nil {
-		s = strconv.Itoa(n) + "s"
-	}
-	d, err := time.ParseDuration(s)
+	d, err := duration.Parse(s)
 	if err != nil {
-		return 0, fmt.Errorf("--interval %q is not valid: give whole seconds, at least 1, like 30s, 5m or 90", s)
+		return 0, fmt.Errorf("--interval %q is not valid: %v", s, err)
+	}
+	if d < time.Second || d%time.Second != 0 {
+		return 0, fmt.Errorf("--interval %q is not valid: timers count whole seconds; give at least 1, like 30s, 5m or 90", s)
 	}
 	return d, nil
+}
+
+// positiveDuration reads a duration flag that must be more than zero.
+func positiveDuration(s string) (time.Duration, error) {
+	d, err := duration.Parse(s)
+	if err == nil && d <= 0 {
+		err = errors.New("give more than 0")
+	}
+	return d, err
 }
 
 // ServiceOptions are the flags of pty gc install, uninstall and status.
@@ -369,31 +385,46 @@ func Service(o ServiceOptions, io cli.IO) error {
 		if err := layout.EnsureRoot(root); err != nil {
 			return err
 		}
+		st, err := gcservice.Status(cfg)
+		if err != nil {
+			return err
+		}
 		files, err := gcservice.Install(cfg)
 		if err != nil {
 			return err
 		}
+		for _, p := range st.Legacy {
+			fmt.Fprintf(io.Out, "Replaced the original pty's gc job %s\n", p)
+		}
 		for _, f := range files {
 			fmt.Fprintf(io.Out, "Installed %s\n", f.Path)
 		}
-		fmt.Fprintf(io.Out, "pty gc now runs every %s for %s; it logs to %s.\n", reconcile.FormatDuration(cfg.Interval), root, logPath)
+		fmt.Fprintf(io.Out, "pty gc now runs every %s for %s; it logs to %s.\n", duration.Format(cfg.Interval), root, logPath)
 	case "uninstall":
 		st, err := gcservice.Status(cfg)
 		if err != nil {
 			return err
 		}
-		if !st.Installed {
+		if !st.Installed && len(st.Legacy) == 0 {
 			fmt.Fprintf(io.Out, "No pty gc timer is installed for %s.\n", root)
 			return nil
 		}
 		if err := gcservice.Uninstall(cfg); err != nil {
 			return err
 		}
-		fmt.Fprintf(io.Out, "Removed the pty gc timer for %s.\n", root)
+		for _, p := range st.Legacy {
+			fmt.Fprintf(io.Out, "Removed the original pty's gc job %s\n", p)
+		}
+		if st.Installed {
+			fmt.Fprintf(io.Out, "Removed the pty gc timer for %s.\n", root)
+		}
 	case "status":
 		st, err := gcservice.Status(cfg)
 		if err != nil {
 			return err
+		}
+		for _, p := range st.Legacy {
+			fmt.Fprintf(io.Out, "The original pty's gc job %s also runs gc for %s: pty gc install replaces it, pty gc uninstall removes it.\n", p, root)
 		}
 		if !st.Installed {
 			fmt.Fprintf(io.Out, "No pty gc timer is installed for %s (pty gc install adds one).\n", root)

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/listing"
@@ -59,7 +60,7 @@ Colour is used only when stdout is a terminal and NO_COLOR is not set.`
 	fs.Var((*cli.StringList)(&o.FilterTags), "filter-tag", "only sessions with tag `K=V` (repeatable; all must match)")
 	fs.StringVar(&o.Status, "status", "", "only sessions with this `status`: running, exited or vanished")
 	c.Values("status", cli.ValueStatus)
-	fs.StringVar(&o.OlderThan, "older-than", "", "only sessions older than `D` (like 30s, 15m, 2h, 7d)")
+	fs.StringVar(&o.OlderThan, "older-than", "", "only sessions older than `D` (like 30s, 15m, 2h, 7d; a bare number is seconds)")
 	fs.StringVar(&o.NewerThan, "newer-than", "", "only sessions newer than `D`")
 	fs.BoolVar(&o.Summary, "summary", false, "print counts by status and the oldest and newest session")
 	return c
@@ -86,13 +87,13 @@ func Run(o Options, io cli.IO) error {
 		}
 	}
 	if o.OlderThan != "" {
-		if f.OlderThan, err = listing.ParseDuration(o.OlderThan); err != nil {
-			return err
+		if f.OlderThan, err = duration.Parse(o.OlderThan); err != nil {
+			return fmt.Errorf("--older-than %q is not valid: %v", o.OlderThan, err)
 		}
 	}
 	if o.NewerThan != "" {
-		if f.NewerThan, err = listing.ParseDuration(o.NewerThan); err != nil {
-			return err
+		if f.NewerThan, err = duration.Parse(o.NewerThan); err != nil {
+			return fmt.Errorf("--newer-than %q is not valid: %v", o.NewerThan, err)
 		}
 	}
 

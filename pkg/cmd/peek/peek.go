@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ptyorg/pty/internal/detachkey"
+	"github.com/ptyorg/pty/internal/duration"
 	"math"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ const DefaultAnswer = 10 * time.Second
 // Command declares peek's flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("peek",
-		"pty peek [--plain] [--full] [-f [--detach-key KEY]] [--wait TEXT]... [-t SECS] REF")
+		"pty peek [--plain] [--full] [-f [--detach-key KEY]] [--wait TEXT]... [-t D] REF")
 	c.Long = `Without flags, prints the visible screen with its colours and exits.
 --full includes the scrollback. -f keeps following the output read-only
 (it never changes the session's size) until Ctrl+\ or the session ends;
@@ -61,7 +62,11 @@ does not answer within 10 seconds is reported as such, and peek exits 1.`
 	c.Alias("f", "follow")
 	o.DetachKey = c.DetachKeyFlag()
 	fs.Var((*cli.StringList)(&o.Waits), "wait", "wait until `TEXT` is on the screen (repeatable: any of them)")
-	fs.Float64Var(&o.Timeout, "timeout", 0, "with --wait: give up after `SECS` seconds (default: wait forever)")
+	fs.Func("timeout", "with --wait: give up after `D`: seconds (5, 0.5) or 500ms, 30s, 2m (default: wait forever)", func(s string) error {
+		d, err := duration.Parse(s)
+		o.Timeout = d.Seconds()
+		return err
+	})
 	c.Alias("t", "timeout")
 	return c
 }

@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -92,9 +93,9 @@ func Run(o Options, cio cli.IO) error {
 	}
 	wait := o.RequestWait
 	if v := cio.Getenv(requestWaitEnv); wait <= 0 && v != "" {
-		d, err := time.ParseDuration(v)
+		d, err := duration.Parse(v)
 		if err != nil || d <= 0 {
-			return fmt.Errorf("%s=%q is not a positive duration such as 2s", requestWaitEnv, v)
+			return fmt.Errorf("%s=%q is not a positive duration: write %s", requestWaitEnv, v, duration.Forms)
 		}
 		wait = d
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
@@ -27,7 +28,9 @@ reused at once. Sessions tagged keep are removed too.
 
 A session whose daemon died without stopping it (status vanished) may have
 left processes running; rm stops them first (see "pty kill --help"), and
-says so.`
+says so. One whose daemon still runs, found by its identity, but whose
+socket and pid file were deleted is refused: it is publishing them again
+(see "pty recover --help"); stop it with pty kill first.`
 	return c
 }
 
@@ -42,6 +45,10 @@ func Run(o Options, io cli.IO) error {
 		return err
 	}
 	if s.Shown() == layout.Vanished {
+		if d, ok := registry.DaemonOf(root, s.ID, s.Meta.Generation); ok && s.Meta.Generation != "" {
+			// Its files were deleted under it, and it publishes them again.
+			return cli.Sentencef("Session %q is still running (daemon pid %d), though its socket or pid file was deleted: it publishes them again within seconds. Stop it first: pty kill %s", s.ID, d.Proc.Pid, s.ID)
+		}
 		lr, err := leftovers.Stop(root, s.ID, s.Meta)
 		if err != nil {
 			return err

@@ -110,12 +110,15 @@ the record, so restart, run -a and gc's respawn keep it.
 Inside a session (PTY_SESSION set) without -d the command runs directly in
 the current terminal instead of nesting a session.`
 	fs := c.Flags
-	fs.BoolVar(&o.Detach, "d", false, "start detached: print the id and return once the session is up")
+	fs.BoolVar(&o.Detach, "detach", false, "start detached: print the id and return once the session is up")
+	c.Alias("d", "detach")
 	fs.BoolVar(&o.PrintID, "print-id", false, "with -d: print only the session's id, for id=$(pty run -d -P -- cmd)")
 	c.Alias("P", "print-id")
 	fs.BoolVar(&o.JSON, "json", false, "with -d: print {id, name, pid, generation, socket} as JSON")
-	fs.BoolVar(&o.Again, "a", false, "attach if the session --id (or the one named --name) is running; otherwise create it (reusing a dead record's settings)")
-	fs.BoolVar(&o.Ephemeral, "e", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
+	fs.BoolVar(&o.Again, "attach", false, "attach if the session --id (or the one named --name) is running; otherwise create it (reusing a dead record's settings)")
+	c.Alias("a", "attach")
+	fs.BoolVar(&o.Ephemeral, "ephemeral", false, "ephemeral: remove the record when the session ends, however it ends (unless tagged keep)")
+	c.Alias("e", "ephemeral")
 	fs.StringVar(&o.ID, "id", "", "session id: letters, digits, '.', '_', '-', not starting with '.' or '-', without \".tmp.\" or a file suffix (.json, .events, .lock, ...) at the end; default: random")
 	fs.StringVar(&o.Name, "name", "", "display name: one line, no control or invisible formatting characters (bidi, zero-width); default: derived from the directory and command")
 	fs.BoolVar(&o.NoName, "no-display-name", false, "give the session no display name")

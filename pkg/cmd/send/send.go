@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	stdio "io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -22,7 +21,7 @@ import (
 // Options are send's flags and arguments.
 type Options struct {
 	Seq   []string // --seq ITEM, repeatable
-	Delay string   // --with-delay SECS
+	Delay string   // --with-delay D
 	Paste bool     // --paste
 	File  string   // --file PATH: the text to type
 	// NewlineFlag is a flag people try for pressing Return (--enter, ...),
@@ -33,7 +32,7 @@ type Options struct {
 
 // Command declares send's flags, filling o.
 func Command(o *Options) *cli.Command {
-	c := cli.NewCommand("send", "pty send REF TEXT | pty send REF - | pty send REF --file PATH | pty send REF [--with-delay SECS] [--paste] --seq ITEM [--seq ITEM]...")
+	c := cli.NewCommand("send", "pty send REF TEXT | pty send REF - | pty send REF --file PATH | pty send REF [--with-delay D] [--paste] --seq ITEM [--seq ITEM]...")
 	c.Long = `TEXT is sent exactly as given: no newline is added. To press keys, use
 --seq items: an item "key:SPEC" is a key, anything else is literal text.
 TEXT that looks like a key (key:...) is still typed as text, with a
@@ -63,7 +62,7 @@ anything is sent. --paste wraps everything in one bracketed paste.
 
 Example: pty send web --seq "make test" --seq key:return`
 	c.Flags.Var((*cli.StringList)(&o.Seq), "seq", "send `ITEM` (text, or key:SPEC); repeat for a sequence")
-	c.Flags.StringVar(&o.Delay, "with-delay", "0.3", "seconds to pause between --seq items")
+	c.Flags.StringVar(&o.Delay, "with-delay", "0.3", "pause `D` between --seq items: seconds (0.3) or 300ms, 1s")
 	c.Flags.StringVar(&o.File, "file", "", "type the contents of the file at `PATH` (- for standard input)")
 	c.Flags.BoolVar(&o.Paste, "paste", false, "wrap the payload in a bracketed paste (ESC[200~ ... ESC[201~)")
 	return c
@@ -183,9 +182,12 @@ func openFrom(path string, io cli.IO) (stdio.Reader, func(), error) {
 }
 
 func parseDelay(s string) (time.Duration, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) || f > 3600 {
-		return 0, fmt.Errorf("--with-delay %q is not a number of seconds between 0 and 3600 (like 0.3, or 0 for none)", s)
+	d, err := duration.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("--with-delay %q is not valid: %v", s, err)
 	}
-	return time.Duration(f * float64(time.Second)), nil
+	if d > time.Hour {
+		return 0, fmt.Errorf("--with-delay %q is more than an hour: give up to 3600 (like 0.3, 300ms, or 0 for none)", s)
+	}
+	return d, nil
 }

@@ -37,7 +37,7 @@ func TestRunTypesIntoTheSession(t *testing.T) {
 		{[]string{"s", "--enter", "x"}, `pty: --enter is not a send flag: send adds no newline; to press Return use: pty send REF --seq "TEXT" --seq key:return`},
 		{[]string{"s", "a", "--seq", "b"}, "pty: give either TEXT or --seq items, not both: put the text in a --seq item (see 'pty send --help')"},
 		{[]string{"s", "a", "b"}, "pty: Unexpected argument: b (quote TEXT with spaces as one argument, or use --seq for several items)"},
-		{[]string{"s", "--with-delay", "-1", "x"}, `pty: --with-delay "-1" is not a number of seconds between 0 and 3600 (like 0.3, or 0 for none)`},
+		{[]string{"s", "--with-delay", "-1", "x"}, `pty: --with-delay "-1" is not valid: a duration is not negative: write seconds (90, 0.5) or a number and one unit: 500ms, 30s, 15m, 2h, 7d`},
 		{[]string{"s", ""}, "pty: Nothing to send. Give TEXT or --seq items (see 'pty send --help')"},
 		{[]string{"s", "--seq", "key:nosuchkey"}, ""},
 		{[]string{"s", "--file", "f", "t"}, "pty: give either --file or TEXT or --seq items, not several (see 'pty send --help')"},

@@ -14,6 +14,7 @@ import (
 	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
 )
 
 // Options are pty tag-multi's flags and arguments.
@@ -24,12 +25,15 @@ type Options struct {
 	All     bool
 	JSON    bool
 	Yes     bool // confirm a write to --all sessions
+	// Reserved shows the tags pty and tools manage (ptyfile*, strategy*,
+	// :*) when reading, as list --tags does; --json always has them.
+	Reserved bool
 }
 
 // Command declares tag-multi's flags, filling o.
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("tag-multi",
-		"pty tag-multi (REF... | --filter-tag K=V... | --all) [KEY=VALUE...] [--rm KEY...] [--json] [-y]",
+		"pty tag-multi (REF... | --filter-tag K=V... | --all) [KEY=VALUE...] [--rm KEY...] [--json | --tags] [-y]",
 		"Show or change the tags of several sessions.")
 	c.Long = `Choose the sessions with exactly one selector:
   REF...             sessions by id or display name; every one must resolve
@@ -39,7 +43,9 @@ func Command(o *Options) *cli.Command {
 
 Arguments with "=" are tags to set (KEY=VALUE, the value is everything after
 the first "="); --rm KEY removes a tag. Sets apply before removals. Without
-any, the sessions' tags are printed (--json: {"id": {"key": "value"}}).
+any, the sessions' tags are printed (--json: {"id": {"key": "value"}}). As in
+"pty list", the printed lines leave out the tags pty and tools manage
+(ptyfile*, strategy*, :*) unless --tags is given; --json has every tag.
 Limits, as for "pty tag": keys 256 bytes, values 4096, at most 256 tags and
 64 KiB in all per session.
 
@@ -59,6 +65,7 @@ Examples:
 	fs.Var((*cli.StringList)(&o.Filters), "filter-tag", "select sessions with tag `K=V` (repeatable; all must match)")
 	fs.BoolVar(&o.All, "all", false, "select every session")
 	fs.BoolVar(&o.JSON, "json", false, "when reading, print {\"id\": {tags}} as JSON")
+	fs.BoolVar(&o.Reserved, "tags", false, "when reading, also show reserved tags (ptyfile*, strategy*, :*), as pty list --tags does")
 	fs.BoolVar(&o.Yes, "yes", false, "confirm a write to --all sessions")
 	c.Alias("y", "yes")
 	return c
@@ -126,7 +133,7 @@ func Run(o Options, io cli.IO) error {
 		return nil
 	}
 	if !writing {
-		return show(sessions, o.JSON, io)
+		return show(sessions, o.JSON, o.Reserved, io)
 	}
 	if o.All && !o.Yes {
 		n := 0
@@ -248,7 +255,7 @@ func matches(tags, want map[string]string) bool {
 	return true
 }
 
-func show(sessions []layout.Session, asJSON bool, io cli.IO) error {
+func show(sessions []layout.Session, asJSON, reserved bool, io cli.IO) error {
 	if asJSON {
 		out := map[string]map[string]string{}
 		for _, s := range sessions {
@@ -261,20 +268,37 @@ func show(sessions []layout.Session, asJSON bool, io cli.IO) error {
 		fmt.Fprintln(io.Out, string(b))
 		return nil
 	}
+	hidden := 0
 	for _, s := range sessions {
 		head := s.ID
 		if s.Name() != s.ID {
 			head += fmt.Sprintf(" (%s)", s.Name())
 		}
 		fmt.Fprintln(io.Out, head+":")
-		if len(s.Meta.Tags) == 0 {
+		shown := 0
+		for _, kv := range layout.SortedTags(s.Meta.Tags) {
+			if k, _, _ := strings.Cut(kv, "="); !reserved && layout.ReservedTag(k) {
+				hidden++
+				continue
+			}
+			fmt.Fprintln(io.Out, "  "+listing.Printable(kv))
+			shown++
+		}
+		if shown == 0 {
 			fmt.Fprintln(io.Out, "  (no tags)")
 		}
-		for _, kv := range layout.SortedTags(s.Meta.Tags) {
-			fmt.Fprintln(io.Out, "  "+kv)
-		}
+	}
+	if hidden > 0 {
+		fmt.Fprintf(io.Out, "(%s hidden: ptyfile*, strategy*, :*; --tags shows them)\n", pluralTags(hidden))
 	}
 	return nil
+}
+
+func pluralTags(n int) string {
+	if n == 1 {
+		return "1 reserved tag"
+	}
+	return fmt.Sprintf("%d reserved tags", n)
 }
 
 func nonNil(m map[string]string) map[string]string {

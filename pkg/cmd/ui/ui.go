@@ -29,8 +29,11 @@ type Options struct {
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("ui", "pty ui [--filter-tag K=V]... [--preselect-new] [--force] [--detach-key KEY]   (or just: pty)")
 	c.Long = `Lists sessions (refreshed every second) with a filter line: type to narrow
-the list; letters match in order with gaps allowed, across id, display name,
-directory, command and tags. Enter attaches to the selected session; Ctrl+\
+the list; each word typed matches the id, display name, command, a tag or the
+directory, with its letters in order within that one text (gaps allowed).
+Matches as typed in a name come first, then in the command, a tag, the
+directory, then those with gaps. The selected row is marked with ▸.
+Enter attaches to the selected session; Ctrl+\
 (or the --detach-key, or PTY_DETACH_KEY) detaches and comes back here. Selecting a session that exited offers to
 restart it. "+ Create new session..." asks for a directory and a command
 (default: $SHELL in the current directory) and attaches to the new session.

@@ -100,11 +100,23 @@ func upLocked(ctx context.Context, root string, f *ptyfile.File, s ptyfile.Spec,
 		return false, err
 	}
 	defer l.Release()
-	owned, err := Owned(root, f)
-	if err != nil {
-		return false, err
+	for attempt := 0; ; attempt++ {
+		owned, err := Owned(root, f)
+		if err != nil {
+			return false, err
+		}
+		started, err := upOne(ctx, root, f, s, owned, o)
+		// gc's respawn holds this lock only until its daemon reports
+		// ready, a moment before that daemon takes over its launch claim:
+		// the registry can still show it not running while a start finds
+		// it running. That is the outcome up wants, so look again and
+		// report it (and sync its tags) as any running session.
+		if errors.Is(err, spawn.ErrRunning) && attempt < 20 {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		return started, err
 	}
-	return upOne(ctx, root, f, s, owned, o)
 }
 
 // identityWait bounds the wait for another up of the same session, which
