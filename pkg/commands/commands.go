@@ -8,7 +8,8 @@ package commands
 import (
 	"os"
 	"path/filepath"
-	"sort"
+	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -91,8 +92,13 @@ func Find(sub string) (string, error) {
 func dirs() []string {
 	var out []string
 	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
+		// Linux's os.Executable reads /proc/self/exe, which the kernel
+		// has resolved already: walking it again is a system call per
+		// path element on every command's start.
+		if runtime.GOOS != "linux" {
+			if r, err := filepath.EvalSymlinks(exe); err == nil {
+				exe = r
+			}
 		}
 		out = append(out, filepath.Dir(exe))
 	}
@@ -131,6 +137,6 @@ func Plugins() []string {
 			}
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
