@@ -49,6 +49,10 @@ type AttachOptions struct {
 	// session's id and returns a connection to it, how messages name it
 	// and its Title. An error ends the attach, detached.
 	Switch func(id string) (c *Conn, name, title string, err error)
+	// switched, when set, is called with the connection a switch moved
+	// to and the options the attach there is to use, before it
+	// (AttachRouted starts counting the new session's lines there).
+	switched func(c *Conn, o *AttachOptions)
 }
 
 // Result is how an attach ended.
@@ -142,6 +146,9 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		}
 		c.Close()
 		c, moved, o.Name = next, next, name
+		if o.switched != nil {
+			o.switched(c, &o)
+		}
 	}
 }
 
@@ -181,16 +188,17 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 			return Result{}, "", fmt.Errorf("attach: %w", err)
 		}
 	}
+	// A writable client can be moved by a switch, whether the daemon
+	// holds its terminal or it relays the output itself; an older
+	// daemon ignores the frame.
+	if !o.ReadOnly && o.Switch != nil {
+		if err := c.WriteFrame(proto.SwitchReady, nil); err != nil {
+			return Result{}, "", fmt.Errorf("attach: %w", err)
+		}
+	}
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
 	// then a keystroke's echo does not pass through this process at all.
 	if !o.ReadOnly && kbFile != nil && screenFile != nil {
-		// Only a client that has the daemon hold its terminal is moved
-		// by a switch; an older daemon ignores the frame.
-		if o.Switch != nil {
-			if err := c.WriteFrame(proto.SwitchReady, nil); err != nil {
-				return Result{}, "", fmt.Errorf("attach: %w", err)
-			}
-		}
 		handed, err := c.handTerminal(rows, cols, o.DetachKey, kbFile, screenFile)
 		if err != nil {
 			return Result{}, "", fmt.Errorf("attach: %w", err)
@@ -263,7 +271,7 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 					write(proto.Redraw(nil, f.Payload))
 					drawn = true
 				}
-			case proto.Exit:
+			case proto.Exit, proto.SwitchTo:
 				ended <- frameOrErr{f: f}
 				return
 			}
@@ -292,6 +300,20 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 			if fe.err != nil {
 				finish(fmt.Sprintf("[lost connection to %s]", o.Name))
 				return Result{}, "", fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, fe.err)
+			}
+			if fe.f.Type == proto.SwitchTo {
+				// Nothing of this session's after its last output: the
+				// daemon queued nothing behind SWITCH_TO, and what the
+				// connection still carries is dropped.
+				out.Lock()
+				out.done = true
+				out.Unlock()
+				c.letGo()
+				if len(fe.f.Payload) > 0 && o.Switch != nil {
+					return Result{}, string(fe.f.Payload), nil
+				}
+				finish("[detached]")
+				return Result{Detached: true}, "", nil
 			}
 			code := proto.ParseExitCode(fe.f.Payload)
 			finish(fmt.Sprintf("[%s exited with code %d]", o.Name, code))
@@ -418,18 +440,6 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <
 			}
 		}
 	}()
-	// letGo waits for the daemon to let go of the terminal, which it does
-	// before it closes the connection, so that nothing of its lands
-	// after what we write next.
-	letGo := func() {
-		c.Detach()
-		c.Raw().SetReadDeadline(time.Now().Add(time.Second))
-		for {
-			if _, err := c.Next(); err != nil {
-				return
-			}
-		}
-	}
 	for {
 		select {
 		case fe := <-ended:
@@ -441,10 +451,10 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <
 				finishOn(o, st, "[detached]")
 				return Result{Detached: true}, "", nil
 			case fe.f.Type == proto.SwitchTo && len(fe.f.Payload) > 0 && o.Switch != nil:
-				letGo()
+				c.letGo()
 				return Result{}, string(fe.f.Payload), nil
 			case fe.f.Type == proto.SwitchTo:
-				letGo()
+				c.letGo()
 				finishOn(o, st, "[detached]")
 				return Result{Detached: true}, "", nil
 			default:

@@ -11,8 +11,7 @@ import (
 // (docs/protocol.md, "Switching sessions"); an empty to only asks
 // whether a client could be moved. It reports whether one was (or could
 // be): false, with no error, when no client of this session can switch
-// (none is attached in a terminal it handed over, or all are of an
-// older kind), or when the daemon does not know switching (the
+// (none is attached writable, or all are of an older kind), or when the daemon does not know switching (the
 // original's, or an older one of ours: the STATUS sent behind the
 // request is then answered alone).
 func RequestSwitch(root, from, to string) (bool, error) {
@@ -30,6 +29,21 @@ func RequestSwitch(root, from, to string) (bool, error) {
 		return false, err
 	}
 	return len(f.Payload) == 1 && f.Payload[0] == proto.SwitchOK, nil
+}
+
+// letGo detaches from a session that told this client to switch
+// (SwitchTo) and waits for the daemon to close the connection: a daemon
+// that holds the terminal lets go of it first, so nothing of its lands
+// after what the next session writes; a relaying client drops what the
+// connection still carries.
+func (c *Conn) letGo() {
+	c.Detach()
+	c.Raw().SetReadDeadline(time.Now().Add(time.Second))
+	for {
+		if _, err := c.Next(); err != nil {
+			return
+		}
+	}
 }
 
 // The terminal's title while attached (AttachOptions.Title): the user's

@@ -80,10 +80,12 @@ type client struct {
 	keys   *os.File
 	ctl    []byte
 	// switchable: the client can move to another session (SWITCH_READY);
-	// typed is Daemon.typedSeq when its user last typed or it attached,
-	// which says which client a switch request concerns (switch.go).
-	switchable bool
-	typed      uint64
+	// switched: it has been told to (SWITCH_TO). typed is
+	// Daemon.typedSeq when its user last typed (on a terminal it handed
+	// us, or in DATA) or it attached, which says which client a switch
+	// request concerns (switch.go).
+	switchable, switched bool
+	typed                uint64
 
 	// history is how many lines of scrollback (-1: all) the next
 	// baseline writes first: the first after ATTACH or ATTACH_TTY, never
@@ -455,6 +457,9 @@ func (d *Daemon) readLoop(c *client) {
 		d.mu.Lock()
 		c.spoke = true
 		ro := c.role == roleReadonly
+		if c.role == roleWritable && len(p) > 0 {
+			d.typedLocked(c)
+		}
 		d.mu.Unlock()
 		if ro || len(p) == 0 {
 			return nil
@@ -504,6 +509,7 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers++
 			}
 			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
+			d.typedLocked(c)
 			d.requests++
 			c.seq = d.requests
 			c.history = c.histWant

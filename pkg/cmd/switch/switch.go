@@ -36,9 +36,10 @@ and the picker (pty) do the same.
 Outside a session there is nothing to switch: use "pty attach REF". Inside
 a session no pty client shows (it is not attached, or is shown by another
 program), it is refused; "pty attach --force REF" nests REF there instead.
-Only a pty attach (or pty run) that handed its terminal to the session, as
-it does on Linux, can be moved: a read-only one (-R), or one on a system
-where attach relays the session instead, counts as none.`
+Any writable pty attach (or pty run) can be moved, whether it handed its
+terminal to the session (Linux) or relays it (macOS, and "pty --remote HOST
+attach", which moves to REF on the same host); a read-only one (-R) counts
+as none.`
 	return c
 }
 
