@@ -193,7 +193,7 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 	// daemon ignores the frame.
 	if !o.ReadOnly && o.Switch != nil {
 		if err := c.WriteFrame(proto.SwitchReady, nil); err != nil {
-			return Result{}, "", fmt.Errorf("attach: %w", err)
+			return Result{}, "", fmt.Errorf("attach: %w", c.refusedOr(err))
 		}
 	}
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
@@ -201,7 +201,7 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 	if !o.ReadOnly && kbFile != nil && screenFile != nil {
 		handed, err := c.handTerminal(rows, cols, o.DetachKey, kbFile, screenFile)
 		if err != nil {
-			return Result{}, "", fmt.Errorf("attach: %w", err)
+			return Result{}, "", fmt.Errorf("attach: %w", c.refusedOr(err))
 		}
 		if handed {
 			kbFile.Close() // the daemon has its own; the keyboard is its now
@@ -398,6 +398,25 @@ func (c *Conn) handTerminal(rows, cols int, key detachkey.Key, kb, screen *os.Fi
 	}
 	f, err := c.probe(proto.TTYAttached)
 	return err == nil && f != nil, err
+}
+
+// refusedOr is the refusal a daemon sent before it hung up, if a write
+// to it failed because it did (a daemon of the Rust port answers the
+// first frame it does not accept with ATTACH_REFUSED and closes); else
+// err. The reason is what the user needs, not the broken pipe.
+func (c *Conn) refusedOr(err error) error {
+	c.Raw().SetReadDeadline(time.Now().Add(time.Second))
+	defer c.Raw().SetReadDeadline(time.Time{})
+	for {
+		_, rerr := c.Next()
+		var refused *RefusedError
+		if errors.As(rerr, &refused) {
+			return rerr
+		}
+		if rerr != nil {
+			return err
+		}
+	}
 }
 
 // probe sends a STATUS request behind a request just sent and returns
