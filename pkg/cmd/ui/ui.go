@@ -43,6 +43,12 @@ Alt+B/Alt+F (Alt+Left/Right) move by word; Backspace/Delete, Ctrl+U (to the
 start), Ctrl+K (to the end), Ctrl+W (previous word) edit; Esc clears the
 filter, and on an empty filter Esc or q quits.
 
+The hosts of remotes.toml (see 'pty remote --help' and docs/remote.md)
+follow this host's sessions, each in a group of its own: asked at once and
+shown as they answer (again every 5 s), a host that fails with its error.
+The filter matches their sessions too (and the host's name); Enter
+attaches over "pty --remote HOST attach", and detaching comes back here.
+
 --filter-tag scopes the list to sessions with that tag, and new sessions get
 it. The picker refuses to run inside a session (PTY_SESSION is set) unless
 --force is given: detach with Ctrl+\ first.`
@@ -96,6 +102,7 @@ func Run(o Options, io cli.IO) error {
 		Shell:        io.Getenv("SHELL"),
 		Home:         io.Getenv("HOME"),
 		DetachKey:    key,
+		Hosts:        hosts(io, key),
 	})
 	if _, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(io.In), tea.WithOutput(out)).Run(); err != nil {
 		return fmt.Errorf("picker: %v", err)
