@@ -79,6 +79,11 @@ type client struct {
 	ttyRaw syscall.RawConn
 	keys   *os.File
 	ctl    []byte
+	// switchable: the client can move to another session (SWITCH_READY);
+	// typed is Daemon.typedSeq when its user last typed or it attached,
+	// which says which client a switch request concerns (switch.go).
+	switchable bool
+	typed      uint64
 
 	// history is how many lines of scrollback (-1: all) the next
 	// baseline writes first: the first after ATTACH or ATTACH_TTY, never
@@ -507,6 +512,10 @@ func (d *Daemon) readLoop(c *client) {
 			d.mu.Unlock()
 		case proto.AttachTTY, proto.AttachTTYKey:
 			d.attachTTY(c, f.Type, f.Payload, fds.take())
+		case proto.SwitchReady, proto.Switch:
+			if !d.switchFrame(c, f) {
+				return
+			}
 		case proto.Peek:
 			flags := proto.ParsePeek(f.Payload)
 			d.mu.Lock()

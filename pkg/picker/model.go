@@ -46,6 +46,10 @@ type Options struct {
 	// Hosts are other machines whose sessions are listed too, each in a
 	// group of its own under this host's (remote.go).
 	Hosts []Host
+	// QuitAfterAttach ends the picker once an attach succeeds: inside a
+	// session, the attach moved the pty client showing it to the chosen
+	// session (pty switch), and the picker's work is done.
+	QuitAfterAttach bool
 }
 
 type mode int
@@ -322,6 +326,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case hostTickMsg:
 		return m, m.askHost(msg.i)
 	case attachedMsg:
+		if m.o.QuitAfterAttach && msg.err == nil {
+			m.quitting = true
+			return m, tea.Quit
+		}
 		m.mode = modeList
 		m.attachedMessage(msg)
 		return m, m.load()
