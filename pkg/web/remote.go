@@ -208,6 +208,9 @@ func (f *follower) runRemote() {
 			f.scr = nil // the next baseline starts a new emulator
 			f.mu.Unlock()
 		} else if h.Final != nil && h.Final(err) {
+			f.mu.Lock()
+			f.refused = listing.Printable(err.Error())
+			f.mu.Unlock()
 			return
 		}
 		t := time.NewTimer(delay)
@@ -233,4 +236,11 @@ func (s *server) remotePath(rest string) (*remoteTarget, string, bool) {
 	}
 	rt := s.rem.target(host)
 	return rt, id, rt != nil
+}
+
+// refusal is why the host refused the route, or "".
+func (f *follower) refusal() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refused
 }

@@ -72,6 +72,7 @@ type follower struct {
 	changed   chan struct{} // closed when snap or events change
 	ended     bool
 	code      int
+	refused   string // why the host refused the route, when it did
 	events    []string
 	evSeq     int
 	// inMu guards input, so typing never holds up the stream (mu).
@@ -604,6 +605,13 @@ func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget,
 	defer frame.Stop()
 	for {
 		sn, evs, evSeq, changed := f.current()
+		if why := f.refusal(); why != "" {
+			// The host says the session is not there: the page stops
+			// asking, as for a removed one.
+			c.sendJSON(ctx, map[string]string{"t": "gone", "msg": why})
+			c.c.Close(websocket.StatusNormalClosure, "")
+			return
+		}
 		histLeft := sn != nil && sn.histGen == histGen && mark < sn.histSeq
 		sendHist := histLeft
 		if histLeft && sn == last && !awaiting {

@@ -45,7 +45,8 @@ func pageTrue(t *testing.T, ctx context.Context, what, js string) {
 	testutil.WaitForState(t, 20*time.Second, what, func() (bool, string) {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
 		last, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ''`))
-		return err == nil && ok, "page:\n" + last
+		dbg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`['status','error','conn','name'].map(i => i + '=' + (document.getElementById(i) || {}).textContent).join(' ')`))
+		return err == nil && ok, "page:\n" + last + "\n" + dbg
 	})
 }
 
@@ -153,6 +154,13 @@ func TestRemoteWeb(t *testing.T) {
 	})
 	after := lastTickOn(t, ctx)
 	testutil.WaitFor(t, 20*time.Second, "the ticks to advance after the reconnect", func() bool { return lastTickOn(t, ctx) >= after+3 })
+
+	// A session the host does not have: its word, and the page stops.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/h/hostb/nosuch")); err != nil {
+		t.Fatal(err)
+	}
+	pageTrue(t, ctx, "hostb's word on a session it lacks", `document.querySelector('#status').textContent === 'removed' &&
+		document.querySelector('#error').textContent.includes('"nosuch" not found')`)
 
 	// A host not in remotes.toml has no pages.
 	if r, err := http.Get(base + "/h/elsewhere/ona"); err != nil || r.StatusCode != 404 {
