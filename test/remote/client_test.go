@@ -272,7 +272,9 @@ func TestRemoteErrors(t *testing.T) {
 		{"nopty", "pty is not installed on nopty"},
 		{"ssh://127.0.0.1:" + strconv.Itoa(dead), "unreachable"},
 	} {
-		for _, args := range [][]string{{"list"}, {"peek", "x"}, {"list", "--json"}} {
+		// list --json carries the error in its JSON, as the original does
+		// (TestRemoteListOneHostJSON).
+		for _, args := range [][]string{{"list"}, {"peek", "x"}, {"list", "--summary"}} {
 			start := time.Now()
 			r := f.pty(t, "", append([]string{"--remote", c.host}, args...)...)
 			lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")

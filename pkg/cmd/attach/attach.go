@@ -91,6 +91,11 @@ Attaching needs a terminal on standard input. From a script or a pipe, use
 "pty peek REF" to read the screen, "pty peek -f REF" to follow it, and
 "pty send REF ..." to type into it.
 
+--remote HOST (or PTY_REMOTE=HOST) attaches to a session on another host
+over ssh, REF resolved there, with this terminal's detach key and history;
+when the connection drops it says so and reconnects. See 'pty remote
+--help' and docs/remote.md.
+
 ` + streamHelp
 	fs := c.Flags
 	fs.BoolVar(&o.Restart, "auto-restart", false, "restart an ended session without asking")

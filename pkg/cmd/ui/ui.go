@@ -45,6 +45,12 @@ Alt+B/Alt+F (Alt+Left/Right) move by word; Backspace/Delete, Ctrl+U (to the
 start), Ctrl+K (to the end), Ctrl+W (previous word) edit; Esc clears the
 filter, and on an empty filter Esc or q quits.
 
+The hosts of remotes.toml (see 'pty remote --help' and docs/remote.md)
+follow this host's sessions, each in a group of its own: asked at once and
+shown as they answer (again every 5 s), a host that fails with its error.
+The filter matches their sessions too (and the host's name); Enter
+attaches over "pty --remote HOST attach", and detaching comes back here.
+
 --filter-tag scopes the list to sessions with that tag, and new sessions get
 it. Inside a session (PTY_SESSION is set) that a pty client shows, choosing
 a session moves that client to it, as "pty switch" does, and the picker
@@ -104,6 +110,11 @@ func Run(o Options, io cli.IO) error {
 		Home:            io.Getenv("HOME"),
 		DetachKey:       key,
 		QuitAfterAttach: switching,
+	}
+	if !switching {
+		// A client inside a session is switched to a local session; one
+		// on another host would be a nested attach, with two detach keys.
+		po.Hosts = hosts(io, key)
 	}
 	if io.Session != "" && o.Force {
 		// Nested, as asked: the attach would otherwise switch.
