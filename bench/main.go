@@ -30,6 +30,7 @@ import (
 
 type env struct {
 	bin, root, work, tmuxSock string
+	floor, idle               string // bench/floor.go
 	n, rounds                 int
 }
 
@@ -72,6 +73,9 @@ func setup(n int) *env {
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	check(build.Run())
+	rewriteAll(e.bin)
+	e.floor = e.buildGo("floorgo", floorProgram)
+	e.idle = e.buildGo("idlego", idleProgram)
 	for _, tool := range []string{"tmux", "dtach"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: %s is not installed (apt-get install %s); its columns will be empty\n", tool, tool)
@@ -243,23 +247,21 @@ func (e *env) startWorkload() {
 		samples["pty"] = append(samples["pty"], timeCmd(e.ptyCmd("run", "-d", "--id", id, "--", "sleep", "1000")))
 		e.ptyCmd("kill", id).Run()
 		e.ptyCmd("rm", id).Run()
+		samples["floor"] = append(samples["floor"], e.floorOnce(true))
 		samples["tmux"] = append(samples["tmux"], timeCmd(e.tmux("new-session", "-d", "-s", id, "sleep", "1000")))
 		e.tmux("kill-session", "-t", id).Run()
 		sock := filepath.Join(e.work, id+".dtach")
 		samples["dtach"] = append(samples["dtach"], timeCmd(exec.Command("dtach", "-n", sock, "sleep", "1000")))
 		exec.Command("pkill", "-f", sock).Run()
 	}
-	res := map[string]time.Duration{}
-	for tool, ds := range samples {
-		res[tool] = medianOf(ds)
-	}
-	report("run -d / new-session -d / dtach -n", res)
+	reportFloor("run -d / new-session -d / dtach -n", medians(samples))
 }
 
 // --- peek: print the screen as plain text ---
 
 func (e *env) peekWorkload() {
 	fmt.Printf("\n== print a 50x200 screen as plain text (median of %d) ==\n", e.n)
+	fmt.Println("   floor: an empty Go program exec'ing itself once (pty's two starts), or run once (beside pty-peek)")
 	script := "seq 1 200; exec sleep 1000"
 	stopP := e.startSession("pty", "peek1", script)
 	defer stopP()
@@ -267,56 +269,17 @@ func (e *env) peekWorkload() {
 	defer stopT()
 	time.Sleep(300 * time.Millisecond)
 	// Taking turns, as in the keystroke workload.
-	var p, d, t []time.Duration
+	var p, d, t, two, one []time.Duration
 	for i := 0; i < e.n; i++ {
 		p = append(p, timeCmd(e.ptyCmd("peek", "--plain", "peek1")))
+		two = append(two, e.floorOnce(true))
 		// pty-peek run directly: the dispatcher's share is the difference.
-		direct := e.ptyCmd()
-		direct.Path, direct.Args = filepath.Join(e.bin, "pty-peek"), []string{"pty-peek", "--plain", "peek1"}
-		d = append(d, timeCmd(direct))
+		d = append(d, timeCmd(e.ptyCmd2("pty-peek", "--plain", "peek1")))
+		one = append(one, e.floorOnce(false))
 		t = append(t, timeCmd(e.tmux("capture-pane", "-p", "-t", "peek1")))
 	}
-	report("peek --plain / capture-pane -p", map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)})
-	report("pty-peek --plain (no dispatcher)", map[string]time.Duration{"pty": medianOf(d), "tmux": medianOf(t)})
-	// What any Go command costs before it does anything: an empty Go
-	// program, once (as pty-peek run directly) and exec'ing itself once
-	// (as the dispatcher and its subcommand), both built as ours are.
-	empty := e.emptyGo()
-	var one, two []time.Duration
-	for i := 0; i < e.n; i++ {
-		one = append(one, timeCmd(exec.Command(empty)))
-		two = append(two, timeCmd(exec.Command(empty, "again")))
-	}
-	report("floor: empty Go program", map[string]time.Duration{"pty": medianOf(one), "tmux": medianOf(t)})
-	report("floor: empty Go program, exec'd twice", map[string]time.Duration{"pty": medianOf(two), "tmux": medianOf(t)})
-}
-
-// emptyGo builds a Go program that does nothing but, given an argument,
-// exec itself once without it, built the way install.sh builds ours.
-func (e *env) emptyGo() string {
-	dir := filepath.Join(e.work, "emptygo")
-	check(os.MkdirAll(dir, 0o700))
-	check(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module emptygo\n\ngo 1.26\n"), 0o600))
-	check(os.WriteFile(filepath.Join(dir, "main.go"), []byte(`package main
-
-import (
-	"os"
-	"syscall"
-)
-
-func main() {
-	if len(os.Args) > 1 {
-		syscall.Exec(os.Args[0], os.Args[:1], nil)
-	}
-}
-`), 0o600))
-	bin := filepath.Join(e.work, "emptygo.bin")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
-	build.Dir = dir
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
-	build.Stderr = os.Stderr
-	check(build.Run())
-	return bin
+	reportFloor("peek --plain / capture-pane -p", map[string]time.Duration{"pty": medianOf(p), "floor": medianOf(two), "tmux": medianOf(t)})
+	reportFloor("pty-peek --plain (no dispatcher)", map[string]time.Duration{"pty": medianOf(d), "floor": medianOf(one), "tmux": medianOf(t)})
 }
 
 // --- key: a keystroke's round trip through an attached client ---

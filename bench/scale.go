@@ -22,36 +22,37 @@ import (
 )
 
 // scaleCounts are the registry sizes of the list and memory workloads.
-var scaleCounts = []int{1, 50, 200}
+var scaleCounts = []int{3, 50, 200}
 
-// listWorkload times `pty list` against `tmux list-sessions` with 50 and
-// 200 idle sessions each. Besides the wall time it reports the CPU time a
-// listing costs, which a loaded machine distorts far less: for pty the
-// listing process's (dispatcher and pty-list), for tmux its client's plus
-// what its server spent answering.
+// listWorkload times `pty list` against `tmux list-sessions` with a few,
+// 50 and 200 idle sessions each, the floor (bench/floor.go) beside it.
+// Besides the wall time it reports the CPU time a listing costs, which a
+// loaded machine distorts far less: for pty the listing process's
+// (dispatcher and pty-list), for tmux its client's plus what its server
+// spent answering.
 func (e *env) listWorkload() {
 	fmt.Printf("\n== list the sessions (median of %d) ==\n", e.n)
 	e.atScale(func(n int) {
-		if n < 50 {
-			return
-		}
 		server := 0
 		if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
 			server, _ = strconv.Atoi(strings.TrimSpace(string(out)))
 		}
-		var p, d, t, pc, dc, tc []time.Duration
+		var p, d, t, pc, dc, tc, two, one, fc []time.Duration
 		for i := 0; i < e.n; i++ {
 			w, c := timeCPU(e.ptyCmd("list"))
 			p, pc = append(p, w), append(pc, c)
+			w, c = timeCPU(exec.Command(e.floor, "again"))
+			two, fc = append(two, w), append(fc, c)
 			w, c = timeCPU(e.ptyCmd2("pty-list"))
 			d, dc = append(d, w), append(dc, c)
+			one = append(one, e.floorOnce(false))
 			before := schedNS(server)
 			w, c = timeCPU(e.tmuxScale("list-sessions"))
 			t, tc = append(t, w), append(tc, c+schedNS(server)-before)
 		}
-		report(fmt.Sprintf("%d sessions: pty list / list-sessions", n), map[string]time.Duration{"pty": medianOf(p), "tmux": medianOf(t)})
-		report(fmt.Sprintf("%d sessions: pty-list run directly", n), map[string]time.Duration{"pty": medianOf(d), "tmux": medianOf(t)})
-		report(fmt.Sprintf("%d sessions: CPU, pty list", n), map[string]time.Duration{"pty": medianOf(pc), "tmux": medianOf(tc)})
+		reportFloor(fmt.Sprintf("%d sessions: pty list / list-sessions", n), map[string]time.Duration{"pty": medianOf(p), "floor": medianOf(two), "tmux": medianOf(t)})
+		reportFloor(fmt.Sprintf("%d sessions: pty-list run directly", n), map[string]time.Duration{"pty": medianOf(d), "floor": medianOf(one), "tmux": medianOf(t)})
+		reportFloor(fmt.Sprintf("%d sessions: CPU, pty list", n), map[string]time.Duration{"pty": medianOf(pc), "floor": medianOf(fc), "tmux": medianOf(tc)})
 		report(fmt.Sprintf("%d sessions: CPU, pty-list directly", n), map[string]time.Duration{"pty": medianOf(dc), "tmux": medianOf(tc)})
 	})
 }
@@ -81,25 +82,44 @@ func schedNS(pid int) time.Duration {
 	return time.Duration(ns)
 }
 
-// memWorkload reports the memory of 1, 50 and 200 idle sessions, per
+// memWorkload reports the memory of a few, 50 and 200 idle sessions, per
 // session: Pss (what the session's processes cost with shared pages split
 // among their users) and Private_Dirty (what no other process shares),
 // from /proc/PID/smaps_rollup. The sessions' own `sleep` commands are
 // alike for both tools and left out: pty's daemons against tmux's server.
+// The floor is as many Go programs that only wait for a signal
+// (bench/floor.go), per program.
 func (e *env) memWorkload() {
 	fmt.Printf("\n== memory of idle sessions, per session (Pss and Private_Dirty from smaps_rollup) ==\n")
 	// Freshly built binaries are dirty in the page cache, which smaps
 	// counts as the daemons' dirty pages until they are written back.
 	syscall.Sync()
+	var idle []*exec.Cmd
+	defer func() {
+		for _, c := range idle {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}()
 	e.atScale(func(n int) {
+		for len(idle) < n {
+			c := exec.Command(e.idle)
+			check(c.Start())
+			idle = append(idle, c)
+		}
 		// Let start-up garbage be collected and returned as it would be
 		// in a session left alone.
 		time.Sleep(3 * time.Second)
 		pss, priv := smapsSum(e.ptyDaemons())
 		tp, tpriv := e.tmuxServerSmaps()
+		var pids []int
+		for _, c := range idle {
+			pids = append(pids, c.Process.Pid)
+		}
+		fp, fpriv := smapsSum(pids)
 		per := func(kb int) float64 { return float64(kb) / 1024 / float64(n) }
-		fmt.Printf("  %3d sessions, Pss per session       pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(pss), per(tp), ratio(float64(pss), float64(tp)))
-		fmt.Printf("  %3d sessions, Private_Dirty/session pty %6.3f MB   tmux %6.3f MB   pty/tmux %.1f\n", n, per(priv), per(tpriv), ratio(float64(priv), float64(tpriv)))
+		fmt.Printf("  %3d sessions, Pss per session       pty %6.3f MB   floor %6.3f MB   tmux %6.3f MB   pty/tmux %.1f   pty-floor %4.0f kB\n", n, per(pss), per(fp), per(tp), ratio(float64(pss), float64(tp)), float64(pss-fp)/float64(n))
+		fmt.Printf("  %3d sessions, Private_Dirty/session pty %6.3f MB   floor %6.3f MB   tmux %6.3f MB   pty/tmux %.1f   pty-floor %4.0f kB\n", n, per(priv), per(fpriv), per(tpriv), ratio(float64(priv), float64(tpriv)), float64(priv-fpriv)/float64(n))
 		if n == scaleCounts[len(scaleCounts)-1] {
 			e.memAttached(50, n)
 		}

@@ -304,10 +304,12 @@ func (c *Command) ParseArgs(args []string) ([]string, error) {
 	var pos []string
 	rest := args
 	for {
-		// ff v3 parses like the flag package, which stops at the first
-		// non-flag argument: step over it and go on.
-		if err := ff.Parse(c.Flags, rest); err != nil {
-			return nil, err
+		// Like the flag package, which stops at the first non-flag
+		// argument: step over it and go on. (ff.Parse without options
+		// is this, after mapping every flag to an environment variable
+		// that nothing reads: a cost on every command's start.)
+		if err := c.Flags.Parse(rest); err != nil {
+			return nil, fmt.Errorf("error parsing commandline arguments: %w", err)
 		}
 		rest = c.Flags.Args()
 		if len(rest) == 0 {

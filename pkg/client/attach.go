@@ -40,6 +40,19 @@ type AttachOptions struct {
 	// LimitHistory; otherwise all of it.
 	LimitHistory bool
 	History      int
+	// Title, when not empty, is the terminal's title while attached: the
+	// user's is pushed on the terminal's title stack first and popped at
+	// the end. The program's own title changes reach the terminal too.
+	Title string
+	// Switch, when set, lets a command run in the session move this
+	// client to another session (pty switch): it is called with that
+	// session's id and returns a connection to it, how messages name it
+	// and its Title. An error ends the attach, detached.
+	Switch func(id string) (c *Conn, name, title string, err error)
+	// switched, when set, is called with the connection a switch moved
+	// to and the options the attach there is to use, before it
+	// (AttachRouted starts counting the new session's lines there).
+	switched func(c *Conn, o *AttachOptions)
 }
 
 // Result is how an attach ended.
@@ -74,12 +87,15 @@ type frameOrErr struct {
 
 // Attach runs the interactive loop on an open connection: raw mode,
 // baseline, live output, keyboard input, resize forwarding and the detach
-// key. It prints [detached] or [NAME exited with code N] itself.
+// key. It prints [detached] or [NAME exited with code N] itself. With
+// o.Switch, a command run in the session may move it to another session
+// (docs/protocol.md, "Switching sessions"): it goes on there in the same
+// terminal, which stays raw in between, and closes the connections it
+// moved to as it leaves them.
 func Attach(c *Conn, o AttachOptions) (Result, error) {
 	IgnoreQuitKey()
 	in := o.In
 	isTTY := in != nil && term.IsTerminal(int(in.Fd()))
-	rows, cols := TermSize(o.OutFile, in)
 	var st *term.State
 	if isTTY {
 		var err error
@@ -94,13 +110,55 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(stop)
-
-	c.direct()
 	// One P: attach is an I/O loop, and with a second, idle P the
 	// scheduler wakes a spare thread (a futex wake-up, an interrupt on
 	// another CPU) whenever a goroutine becomes runnable, several times
 	// per keystroke.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if !isTTY {
+		o.Title = "" // no terminal to title
+	}
+	if o.Title != "" {
+		io.WriteString(o.Out, titlePush+titleSet(o.Title))
+	}
+	var moved *Conn // a connection of a switch, ours to close
+	defer func() {
+		if moved != nil {
+			moved.Close()
+		}
+	}()
+	for {
+		res, to, err := attachOne(c, o, st, stop)
+		if to == "" {
+			return res, err
+		}
+		next, name, title, err := o.Switch(to)
+		if err != nil {
+			finishOn(o, st, "[detached]")
+			return Result{Detached: true}, fmt.Errorf("cannot switch to %s: %w; %s goes on, detached", to, err, o.Name)
+		}
+		// What the last session left on, off; the next one's baseline
+		// sets its own.
+		io.WriteString(o.Out, proto.ResetModes)
+		if o.Title != "" {
+			io.WriteString(o.Out, titlePop+titlePush+titleSet(title))
+			o.Title = title
+		}
+		c.Close()
+		c, moved, o.Name = next, next, name
+		if o.switched != nil {
+			o.switched(c, &o)
+		}
+	}
+}
+
+// attachOne is Attach on one connection, the terminal already set up.
+// It returns the session to switch to, if the daemon says so (SwitchTo).
+func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) (Result, string, error) {
+	in := o.In
+	isTTY := st != nil
+	rows, cols := TermSize(o.OutFile, in)
+	c.direct()
 	// The keyboard and the screen, as non-blocking descriptors of the
 	// same terminal on the runtime's poller, read and written with
 	// rawio: what a keystroke's echo costs is then a poller wake-up and
@@ -127,7 +185,15 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	// redraw flags, attach -R's); the original's daemon ignores it.
 	if o.LimitHistory {
 		if err := c.WriteFrame(proto.History, proto.HistoryLines(o.History)); err != nil {
-			return Result{}, fmt.Errorf("attach: %w", err)
+			return Result{}, "", fmt.Errorf("attach: %w", err)
+		}
+	}
+	// A writable client can be moved by a switch, whether the daemon
+	// holds its terminal or it relays the output itself; an older
+	// daemon ignores the frame.
+	if !o.ReadOnly && o.Switch != nil {
+		if err := c.WriteFrame(proto.SwitchReady, nil); err != nil {
+			return Result{}, "", fmt.Errorf("attach: %w", c.refusedOr(err))
 		}
 	}
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
@@ -135,7 +201,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 	if !o.ReadOnly && kbFile != nil && screenFile != nil {
 		handed, err := c.handTerminal(rows, cols, o.DetachKey, kbFile, screenFile)
 		if err != nil {
-			return Result{}, fmt.Errorf("attach: %w", err)
+			return Result{}, "", fmt.Errorf("attach: %w", c.refusedOr(err))
 		}
 		if handed {
 			kbFile.Close() // the daemon has its own; the keyboard is its now
@@ -164,7 +230,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		err = c.WriteFrame(proto.Attach, proto.Size(rows, cols))
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("attach: %w", err)
+		return Result{}, "", fmt.Errorf("attach: %w", err)
 	}
 
 	// The session's output is written to Out by the goroutine that reads
@@ -205,7 +271,7 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 					write(proto.Redraw(nil, f.Payload))
 					drawn = true
 				}
-			case proto.Exit:
+			case proto.Exit, proto.SwitchTo:
 				ended <- frameOrErr{f: f}
 				return
 			}
@@ -233,22 +299,36 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 		case fe := <-ended:
 			if fe.err != nil {
 				finish(fmt.Sprintf("[lost connection to %s]", o.Name))
-				return Result{}, fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, fe.err)
+				return Result{}, "", fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, fe.err)
+			}
+			if fe.f.Type == proto.SwitchTo {
+				// Nothing of this session's after its last output: the
+				// daemon queued nothing behind SWITCH_TO, and what the
+				// connection still carries is dropped.
+				out.Lock()
+				out.done = true
+				out.Unlock()
+				c.letGo()
+				if len(fe.f.Payload) > 0 && o.Switch != nil {
+					return Result{}, string(fe.f.Payload), nil
+				}
+				finish("[detached]")
+				return Result{Detached: true}, "", nil
 			}
 			code := proto.ParseExitCode(fe.f.Payload)
 			finish(fmt.Sprintf("[%s exited with code %d]", o.Name, code))
-			return Result{Exited: true, Code: code}, nil
+			return Result{Exited: true, Code: code}, "", nil
 		case err := <-sendErr:
 			finish(fmt.Sprintf("[lost connection to %s]", o.Name))
-			return Result{}, fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, err)
+			return Result{}, "", fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, err)
 		case <-detach:
 			c.Detach()
 			finish("[detached]")
-			return Result{Detached: true}, nil
+			return Result{Detached: true}, "", nil
 		case sig := <-stop:
 			c.Detach()
 			finish("[terminated]")
-			return Result{Signal: sig.(syscall.Signal)}, nil
+			return Result{Signal: sig.(syscall.Signal)}, "", nil
 		case <-winch:
 			r, cl := TermSize(o.OutFile, in)
 			if r != rows || cl != cols {
@@ -268,6 +348,9 @@ func finishOn(o AttachOptions, st *term.State, msg string) {
 	// bottom row before printing, as dtach does: the message lands below
 	// the session's screen, never over it.
 	io.WriteString(o.Out, finishStart)
+	if o.Title != "" {
+		io.WriteString(o.Out, titlePop)
+	}
 	if st != nil {
 		term.Restore(int(o.In.Fd()), st)
 	}
@@ -313,19 +396,47 @@ func (c *Conn) handTerminal(rows, cols int, key detachkey.Key, kb, screen *os.Fi
 	if serr != nil {
 		return false, serr
 	}
+	f, err := c.probe(proto.TTYAttached)
+	return err == nil && f != nil, err
+}
+
+// refusedOr is the refusal a daemon sent before it hung up, if a write
+// to it failed because it did (a daemon of the Rust port answers the
+// first frame it does not accept with ATTACH_REFUSED and closes); else
+// err. The reason is what the user needs, not the broken pipe.
+func (c *Conn) refusedOr(err error) error {
+	c.Raw().SetReadDeadline(time.Now().Add(time.Second))
+	defer c.Raw().SetReadDeadline(time.Time{})
+	for {
+		_, rerr := c.Next()
+		var refused *RefusedError
+		if errors.As(rerr, &refused) {
+			return rerr
+		}
+		if rerr != nil {
+			return err
+		}
+	}
+}
+
+// probe sends a STATUS request behind a request just sent and returns
+// the reply of type want that comes before the STATUS reply, or nil if
+// the STATUS reply comes alone: a daemon that does not know the request
+// (the original's, an older one of ours) ignores it.
+func (c *Conn) probe(want proto.Type) (*proto.Frame, error) {
 	if err := c.WriteFrame(proto.Status, nil); err != nil {
-		return false, err
+		return nil, err
 	}
 	for {
 		f, err := c.Next()
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		switch f.Type {
-		case proto.TTYAttached:
-			return true, nil
+		case want:
+			return &f, nil
 		case proto.Status:
-			return false, nil
+			return nil, nil
 		}
 	}
 }
@@ -334,7 +445,7 @@ func (c *Conn) handTerminal(rows, cols int, key detachkey.Key, kb, screen *os.Fi
 // resizes and waits for the daemon to say the user detached (DETACH) or
 // the session ended (EXIT), which it sends once the last output is on the
 // screen.
-func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <-chan os.Signal) (Result, error) {
+func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <-chan os.Signal) (Result, string, error) {
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	defer signal.Stop(winch)
@@ -342,7 +453,7 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <
 	go func() {
 		for {
 			f, err := c.Next()
-			if err != nil || f.Type == proto.Exit || f.Type == proto.Detach {
+			if err != nil || f.Type == proto.Exit || f.Type == proto.Detach || f.Type == proto.SwitchTo {
 				ended <- frameOrErr{f, err}
 				return
 			}
@@ -354,14 +465,21 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <
 			switch {
 			case fe.err != nil:
 				finishOn(o, st, fmt.Sprintf("[lost connection to %s]", o.Name))
-				return Result{}, fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, fe.err)
+				return Result{}, "", fmt.Errorf("session %s: %w: %w", o.Name, ErrConnectionLost, fe.err)
 			case fe.f.Type == proto.Detach:
 				finishOn(o, st, "[detached]")
-				return Result{Detached: true}, nil
+				return Result{Detached: true}, "", nil
+			case fe.f.Type == proto.SwitchTo && len(fe.f.Payload) > 0 && o.Switch != nil:
+				c.letGo()
+				return Result{}, string(fe.f.Payload), nil
+			case fe.f.Type == proto.SwitchTo:
+				c.letGo()
+				finishOn(o, st, "[detached]")
+				return Result{Detached: true}, "", nil
 			default:
 				code := proto.ParseExitCode(fe.f.Payload)
 				finishOn(o, st, fmt.Sprintf("[%s exited with code %d]", o.Name, code))
-				return Result{Exited: true, Code: code}, nil
+				return Result{Exited: true, Code: code}, "", nil
 			}
 		case sig := <-stop:
 			// The daemon writes to the terminal until it lets go of it,
@@ -372,7 +490,7 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <
 			case <-time.After(time.Second):
 			}
 			finishOn(o, st, "[terminated]")
-			return Result{Signal: sig.(syscall.Signal)}, nil
+			return Result{Signal: sig.(syscall.Signal)}, "", nil
 		case <-winch:
 			r, cl := TermSize(o.OutFile, o.In)
 			if r != rows || cl != cols {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -151,6 +152,13 @@ func retry(f func() error) error {
 // modes the program set (bracketed paste, say), which would otherwise
 // print as text or change the reader's terminal.
 func PrintScreen(w io.Writer, b []byte, plain bool) error {
+	if plain && !hasControls(b) {
+		// Our daemon's plain screens: written as they came, without
+		// the copies the general case makes.
+		b = append(bytes.TrimRight(b, "\n"), '\n')
+		_, err := w.Write(b)
+		return err
+	}
 	out := string(b)
 	if plain {
 		out = strings.TrimRight(TextOnly(out, false), "\n")
@@ -167,6 +175,24 @@ func PrintScreen(w io.Writer, b []byte, plain bool) error {
 // maxCUF bounds the spaces one cursor-forward becomes: no screen is wider
 // (proto.ClampSize).
 const maxCUF = 1000
+
+// hasControls reports whether b holds a byte that TextOnly removes or
+// rewrites: a C0 control other than newline and tab, DEL, or a C1
+// control (U+0080 to U+009F, which UTF-8 spells C2 80 to C2 9F; no
+// other sequence holds the byte C2 but as its first). A byte loop rather
+// than decoding runes, which would be most of the work of printing a wide
+// screen.
+func hasControls(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c < 0x20 && c != '\n' && c != '\t', c == 0x7f:
+			return true
+		case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] < 0xa0:
+			return true
+		}
+	}
+	return false
+}
 
 // TextOnly is s without escape sequences and control characters other
 // than newline and tab, keeping SGR sequences and OSC 8 hyperlinks when

@@ -38,6 +38,8 @@ var onlySGR = regexp.MustCompile(`\x1b\[[0-9;:]*m|\x1b\]8;[ -~]*;[ -~]*(\x07|\x1
 
 func FuzzTextOnly(f *testing.F) {
 	f.Add("bash$ \x1b[?2004h\x1b[31mx\x1b[0m\r\n\x1b]0;t\x07")
+	f.Add("plain text\n\n")
+	f.Add("a C1 control \xc2\x85 and \xc2\xc2\x9f, an A0 \xc2\xa0, a lone \x85")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, sgr := range []bool{false, true} {
 			out := TextOnly(s, sgr)
@@ -52,7 +54,12 @@ func FuzzTextOnly(f *testing.F) {
 				t.Fatalf("TextOnly(%q) grew to %d bytes", s, len(out))
 			}
 		}
+		// The plain print, whose fast path skips TextOnly for a screen
+		// without controls, prints what TextOnly makes of it.
 		var b bytes.Buffer
 		PrintScreen(&b, []byte(s), true)
+		if want := strings.TrimRight(TextOnly(s, false), "\n") + "\n"; b.String() != want {
+			t.Fatalf("PrintScreen(%q, plain) = %q, want %q", s, b.String(), want)
+		}
 	})
 }

@@ -62,7 +62,9 @@ func ParseReconnectAttempts(v string) (int, error) {
 // sees "[reconnecting to HOST... Ctrl+\ to stop]" on the bottom row while
 // it retries with backoff, then the session's screen again. Lines the
 // session printed meanwhile go into the terminal's scrollback, and only
-// those: the terminal already holds the ones before the drop.
+// those: the terminal already holds the ones before the drop. A writable
+// attach can be switched (pty switch typed in the session) to another
+// session of the same route's host.
 func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Result, error) {
 	tr := newTracker(o.Out, o.OutFile, o.In)
 	defer tr.stop()
@@ -72,6 +74,26 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 		return Result{}, err
 	}
 	limit, lines := o.LimitHistory, o.History // the user's --history
+	if !o.ReadOnly {
+		// A switch (pty switch typed in the session) goes to the other
+		// session on the same host, over a route of its own, which is
+		// the one reconnected from then on. It attaches as the first
+		// attach did, with the user's --history.
+		o.Switch = func(id string) (*Conn, string, string, error) {
+			next, nextDone, err := route(id, nil)
+			if err != nil {
+				return nil, "", "", err
+			}
+			done()
+			done, ref = nextDone, id
+			return next, id, "pty: " + id, nil
+		}
+		o.switched = func(c *Conn, ao *AttachOptions) {
+			before, _, counted := historyCount(c)
+			ao.LimitHistory, ao.History = limit, lines
+			tr.begin(before, counted, !limit, false)
+		}
+	}
 	for first := true; ; first = false {
 		before, full, counted := historyCount(c)
 		if !first {

@@ -8,7 +8,8 @@ package commands
 import (
 	"os"
 	"path/filepath"
-	"sort"
+	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,7 @@ type Command struct {
 var Builtin = []Command{
 	{"run", "start a command in a new session and attach to it"},
 	{"attach", "attach to a session (Ctrl+\\ detaches)"},
+	{"switch", "inside an attached session: show another session in its place"},
 	{"peek", "print a session's screen, follow it read-only, or wait for text on it"},
 	{"send", "type text or keys into a session"},
 	{"list", "list sessions: running, exited and vanished (--json for scripts)"},
@@ -90,8 +92,13 @@ func Find(sub string) (string, error) {
 func dirs() []string {
 	var out []string
 	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
+		// Linux's os.Executable reads /proc/self/exe, which the kernel
+		// has resolved already: walking it again is a system call per
+		// path element on every command's start.
+		if runtime.GOOS != "linux" {
+			if r, err := filepath.EvalSymlinks(exe); err == nil {
+				exe = r
+			}
 		}
 		out = append(out, filepath.Dir(exe))
 	}
@@ -130,6 +137,6 @@ func Plugins() []string {
 			}
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

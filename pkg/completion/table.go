@@ -60,6 +60,7 @@ type Cmd struct {
 var positional = map[string]Cmd{
 	"run":         {DashDash: true},
 	"attach":      {Args: []Arg{Ref}},
+	"switch":      {Args: []Arg{Ref}},
 	"peek":        {Args: []Arg{Ref}},
 	"send":        {Args: []Arg{Ref, None}},
 	"stats":       {Args: []Arg{Ref}},

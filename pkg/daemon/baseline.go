@@ -1,8 +1,8 @@
 package daemon
 
 import (
+	"bytes"
 	"runtime"
-	"strings"
 
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
@@ -261,7 +261,7 @@ func (d *Daemon) startBuildLocked(c *client) *build {
 		b.budget = proto.MaxPayload - len(b.screen) - len(term.HistoryPrefix) - b.histRows - len("\x1b[0m")
 	case c.flags&proto.PeekPlain != 0:
 		b.kind = buildPeekPlain
-		b.screen = []byte(strings.TrimRight(d.screen.PlainText(false), "\n"))
+		b.screen = bytes.TrimRight(d.screen.AppendPlainText(nil, false), "\n")
 		b.hasLast = len(b.screen) > 0
 		b.size = len(b.screen)
 		b.budget = proto.MaxPayload

@@ -79,6 +79,13 @@ type client struct {
 	ttyRaw syscall.RawConn
 	keys   *os.File
 	ctl    []byte
+	// switchable: the client can move to another session (SWITCH_READY);
+	// switched: it has been told to (SWITCH_TO). typed is
+	// Daemon.typedSeq when its user last typed (on a terminal it handed
+	// us, or in DATA) or it attached, which says which client a switch
+	// request concerns (switch.go).
+	switchable, switched bool
+	typed                uint64
 
 	// history is how many lines of scrollback (-1: all) the next
 	// baseline writes first: the first after ATTACH or ATTACH_TTY, never
@@ -450,6 +457,9 @@ func (d *Daemon) readLoop(c *client) {
 		d.mu.Lock()
 		c.spoke = true
 		ro := c.role == roleReadonly
+		if c.role == roleWritable && len(p) > 0 {
+			d.typedLocked(c)
+		}
 		d.mu.Unlock()
 		if ro || len(p) == 0 {
 			return nil
@@ -499,6 +509,7 @@ func (d *Daemon) readLoop(c *client) {
 				d.writers++
 			}
 			c.role, c.rows, c.cols, c.spoke = roleWritable, rows, cols, true
+			d.typedLocked(c)
 			d.requests++
 			c.seq = d.requests
 			c.history = c.histWant
@@ -507,6 +518,10 @@ func (d *Daemon) readLoop(c *client) {
 			d.mu.Unlock()
 		case proto.AttachTTY, proto.AttachTTYKey:
 			d.attachTTY(c, f.Type, f.Payload, fds.take())
+		case proto.SwitchReady, proto.Switch:
+			if !d.switchFrame(c, f) {
+				return
+			}
 		case proto.Peek:
 			flags := proto.ParsePeek(f.Payload)
 			d.mu.Lock()

@@ -208,6 +208,10 @@ type Daemon struct {
 	freed     int
 	releasing bool
 	released  time.Time
+
+	// typedSeq counts terminal clients' keystrokes and attaches, guarded
+	// by mu: the client a switch request concerns (switch.go).
+	typedSeq uint64
 }
 
 // Main runs the daemon for pty-daemon: it reads the config from fd 3,

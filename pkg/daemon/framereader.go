@@ -12,7 +12,8 @@ import (
 // more than wholeData of a peer's frame: a larger DATA frame (the
 // original's pty send puts a whole argument in one) is passed to the
 // child in pieces as it arrives, and of any other frame only the first
-// ctlMax bytes are kept, the rest skipped.
+// ctlMax bytes are kept (ctlKeep: a SWITCH request's session id more),
+// the rest skipped.
 const (
 	wholeData  = 64 << 10
 	ctlMax     = 64
@@ -152,7 +153,7 @@ func (fr *frameReader) frame() (proto.Frame, error) {
 	n := int(size)
 	switch {
 	case t != proto.Data:
-		p := make([]byte, min(n, ctlMax))
+		p := make([]byte, min(n, ctlKeep(t)))
 		if err := fr.fill(p, len(p)); err != nil {
 			return proto.Frame{}, err
 		}
@@ -181,4 +182,14 @@ func (fr *frameReader) frame() (proto.Frame, error) {
 		}
 	}
 	return proto.Frame{Type: t}, nil
+}
+
+// ctlKeep is how much of a frame other than DATA the daemon keeps: a
+// SWITCH request names a session, whose id may be longer than any other
+// request; one byte past the longest id tells a longer one apart.
+func ctlKeep(t proto.Type) int {
+	if t == proto.Switch {
+		return proto.MaxSwitchID + 1
+	}
+	return ctlMax
 }

@@ -37,8 +37,8 @@ func TestFrameReaderSplits(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: frame %d: %v", name, i, err)
 			}
-			if w.Type != proto.Data && len(w.Payload) > ctlMax {
-				w.Payload = w.Payload[:ctlMax] // the rest of a request is skipped
+			if w.Type != proto.Data && len(w.Payload) > ctlKeep(w.Type) {
+				w.Payload = w.Payload[:ctlKeep(w.Type)] // the rest of a request is skipped
 			}
 			if f.Type != w.Type || !bytes.Equal(f.Payload, w.Payload) {
 				t.Fatalf("%s: frame %d: got type %d len %d, want type %d len %d", name, i, f.Type, len(f.Payload), w.Type, len(w.Payload))
@@ -174,7 +174,7 @@ func readAll(t *testing.T, chunk uint8, in []byte) (worst uint64) {
 		switch {
 		case bad > 0:
 			t.Fatalf("a DATA piece out of bounds")
-		case f.Type != proto.Data && len(f.Payload) > ctlMax:
+		case f.Type != proto.Data && len(f.Payload) > ctlKeep(f.Type):
 			t.Fatalf("a %v payload of %d bytes", f.Type, len(f.Payload))
 		case f.Type == proto.Data && len(f.Payload) > wholeData:
 			t.Fatalf("a whole DATA payload of %d bytes", len(f.Payload))

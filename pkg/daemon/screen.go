@@ -3,7 +3,6 @@ package daemon
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/proto"
@@ -169,7 +168,7 @@ func (d *Daemon) screenForLocked(c *client) []byte {
 	// clients (peek, peek --wait) print the payload as is, and a screen
 	// with three lines of output should not print twenty blank ones.
 	if c.flags&proto.PeekPlain != 0 {
-		return lastLines([]byte(strings.TrimRight(d.screen.PlainText(full), "\n")), proto.MaxPayload)
+		return lastLines(bytes.TrimRight(d.screen.AppendPlainText(nil, full), "\n"), proto.MaxPayload)
 	}
 	var tail []byte
 	if c.flags&proto.PeekFollow != 0 {

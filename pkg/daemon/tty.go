@@ -69,6 +69,7 @@ func (d *Daemon) attachTTY(c *client, typ proto.Type, payload []byte, fds []int)
 	c.pending, c.spare = nil, nil
 	d.recountLocked(c)
 	c.tty, c.ttyRaw, c.keys = screen, src, keys
+	d.typedLocked(c)
 	d.queueLocked(c, proto.TTYAttached, nil)
 	d.syncLocked(c)
 	d.seenLocked()
@@ -91,6 +92,7 @@ func (d *Daemon) readKeys(c *client, rc syscall.RawConn, key detachkey.Key) {
 		if n > 0 {
 			d.mu.Lock()
 			gone := c.keys == nil
+			d.typedLocked(c)
 			d.mu.Unlock()
 			if gone || k.Feed(buf[:n]) != nil {
 				return

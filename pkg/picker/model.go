@@ -43,6 +43,13 @@ type Options struct {
 	// Env is the environment of sessions the picker starts (nil: this
 	// process's).
 	Env []string
+	// Hosts are other machines whose sessions are listed too, each in a
+	// group of its own under this host's (remote.go).
+	Hosts []Host
+	// QuitAfterAttach ends the picker once an attach succeeds: inside a
+	// session, the attach moved the pty client showing it to the chosen
+	// session (pty switch), and the picker's work is done.
+	QuitAfterAttach bool
 }
 
 type mode int
@@ -59,9 +66,12 @@ const (
 const newKey = "\x00new"
 
 type item struct {
-	sess  *layout.Session // nil for the create row
-	key   string
-	score int
+	sess   *layout.Session // nil for the create row and a host's rows
+	remote *RemoteSession  // a host's session
+	host   int             // the host of remote or head, in Options.Hosts
+	head   bool            // a host's heading, never selected
+	key    string
+	score  int
 }
 
 // Model is the picker's state. The zero value is not usable; call New.
@@ -71,6 +81,7 @@ type Model struct {
 	sessions []layout.Session // scoped by FilterTags, in display order
 	loaded   bool
 	loadErr  error
+	hosts    []hostState // of Options.Hosts, by index
 
 	filter editor
 	items  []item // what the filter lets through, plus the create row
@@ -113,7 +124,7 @@ func New(o Options) *Model {
 	if o.Shell == "" {
 		o.Shell = "/bin/sh"
 	}
-	m := &Model{o: o, width: 80, height: 24, now: time.Now}
+	m := &Model{o: o, width: 80, height: 24, now: time.Now, hosts: make([]hostState, len(o.Hosts))}
 	if o.PreselectNew {
 		m.selKey = newKey
 	}
@@ -123,7 +134,7 @@ func New(o Options) *Model {
 
 // Init loads the sessions and starts the refresh timer.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.load(), tick())
+	return tea.Batch(append([]tea.Cmd{m.load(), tick()}, m.askHosts()...)...)
 }
 
 func tick() tea.Cmd {
@@ -204,8 +215,10 @@ func (m *Model) rebuild() {
 	if strings.TrimSpace(q) != "" {
 		sort.SliceStable(m.items, func(i, j int) bool { return m.items[i].score > m.items[j].score })
 	}
+	m.items = append(m.items, m.remoteItems(q)...)
 	m.items = append(m.items, item{key: newKey})
 	m.sel = m.indexOf(m.selKey, m.sel)
+	m.sel = m.selectable(m.sel, 1)
 	m.selKey = m.items[m.sel].key
 	m.scroll()
 }
@@ -223,9 +236,30 @@ func (m *Model) indexOf(key string, fallback int) int {
 }
 
 func (m *Model) move(delta int) {
-	m.sel = max(0, min(len(m.items)-1, m.sel+delta))
+	dir := 1
+	if delta < 0 {
+		dir = -1
+	}
+	m.sel = m.selectable(max(0, min(len(m.items)-1, m.sel+delta)), dir)
 	m.selKey = m.items[m.sel].key
 	m.scroll()
+}
+
+// selectable is the row at i, or past the host headings from it in
+// direction dir (then the other way): the last row, the create row, is
+// never a heading.
+func (m *Model) selectable(i, dir int) int {
+	for j := i; j >= 0 && j < len(m.items); j += dir {
+		if !m.items[j].head {
+			return j
+		}
+	}
+	for j := i; j >= 0 && j < len(m.items); j -= dir {
+		if !m.items[j].head {
+			return j
+		}
+	}
+	return len(m.items) - 1
 }
 
 // listHeight is how many rows fit between the header and the footer.
@@ -255,12 +289,16 @@ func (m *Model) Selected() string {
 	return m.selKey
 }
 
-// Visible returns the ids of the listed sessions, in order.
+// Visible returns the ids of the listed sessions, in order; a host's
+// as HOST:NAME.
 func (m *Model) Visible() []string {
 	var out []string
 	for _, it := range m.items {
-		if it.sess != nil {
+		switch {
+		case it.sess != nil:
 			out = append(out, it.sess.ID)
+		case it.remote != nil:
+			out = append(out, m.o.Hosts[it.host].Label+":"+it.remote.Name)
 		}
 	}
 	return out
@@ -283,7 +321,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		return m, tea.Batch(m.load(), tick())
+	case hostMsg:
+		return m, m.hostAnswered(msg)
+	case hostTickMsg:
+		return m, m.askHost(msg.i)
 	case attachedMsg:
+		if m.o.QuitAfterAttach && msg.err == nil {
+			m.quitting = true
+			return m, tea.Quit
+		}
 		m.mode = modeList
 		m.attachedMessage(msg)
 		return m, m.load()
@@ -382,7 +428,13 @@ func (m *Model) resetSelection() {
 
 func (m *Model) choose() (tea.Model, tea.Cmd) {
 	it := m.items[m.sel]
-	if it.sess == nil {
+	switch {
+	case it.head:
+		return m, nil
+	case it.remote != nil:
+		// The host's attach says what to do with an ended session.
+		return m, m.attachRemote(it)
+	case it.sess == nil:
 		m.mode = modeNewDir
 		m.dir.Set(listing.TildePath(m.o.Cwd, m.o.Home))
 		m.cmd.Set(m.o.Shell)
@@ -523,6 +575,12 @@ func (m *Model) attach(id string) tea.Cmd {
 	} else {
 		cmd = AttachCommand(m.o.Root, id, m.o.DetachKey)
 	}
+	return m.run(id, cmd)
+}
+
+// run hands the terminal to cmd, an attach to the session named id in
+// the messages.
+func (m *Model) run(id string, cmd *exec.Cmd) tea.Cmd {
 	// Keep what attach says on stderr for the message line: the picker
 	// redraws over the terminal as soon as attach returns.
 	var errBuf bytes.Buffer

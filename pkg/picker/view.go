@@ -52,8 +52,16 @@ func (m *Model) View() string {
 	if len(m.o.FilterTags) > 0 {
 		title += "  " + styleTags.Render(strings.Join(layout.SortedTags(m.o.FilterTags), " "))
 	}
-	n := len(m.items) - 1
-	count := fmt.Sprintf("%d of %d sessions", n, len(m.sessions))
+	n, total := 0, len(m.sessions)
+	for _, it := range m.items {
+		if it.sess != nil || it.remote != nil {
+			n++
+		}
+	}
+	for _, st := range m.hosts {
+		total += len(st.rows)
+	}
+	count := fmt.Sprintf("%d of %d sessions", n, total)
 	if !m.loaded {
 		count = "loading..."
 	}
@@ -162,7 +170,14 @@ func (m *Model) rows() []string {
 	out := make([]string, 0, len(m.items))
 	ci := 0
 	for _, it := range m.items {
-		if it.sess == nil {
+		switch {
+		case it.head:
+			out = append(out, m.headRow(it.host))
+			continue
+		case it.remote != nil:
+			out = append(out, remoteRow(it.remote))
+			continue
+		case it.sess == nil:
 			out = append(out, "  "+styleNew.Render("+ Create new session..."))
 			continue
 		}

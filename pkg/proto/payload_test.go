@@ -27,6 +27,10 @@ func TestPayloadsOnTheWire(t *testing.T) {
 		{"HISTORY -5", frame(History, HistoryLines(-5)), "24" + "00000004" + "00000000"},
 		{"ATTACH_TTY_KEY ctrl+a", frame(AttachTTYKey, AttachKey(24, 80, "ctrl+a")), "23" + "0000000a" + "0018" + "0050" + hex.EncodeToString([]byte("ctrl+a"))},
 		{"STATUS request", frame(Status, nil), "07" + "00000000"},
+		{"SWITCH_READY", frame(SwitchReady, nil), "28" + "00000000"},
+		{"SWITCH to ab", frame(Switch, []byte("ab")), "29" + "00000002" + "6162"},
+		{"SWITCH reply", frame(Switch, []byte{SwitchOK}), "29" + "00000001" + "01"},
+		{"SWITCH_TO ab", frame(SwitchTo, []byte("ab")), "2a" + "00000002" + "6162"},
 		{"SCREEN header of 70000 bytes", hex.EncodeToString(AppendHeader(nil, Screen, 70000)), "05" + "00011170"},
 	} {
 		if c.got != c.want {

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -515,8 +516,11 @@ func stopLeftovers(root, id, gen string) error {
 // DaemonPath finds pty-daemon beside the running executable, then on PATH.
 func DaemonPath() (string, error) {
 	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
+		// Resolved by the kernel on Linux already (/proc/self/exe).
+		if runtime.GOOS != "linux" {
+			if r, err := filepath.EvalSymlinks(exe); err == nil {
+				exe = r
+			}
 		}
 		p := filepath.Join(filepath.Dir(exe), "pty-daemon")
 		if isExec(p) {

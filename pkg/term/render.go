@@ -1,6 +1,7 @@
 package term
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -53,12 +54,22 @@ func appendRune(b []byte, r rune) []byte {
 // per row with trailing spaces trimmed, each followed by "\n". With full
 // the scrollback comes first (like -S -), on the alternate screen too.
 func (s *Screen) PlainText(full bool) string {
-	var b []byte
+	return string(s.AppendPlainText(nil, full))
+}
+
+// AppendPlainText appends PlainText(full) to b, for a caller that keeps
+// bytes (the daemon's SCREEN payload) and would otherwise copy the text
+// twice.
+func (s *Screen) AppendPlainText(b []byte, full bool) []byte {
+	if !full {
+		// Room for every row at full width: one allocation.
+		b = slices.Grow(b, s.rows*(s.cols+1))
+	}
 	s.eachLine(full, func(cells []Cell) {
 		b = s.appendPlain(b, cells)
 		b = append(b, '\n')
 	})
-	return string(b)
+	return b
 }
 
 // Lines returns the plain text lines (without newlines).

@@ -291,7 +291,11 @@ func New(rows, cols int, opts Options) *Screen {
 	}
 	s.main = newGrid(rows, cols)
 	s.g = &s.main
-	s.p = ansi.NewParser()
+	// ansi.NewParser with a smaller data buffer, set up directly: NewParser
+	// allocates a 64 KiB one first, which a daemon that never collects
+	// would keep for good.
+	s.p = new(ansi.Parser)
+	s.p.SetParamsSize(parser.MaxParamsSize)
 	s.p.SetDataSize(4096)
 	s.p.SetHandler(ansi.Handler{
 		Print:     s.printRune,

@@ -165,7 +165,8 @@ func entryFor(s layout.Session, now time.Time, home string) listEntry {
 // logs), and once a second while someone watches, for the ages.
 type registry struct {
 	root  string
-	write bool // pages may take actions (the list's form)
+	write bool     // pages may take actions (the list's form)
+	rem   *remotes // the other hosts, or nil
 
 	mu      sync.Mutex
 	msg     []byte        // the current {"t":"list"} message
@@ -178,8 +179,8 @@ type registry struct {
 	kick     chan struct{} // a first viewer came: preview now
 }
 
-func newRegistry(ctx context.Context, root string, write bool) *registry {
-	r := &registry{root: root, write: write, changed: make(chan struct{}), poke: make(chan struct{}, 1),
+func newRegistry(ctx context.Context, root string, write bool, rem *remotes) *registry {
+	r := &registry{root: root, write: write, rem: rem, changed: make(chan struct{}), poke: make(chan struct{}, 1),
 		kick: make(chan struct{}, 1)}
 	r.rebuild()
 	go r.run(ctx)
@@ -196,7 +197,12 @@ func (r *registry) rebuild() {
 		Sessions []listEntry `json:"sessions"`
 		Error    string      `json:"error,omitempty"`
 		Write    bool        `json:"write,omitempty"`
+		// Remote is each other host's group (pty web --remotes).
+		Remote []remoteGroup `json:"remote,omitempty"`
 	}{T: "list", Sessions: []listEntry{}, Write: r.write}
+	if r.rem != nil {
+		msg.Remote = r.rem.current()
+	}
 	if err != nil {
 		msg.Error = err.Error()
 	}

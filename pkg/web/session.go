@@ -49,6 +49,8 @@ type snapshot struct {
 type follower struct {
 	s      *server
 	id     string
+	key    string        // in server.followers: id, or the host's and id
+	remote *remoteTarget // the host the session is on; nil: this one
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -70,6 +72,7 @@ type follower struct {
 	changed   chan struct{} // closed when snap or events change
 	ended     bool
 	code      int
+	refused   string // why the host refused the route, when it did
 	events    []string
 	evSeq     int
 	// inMu guards input, so typing never holds up the stream (mu).
@@ -78,10 +81,17 @@ type follower struct {
 }
 
 // follow returns the follower of id, starting it for the first viewer.
-func (s *server) follow(id string, keep int) *follower {
+func (s *server) follow(id string, keep int) *follower { return s.followOn(nil, id, keep) }
+
+// followOn is follow of a session on rt's host (nil: this host).
+func (s *server) followOn(rt *remoteTarget, id string, keep int) *follower {
+	key := id
+	if rt != nil {
+		key = rt.key(id)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.followers[id]
+	f := s.followers[key]
 	// A follower whose session ended stays with its viewers; a new
 	// viewer (of a session restarted since, say) gets a fresh one.
 	if f != nil && f.isEnded() {
@@ -89,12 +99,15 @@ func (s *server) follow(id string, keep int) *follower {
 	}
 	if f == nil {
 		ctx, cancel := context.WithCancel(s.ctx)
-		f = &follower{s: s, id: id, ctx: ctx, cancel: cancel, dirty: make(chan struct{}, 1),
+		f = &follower{s: s, id: id, key: key, remote: rt, ctx: ctx, cancel: cancel, dirty: make(chan struct{}, 1),
 			changed: make(chan struct{}), code: -1, keep: keep}
-		s.followers[id] = f
+		s.followers[key] = f
 		go f.run()
 		go f.publish()
-		go f.followEvents()
+		if rt == nil {
+			// The host's event log is not reachable from here.
+			go f.followEvents()
+		}
 	}
 	f.mu.Lock()
 	f.viewers++
@@ -111,8 +124,8 @@ func (s *server) unfollow(f *follower) {
 	last := f.viewers == 0
 	f.mu.Unlock()
 	if last {
-		if s.followers[f.id] == f {
-			delete(s.followers, f.id)
+		if s.followers[f.key] == f {
+			delete(s.followers, f.key)
 		}
 		f.cancel()
 	}
@@ -152,21 +165,29 @@ func (f *follower) run() {
 		f.inMu.Unlock()
 		f.markDirty()
 	}()
+	if f.remote != nil {
+		f.runRemote()
+		return
+	}
 	conn, err := client.Dial(f.s.o.Root, f.id)
 	if err != nil {
 		return
 	}
+	f.stream(conn)
+}
+
+// stream reads one connection's stream into the emulator until it ends,
+// and reports whether it ended with the session's EXIT.
+func (f *follower) stream(conn *client.Conn) (exited bool) {
 	defer conn.Close()
-	go func() {
-		<-f.ctx.Done()
-		conn.Close()
-	}()
+	stop := context.AfterFunc(f.ctx, func() { conn.Close() })
+	defer stop()
 	// The exact screen, first with the scrollback (Full), and in a
 	// flood's redraws the lines that scrolled by since the last one
 	// (Follow): the emulator's scrollback then holds every line the
 	// session kept, once and in order, as an attached terminal's does.
 	if err := conn.WriteFrame(proto.Peek, proto.PeekRequest(proto.PeekRedraw|proto.PeekFull|proto.PeekFollow)); err != nil {
-		return
+		return false
 	}
 	write := func(b []byte) {
 		f.mu.Lock()
@@ -179,7 +200,7 @@ func (f *follower) run() {
 	for {
 		fr, err := conn.NextStreaming(write)
 		if err != nil {
-			return
+			return false
 		}
 		switch fr.Type {
 		case proto.Geometry:
@@ -226,7 +247,7 @@ func (f *follower) run() {
 			f.mu.Lock()
 			f.code = proto.ParseExitCode(fr.Payload)
 			f.mu.Unlock()
-			return
+			return true
 		}
 	}
 }
@@ -512,7 +533,20 @@ type endedMsg struct {
 }
 
 func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
-	sess, err := layout.At(s.o.Root).Load(id)
+	s.liveSessionOn(ctx, c, nil, id)
+}
+
+// liveSessionOn is liveSession of a session on rt's host (nil: this
+// host), which has no record here: it is shown as the host's list has it,
+// read-only, until its stream ends.
+func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget, id string) {
+	var sess layout.Session
+	var err error
+	if rt != nil {
+		sess = rt.session(id)
+	} else {
+		sess, err = layout.At(s.o.Root).Load(id)
+	}
 	if err != nil {
 		// The page stops asking: a removed session does not come back.
 		c.sendJSON(ctx, map[string]string{"t": "gone", "msg": "No session " + id + " in the registry: it was removed (pty rm, gc, or it ended cleanly)."})
@@ -525,8 +559,8 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	}
 	keep = min(keep+1, MaxHistoryLines)
 	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Shown()),
-		Command: listing.Command(sess.Meta), Write: s.o.Write && sess.Shown() == layout.Running,
-		Actions: s.o.Write && s.o.Actions != nil, Scrollback: keep}
+		Command: listing.Command(sess.Meta), Write: rt == nil && s.o.Write && sess.Shown() == layout.Running,
+		Actions: rt == nil && s.o.Write && s.o.Actions != nil, Scrollback: keep}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return
 	}
@@ -538,12 +572,12 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 		<-c.c.CloseRead(ctx).Done()
 		return
 	}
-	f := s.follow(id, keep)
+	f := s.followOn(rt, id, keep)
 	defer s.unfollow(f)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	in := &inputState{f: f, c: c, write: s.o.Write, acks: make(chan struct{}, 1)}
+	in := &inputState{f: f, c: c, write: hello.Write, acks: make(chan struct{}, 1)}
 	go func() {
 		defer cancel()
 		in.readLoop(ctx)
@@ -571,6 +605,13 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 	defer frame.Stop()
 	for {
 		sn, evs, evSeq, changed := f.current()
+		if why := f.refusal(); why != "" {
+			// The host says the session is not there: the page stops
+			// asking, as for a removed one.
+			c.sendJSON(ctx, map[string]string{"t": "gone", "msg": why})
+			c.c.Close(websocket.StatusNormalClosure, "")
+			return
+		}
 		histLeft := sn != nil && sn.histGen == histGen && mark < sn.histSeq
 		sendHist := histLeft
 		if histLeft && sn == last && !awaiting {
@@ -605,7 +646,10 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 			}
 		}
 		if sn != nil && sn.ended && sn == last && !histLeft {
-			sess, err := s.endedRecord(ctx, id)
+			sess, err := layout.Session{}, errors.New("on another host")
+			if rt == nil {
+				sess, err = s.endedRecord(ctx, id)
+			}
 			if err != nil || sess.Meta == nil {
 				// Removed as it ended (a clean exit of a session that
 				// does not keep its record): the stream's code.

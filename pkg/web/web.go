@@ -86,6 +86,9 @@ type Options struct {
 	// Actions, with Write, lets pages kill, restart and start sessions
 	// (see actions.go); nil leaves the buttons out.
 	Actions *Actions
+	// Remotes are other hosts whose sessions are listed and followed
+	// too (remote.go), read-only.
+	Remotes []RemoteHost
 }
 
 // tokenBytes is the token's entropy: 192 bits.
@@ -213,12 +216,19 @@ type server struct {
 	actions   int // running, at most MaxActions
 	followers map[string]*follower
 	reg       *registry
+	rem       *remotes // Options.Remotes; nil without
 }
 
 func newServer(o Options) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{o: o, ctx: ctx, cancel: cancel, followers: map[string]*follower{}}
-	s.reg = newRegistry(ctx, o.Root, o.Write && o.Actions != nil)
+	if len(o.Remotes) > 0 {
+		s.rem = newRemotes(o.Remotes)
+	}
+	s.reg = newRegistry(ctx, o.Root, o.Write && o.Actions != nil, s.rem)
+	if s.rem != nil {
+		s.rem.run(ctx, s.reg.refresh)
+	}
 	return s
 }
 
@@ -266,12 +276,26 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		servePage(w, "session.html")
+	case strings.HasPrefix(p, "/h/"):
+		// A remote session's page: /h/HOST/ID, HOST a host of --remotes.
+		if _, _, ok := s.remotePath(p[len("/h/"):]); !ok {
+			servePageStatus(w, "notfound.html", http.StatusNotFound)
+			return
+		}
+		servePage(w, "session.html")
 	case strings.HasPrefix(p, "/static/"):
 		serveStatic(w, r, p[len("/static/"):])
 	case strings.HasPrefix(p, "/live/") && !s.hasToken(r):
 		http.Error(w, "401 unauthorized: open the URL pty web printed (it carries the token)", http.StatusUnauthorized)
 	case p == "/live/list":
 		s.serveLive(w, r, s.liveList)
+	case strings.HasPrefix(p, "/live/h/"):
+		rt, id, ok := s.remotePath(p[len("/live/h/"):])
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		s.serveLive(w, r, func(ctx context.Context, c *wsConn) { s.liveSessionOn(ctx, c, rt, id) })
 	case strings.HasPrefix(p, "/live/s/") && validID(p[len("/live/s/"):]):
 		id := p[len("/live/s/"):]
 		s.serveLive(w, r, func(ctx context.Context, c *wsConn) { s.liveSession(ctx, c, id) })

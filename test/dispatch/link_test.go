@@ -19,3 +19,17 @@ func TestDispatcherLinksNoClient(t *testing.T) {
 		}
 	}
 }
+
+// Every pty command starts the dispatcher first, so what it links every
+// command pays: fmt and reflection (which runtime/debug brings) cost each
+// start their package set-up and page faults in a larger binary; the
+// version is read with internal/buildstamp instead.
+func TestDispatcherLinksNoFmt(t *testing.T) {
+	for _, s := range testutil.Symbols(t, "pty") {
+		for _, pkg := range []string{"fmt.", "runtime/debug.ReadBuildInfo", "reflect.Value."} {
+			if strings.HasPrefix(s, pkg) {
+				t.Fatalf("pty links %s (%s): every command would pay its start-up", strings.TrimSuffix(pkg, "."), s)
+			}
+		}
+	}
+}

@@ -272,7 +272,9 @@ func TestRemoteErrors(t *testing.T) {
 		{"nopty", "pty is not installed on nopty"},
 		{"ssh://127.0.0.1:" + strconv.Itoa(dead), "unreachable"},
 	} {
-		for _, args := range [][]string{{"list"}, {"peek", "x"}, {"list", "--json"}} {
+		// list --json carries the error in its JSON, as the original does
+		// (TestRemoteListOneHostJSON).
+		for _, args := range [][]string{{"list"}, {"peek", "x"}, {"list", "--summary"}} {
 			start := time.Now()
 			r := f.pty(t, "", append([]string{"--remote", c.host}, args...)...)
 			lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
@@ -488,16 +490,7 @@ func TestRemoteFollowAndRefusedReconnect(t *testing.T) {
 	tm.WaitText("first")
 	testutil.MustRun(t, f.rootA, "send", "fol", "--seq", "one", "--seq", "key:return")
 	tm.WaitText("saw-one")
-	pane, _ := strconv.Atoi(strings.TrimSpace(tm.Run("display-message", "-p", "-t", "u", "#{pane_pid}")))
-	ssh := descendants(pane, "ssh", "remote-serve")
-	if len(ssh) != 1 {
-		t.Fatalf("ssh processes carrying the follow: %v", ssh)
-	}
-	syscall.Kill(ssh[0], syscall.SIGKILL)
-	testutil.WaitFor(t, 20*time.Second, "a new ssh process", func() bool {
-		n := descendants(pane, "ssh", "remote-serve")
-		return len(n) == 1 && n[0] != ssh[0]
-	})
+	killRoute(t, tm, "the follow")
 	testutil.MustRun(t, f.rootA, "send", "fol", "--seq", "two", "--seq", "key:return")
 	tm.WaitText("saw-two")
 	tm.Keys("C-\\")

@@ -18,6 +18,7 @@ import (
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
+	switchcmd "github.com/ptyorg/pty/pkg/cmd/switch"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -74,9 +75,26 @@ that moment included.
 A restart clears gc's crash-loop bookkeeping (strategy.status=flapping and
 its counters), as "pty restart" does.
 
+Inside a session that a pty client shows, "pty attach REF" does not nest:
+it moves that client to REF, as tmux's switch-client (see "pty switch").
+Where no pty client shows it (a terminal of another kind), it is refused;
+--force nests. -R inside a session is refused likewise: a switch is never
+read-only.
+
+While attached, the terminal's title is "pty: NAME" (the session's display
+name, or its id): your own title is pushed on the terminal's title stack
+(CSI 22 t) and popped (CSI 23 t) when you detach, the session ends or you
+switch. Titles the program sets show as usual. PTY_SET_TITLE=0 leaves the
+title alone.
+
 Attaching needs a terminal on standard input. From a script or a pipe, use
 "pty peek REF" to read the screen, "pty peek -f REF" to follow it, and
 "pty send REF ..." to type into it.
+
+--remote HOST (or PTY_REMOTE=HOST) attaches to a session on another host
+over ssh, REF resolved there, with this terminal's detach key and history;
+when the connection drops it says so and reconnects. See 'pty remote
+--help' and docs/remote.md.
 
 ` + streamHelp
 	fs := c.Flags
@@ -85,7 +103,7 @@ Attaching needs a terminal on standard input. From a script or a pipe, use
 	fs.BoolVar(&o.ReadOnly, "read-only", false, "watch only: keys are not sent and the session's size is not changed (tmux attach -r)")
 	c.Alias("R", "read-only")
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "fail instead of offering to restart an ended session")
-	fs.BoolVar(&o.Force, "force", false, "attach even from inside a session")
+	fs.BoolVar(&o.Force, "force", false, "attach here even inside a session, nested, instead of switching")
 	o.DetachKey = c.DetachKeyFlag()
 	fs.Var(&o.History, "history", client.HistoryUsage)
 	c.Env("history", client.HistoryEnv)
@@ -112,6 +130,14 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		key, err := o.DetachKey.Key(io.Getenv)
 		if err != nil {
 			return err
+		}
+		// As tmux's switch-client: the pty client showing this session
+		// moves to the other one. A read-only attach is not a switch.
+		if !o.ReadOnly {
+			err := switchcmd.Request(io, outer, o.Args[0])
+			if !errors.Is(err, switchcmd.ErrNoClient) {
+				return err
+			}
 		}
 		return fmt.Errorf("already inside pty session %q: attaching here would nest sessions. Detach first%s, or pass --force", outer, key.With())
 	}
@@ -248,6 +274,12 @@ func session(conn *client.Conn, name string, key detachkey.Key, history *client.
 	if history != nil {
 		history.Apply(&ao)
 	}
+	if io.Getenv(TitleEnv) != "0" {
+		ao.Title = title(io.Root, name)
+	}
+	if !readOnly {
+		ao.Switch = func(id string) (*client.Conn, string, string, error) { return switchTo(io.Root, id) }
+	}
 	res, err := client.Attach(conn, ao)
 	if err != nil {
 		fmt.Fprintln(io.Err, "pty: "+err.Error())
@@ -260,4 +292,33 @@ func session(conn *client.Conn, name string, key detachkey.Key, history *client.
 		return cli.ExitCode(res.Code)
 	}
 	return nil
+}
+
+// TitleEnv, set to 0, keeps attach from setting the terminal's title.
+const TitleEnv = "PTY_SET_TITLE"
+
+// title is the terminal's title while attached to session id: its display
+// name, else its id.
+func title(root, id string) string {
+	if s, err := layout.At(root).Load(id); err == nil {
+		return "pty: " + s.Name()
+	}
+	return "pty: " + id
+}
+
+// switchTo connects to session id for a client that a command in its
+// session moves there (pty switch).
+func switchTo(root, id string) (*client.Conn, string, string, error) {
+	s, err := layout.At(root).Load(id)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if s.Shown() != layout.Running {
+		return nil, "", "", fmt.Errorf("session %q is not running (status: %s)", s.ID, s.Shown())
+	}
+	conn, err := client.Dial(root, s.ID)
+	if err != nil {
+		return nil, "", "", err
+	}
+	return conn, s.ID, "pty: " + s.Name(), nil
 }

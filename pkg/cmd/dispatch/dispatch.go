@@ -4,16 +4,21 @@
 // inherited descriptors, signals and the exit status belong to the
 // subcommand with nothing in between; third-party pty-* plugins work the
 // same way.
+//
+// Every pty command starts here, so it links little: no fmt, reflection or
+// runtime/debug, whose start-up each command would pay twice (here and in
+// pty-<sub>).
 package dispatch
 
 import (
-	"fmt"
 	"io"
+	"os"
 	"path/filepath"
-	"runtime/debug"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/ptyorg/pty/internal/buildstamp"
 	"github.com/ptyorg/pty/internal/textdist"
 	"github.com/ptyorg/pty/pkg/commands"
 )
@@ -61,12 +66,12 @@ func Run(o Options, io IO) int {
 			}
 			abs, err := filepath.Abs(dir)
 			if err != nil {
-				return fail(io, fmt.Sprintf("--root %s: %v", dir, err))
+				return fail(io, "--root "+dir+": "+err.Error())
 			}
 			env = setenv(env, "PTY_ROOT", abs)
 			continue
 		case a == "--version" || a == "-v" || a == "-V" || a == "version":
-			fmt.Fprintln(io.Out, "pty "+version())
+			io.Out.Write([]byte("pty " + version() + "\n"))
 			return 0
 		case pickerFlag(a):
 			// "pty --filter-tag role=web" opens the picker, as in
@@ -114,22 +119,22 @@ func dispatch(io IO, env []string, sub string, args []string) int {
 		sub = a
 	}
 	if strings.HasPrefix(sub, "-") {
-		return fail(io, fmt.Sprintf("unknown flag %q: global flags are --root DIR, --remote HOST, --help and --version (see 'pty help')", sub))
+		return fail(io, "unknown flag "+strconv.Quote(sub)+": global flags are --root DIR, --remote HOST, --help and --version (see 'pty help')")
 	}
 	path, err := commands.Find(sub)
 	if err != nil {
 		if msg, ok := retired[sub]; ok {
 			return fail(io, msg)
 		}
-		msg := fmt.Sprintf("pty: unknown command %q", sub)
+		msg := "pty: unknown command " + strconv.Quote(sub)
 		if s := suggest(sub); len(s) > 0 {
 			msg += "\n\nDid you mean one of these?\n\t" + strings.Join(s, "\n\t")
 		}
-		fmt.Fprintln(io.Err, msg+"\n\nRun 'pty help' for the list of commands.")
+		io.Err.Write([]byte(msg + "\n\nRun 'pty help' for the list of commands.\n"))
 		return 1
 	}
 	err = io.Exec(path, append([]string{"pty-" + sub}, args...), env)
-	return fail(io, fmt.Sprintf("run %s: %v", path, err))
+	return fail(io, "run "+path+": "+err.Error())
 }
 
 // retired are the original pty's commands that are gone, with what to
@@ -141,7 +146,8 @@ var retired = map[string]string{
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, `pty keeps terminal sessions running in the background: start one, detach,
+	var b strings.Builder
+	b.WriteString(`pty keeps terminal sessions running in the background: start one, detach,
 and attach again later from any terminal.
 
 Usage: pty [--root DIR] [--remote HOST] <command> [args...]
@@ -149,17 +155,17 @@ Usage: pty [--root DIR] [--remote HOST] <command> [args...]
 
 Commands:
 `)
-	for _, b := range commands.Builtin {
-		fmt.Fprintf(w, "  %-12s %s\n", b.Name, b.Summary)
+	for _, c := range commands.Builtin {
+		b.WriteString("  " + c.Name + strings.Repeat(" ", max(12-len(c.Name), 0)) + " " + c.Summary + "\n")
 	}
-	fmt.Fprintf(w, "\nAliases: ls = list, a = attach, i = ui, remove = rm\n")
+	b.WriteString("\nAliases: ls = list, a = attach, i = ui, remove = rm\n")
 	if p := commands.Plugins(); len(p) > 0 {
-		fmt.Fprintf(w, "\nPlugins (pty-* on PATH):\n")
+		b.WriteString("\nPlugins (pty-* on PATH):\n")
 		for _, name := range p {
-			fmt.Fprintf(w, "  %s\n", name)
+			b.WriteString("  " + name + "\n")
 		}
 	}
-	fmt.Fprintf(w, `
+	b.WriteString(`
 Global flags:
   --root DIR   use DIR as the session registry (sets PTY_ROOT)
   --remote HOST
@@ -169,32 +175,29 @@ Global flags:
 
 Run 'pty <command> --help' for a command's flags.
 `)
+	io.WriteString(w, b.String())
 }
 
 // version is the module version and VCS revision stamped by the Go
-// toolchain at build time; there is no ldflags step to forget.
+// toolchain at build time; there is no ldflags step to forget. It is read
+// from this executable's file (buildstamp), as runtime/debug would.
 func version() string {
 	v, commit, dirty := "(devel)", "unknown", false
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-				if len(commit) > 12 {
-					commit = commit[:12]
-				}
-			case "vcs.modified":
-				dirty = s.Value == "true"
+	if exe, err := os.Executable(); err == nil {
+		if s, ok := buildstamp.Read(exe); ok {
+			v, dirty = s.Version, s.Modified
+			if s.Revision != "" {
+				commit = s.Revision
+			}
+			if len(commit) > 12 {
+				commit = commit[:12]
 			}
 		}
 	}
 	if dirty {
 		commit += "-dirty"
 	}
-	return fmt.Sprintf("%s (commit %s)", v, commit)
+	return v + " (commit " + commit + ")"
 }
 
 // suggest returns commands within a small edit distance of sub, or that
@@ -209,7 +212,7 @@ func suggest(sub string) []string {
 		names = append(names, a)
 	}
 	names = append(names, commands.Plugins()...)
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, n := range names {
 		if len(n) < 3 {
 			continue // short aliases match everything loosely
@@ -234,6 +237,6 @@ func setenv(env []string, key, value string) []string {
 }
 
 func fail(io IO, msg string) int {
-	fmt.Fprintln(io.Err, "pty: "+msg)
+	io.Err.Write([]byte("pty: " + msg + "\n"))
 	return 1
 }

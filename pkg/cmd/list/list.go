@@ -58,7 +58,9 @@ Colour is used only when stdout is a terminal and NO_COLOR is not set.
 pty list --remote HOST lists HOST's sessions (over ssh, see 'pty remote
 --help'); --remote without a host, or --all-hosts, lists this host's and
 then every remotes.toml host's, grouped by host, in JSON as
-{"local": [...], "remote": [{"label", "sessions", "error"}]}.`
+{"local": [...], "remote": [{"label", "sessions", "error"}]}. With --json,
+--remote HOST prints that shape too, for this host and HOST (see
+docs/remote.md).`
 	fs := c.Flags
 	fs.BoolVar(&o.JSON, "json", false, "print JSON for scripts")
 	fs.BoolVar(&o.Tags, "tags", false, "also show reserved tags (ptyfile*, strategy*, :*)")

@@ -54,7 +54,11 @@ One line per row, like "tmux capture-pane -p" (-e without --plain), except
 that blank rows at the bottom of the screen are left out.
 
 For a session that has ended, prints its last saved lines. A daemon that
-does not answer within 10 seconds is reported as such, and peek exits 1.`
+does not answer within 10 seconds is reported as such, and peek exits 1.
+
+--remote HOST (or PTY_REMOTE=HOST) peeks a session on another host over
+ssh, REF resolved there; every mode works, and -f reconnects when the
+connection drops. See 'pty remote --help' and docs/remote.md.`
 	fs := c.Flags
 	fs.BoolVar(&o.Plain, "plain", false, "plain text, without colours or attributes")
 	fs.BoolVar(&o.Full, "full", false, "include the scrollback, not just the visible screen")

@@ -29,8 +29,12 @@ type hostRows struct {
 }
 
 // fleet is "pty list --remote": this host's list, then every host of
-// remotes.toml, asked in parallel.
-func fleet(ctx context.Context, cfg rt.Config, args []string, io cli.IO) error {
+// remotes.toml, asked in parallel. It is also "pty list --remote HOST
+// --json", whose JSON is the original's for one peer: this host's list
+// and HOST's sessions in the same {"local", "remote"} shape, HOST's as it
+// sent them (the original filters and sorts only this host's); whole
+// says which.
+func fleet(ctx context.Context, cfg rt.Config, names []string, whole bool, args []string, io cli.IO) error {
 	var lo list.Options
 	c := list.Command(&lo)
 	lo.Args = c.Parse(args)
@@ -45,13 +49,13 @@ func fleet(ctx context.Context, cfg rt.Config, args []string, io cli.IO) error {
 		}
 		tags = append(tags, [2]string{k, v})
 	}
-	hosts := make([]hostRows, len(cfg.Names))
+	hosts := make([]hostRows, len(names))
 	var wg sync.WaitGroup
-	for i, name := range cfg.Names {
+	for i, name := range names {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hosts[i] = askHost(ctx, cfg, name, io)
+			hosts[i] = askHost(ctx, cfg, name, whole, io)
 		}()
 	}
 	var local bytes.Buffer
@@ -65,7 +69,9 @@ func fleet(ctx context.Context, cfg rt.Config, args []string, io cli.IO) error {
 		return lerr
 	}
 	for i := range hosts {
-		hosts[i].Sessions = keep(hosts[i].Sessions, lo.Status, tags)
+		if whole {
+			hosts[i].Sessions = keep(hosts[i].Sessions, lo.Status, tags)
+		}
 	}
 	if lo.JSON {
 		b, err := json.Marshal(struct {
@@ -123,8 +129,20 @@ func plural(n int) string {
 	return "sessions"
 }
 
-// askHost lists one host within HostWait; its failure is its error.
-func askHost(ctx context.Context, cfg rt.Config, name string, io cli.IO) hostRows {
+// oneHostJSON says whether list's arguments ask for the original's JSON
+// of one peer: --json, and not --summary (which counts the host's own).
+func oneHostJSON(args []string) bool {
+	var lo list.Options
+	c := list.Command(&lo)
+	if _, err := c.ParseArgs(args); err != nil {
+		return false // the host's list says what is wrong
+	}
+	return lo.JSON && !lo.Summary
+}
+
+// askHost lists one host within HostWait, sorted as the list sorts when
+// sorted is set; its failure is its error.
+func askHost(ctx context.Context, cfg rt.Config, name string, sorted bool, io cli.IO) hostRows {
 	h := hostRows{Label: name, Sessions: []rt.Row{}}
 	fail := func(err error) hostRows {
 		msg := err.Error()
@@ -144,7 +162,9 @@ func askHost(ctx context.Context, cfg rt.Config, name string, io cli.IO) hostRow
 		}
 		return fail(err)
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return sortKey(rows[i]) < sortKey(rows[j]) })
+	if sorted {
+		sort.SliceStable(rows, func(i, j int) bool { return sortKey(rows[i]) < sortKey(rows[j]) })
+	}
 	h.Sessions = rows
 	return h
 }

@@ -88,7 +88,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		if len(o.Args) == 0 || canonical(o.Args[0]) != "list" {
 			return errors.New("--all-hosts is for list: pty list --remote, or pty remote --all-hosts list")
 		}
-		return fleet(ctx, cfg, o.Args[1:], io)
+		return fleet(ctx, cfg, cfg.Names, true, o.Args[1:], io)
 	}
 	if o.Host == "" {
 		return errors.New("pty remote needs a host: pty --remote HOST COMMAND [ARGS...] (see 'pty remote --help')")
@@ -111,6 +111,10 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	}
 	onHost := func() error { return passthrough(ctx, d, args, io) }
 	switch canonical(args[0]) {
+	case "list":
+		if oneHostJSON(args[1:]) {
+			return fleet(ctx, cfg, []string{o.Host}, false, args[1:], io)
+		}
 	case "peek":
 		var po peek.Options
 		c := peek.Command(&po)

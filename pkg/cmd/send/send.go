@@ -64,7 +64,11 @@ Items are sent 0.3 s apart so programs see them as separate keystrokes;
 --with-delay 0 sends them back to back. Every item is checked before
 anything is sent. --paste wraps everything in one bracketed paste.
 
-Example: pty send web --seq "make test" --seq key:return`
+Example: pty send web --seq "make test" --seq key:return
+
+--remote HOST (or PTY_REMOTE=HOST) sends to a session on another host over
+ssh, REF resolved there, keys following that program's modes. See 'pty
+remote --help' and docs/remote.md.`
 	c.Flags.Var((*cli.StringList)(&o.Seq), "seq", "send `ITEM` (text, or key:SPEC); repeat for a sequence")
 	c.Flags.StringVar(&o.Delay, "with-delay", "0.3", "pause `D` between --seq items: seconds (0.3) or 300ms, 1s")
 	c.Flags.StringVar(&o.File, "file", "", "type the contents of the file at `PATH` (- for standard input)")

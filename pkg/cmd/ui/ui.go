@@ -6,12 +6,14 @@ package ui
 import (
 	"fmt"
 	"os"
+	"os/exec"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/term"
 
 	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/pkg/cli"
+	switchcmd "github.com/ptyorg/pty/pkg/cmd/switch"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/picker"
 )
@@ -43,9 +45,17 @@ Alt+B/Alt+F (Alt+Left/Right) move by word; Backspace/Delete, Ctrl+U (to the
 start), Ctrl+K (to the end), Ctrl+W (previous word) edit; Esc clears the
 filter, and on an empty filter Esc or q quits.
 
+The hosts of remotes.toml (see 'pty remote --help' and docs/remote.md)
+follow this host's sessions, each in a group of its own: asked at once and
+shown as they answer (again every 5 s), a host that fails with its error.
+The filter matches their sessions too (and the host's name); Enter
+attaches over "pty --remote HOST attach", and detaching comes back here.
+
 --filter-tag scopes the list to sessions with that tag, and new sessions get
-it. The picker refuses to run inside a session (PTY_SESSION is set) unless
---force is given: detach with Ctrl+\ first.`
+it. Inside a session (PTY_SESSION is set) that a pty client shows, choosing
+a session moves that client to it, as "pty switch" does, and the picker
+ends; where no pty client shows it, the picker refuses to run unless
+--force is given (then it attaches nested).`
 	c.Flags.Var((*cli.StringList)(&o.FilterTags), "filter-tag", "only sessions with tag `K=V`; new sessions get it (repeatable)")
 	c.Flags.BoolVar(&o.PreselectNew, "preselect-new", false, "start with \"+ Create new session...\" selected")
 	c.Flags.BoolVar(&o.Force, "force", false, "run even inside a pty session")
@@ -66,7 +76,10 @@ func Run(o Options, io cli.IO) error {
 		}
 		filter[k] = v
 	}
-	if io.Session != "" && !o.Force {
+	// Inside a session the picker switches the pty client showing it, as
+	// pty attach there does (its attach child does the switching).
+	switching := io.Session != "" && !o.Force
+	if switching && !switchcmd.CanSwitch(io, io.Session) {
 		key, err := o.DetachKey.Key(io.Getenv)
 		if err != nil {
 			return err
@@ -88,15 +101,30 @@ func Run(o Options, io cli.IO) error {
 	if err != nil {
 		cwd = io.Getenv("HOME")
 	}
-	m := picker.New(picker.Options{
-		Root:         io.Root,
-		FilterTags:   filter,
-		PreselectNew: o.PreselectNew,
-		Cwd:          cwd,
-		Shell:        io.Getenv("SHELL"),
-		Home:         io.Getenv("HOME"),
-		DetachKey:    key,
-	})
+	po := picker.Options{
+		Root:            io.Root,
+		FilterTags:      filter,
+		PreselectNew:    o.PreselectNew,
+		Cwd:             cwd,
+		Shell:           io.Getenv("SHELL"),
+		Home:            io.Getenv("HOME"),
+		DetachKey:       key,
+		QuitAfterAttach: switching,
+	}
+	if !switching {
+		// A client inside a session is switched to a local session; one
+		// on another host would be a nested attach, with two detach keys.
+		po.Hosts = hosts(io, key)
+	}
+	if io.Session != "" && o.Force {
+		// Nested, as asked: the attach would otherwise switch.
+		po.Attach = func(id string) *exec.Cmd {
+			cmd := picker.AttachCommand(io.Root, id, key)
+			cmd.Args = append(cmd.Args[:1], append([]string{"--force"}, cmd.Args[1:]...)...)
+			return cmd
+		}
+	}
+	m := picker.New(po)
 	if _, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithInput(io.In), tea.WithOutput(out)).Run(); err != nil {
 		return fmt.Errorf("picker: %v", err)
 	}

@@ -15,14 +15,15 @@ import (
 
 // Options are web's flags and arguments.
 type Options struct {
-	Listen string   // --listen ADDR
-	Write  bool     // --write
-	Args   []string // none are taken
+	Listen  string   // --listen ADDR
+	Write   bool     // --write
+	Remotes bool     // --remotes
+	Args    []string // none are taken
 }
 
 // Command declares web's flags, filling o.
 func Command(o *Options) *cli.Command {
-	c := cli.NewCommand("web", "pty web [--listen ADDR] [--write]")
+	c := cli.NewCommand("web", "pty web [--listen ADDR] [--write] [--remotes]")
 	c.Long = `Serves every session of the registry to a browser: the list, updated as
 sessions start, end and change, and each session's screen, live, with its
 scrollback, title and recent events. Prints the URL to open on its first
@@ -39,6 +40,12 @@ With --write, a session's page also has Kill and Restart buttons (each
 asks first) and the list a form for a new session: they do what pty kill,
 pty restart -y and pty run -d do.
 
+With --remotes, the list also shows the sessions of every host of
+remotes.toml, grouped by host (each asked every 5 s, a host that fails
+with its error), and a remote session's page follows it live over a
+route to its host, reconnecting when the connection drops, read-only
+(see docs/remote.md).
+
 Listens on ` + web.DefaultListen + ` unless --listen says otherwise. Anyone who
 can reach the address and holds the token can watch the sessions (and,
 with --write, type into them, kill, restart and start them): for another
@@ -48,6 +55,7 @@ than listening beyond this machine. Limits: ` + strconv.Itoa(web.MaxLiveConns) +
 past that), ` + web.HeaderTimeout.String() + ` to send a request's headers.
 See docs/web.md.`
 	c.Flags.StringVar(&o.Listen, "listen", web.DefaultListen, "listen on `ADDR` (IP:PORT; a non-loopback address is reachable by others)")
+	c.Flags.BoolVar(&o.Remotes, "remotes", false, "also list and follow the sessions of the hosts of remotes.toml (read-only)")
 	c.Flags.BoolVar(&o.Write, "write", false, "let pages type and paste into sessions, and kill, restart and start them (default: read-only)")
 	return c
 }
@@ -69,6 +77,13 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	wo := web.Options{Root: io.Root, Listen: o.Listen, Write: o.Write, Stdout: io.Out, Stderr: io.Err}
 	if o.Write {
 		wo.Actions = actions(io)
+	}
+	if o.Remotes {
+		hosts, err := remotes(io)
+		if err != nil {
+			return err
+		}
+		wo.Remotes = hosts
 	}
 	return web.Run(ctx, wo)
 }

@@ -92,7 +92,7 @@ function listPage() {
     $('new').hidden = !m.write;
     const out = [];
     if (m.error) out.push(el('p', 'error', m.error));
-    if (m.sessions.length === 0) out.push(el('p', 'empty', 'No sessions.'));
+    if (m.sessions.length === 0 && !m.remote) out.push(el('p', 'empty', 'No sessions.'));
     for (const [status, title] of SECTIONS) {
       const ss = m.sessions.filter((s) => s.status === status);
       if (ss.length === 0) continue;
@@ -123,8 +123,36 @@ function listPage() {
       sec.append(ul);
       out.push(sec);
     }
+    for (const g of m.remote || []) out.push(remoteGroup(g));
     main.replaceChildren(...out);
   });
+}
+
+// remoteGroup is one other host's sessions (pty web --remotes), each
+// linked to its page at /h/HOST/ID.
+function remoteGroup(g) {
+  const sec = el('section', 'group host');
+  sec.dataset.host = g.label;
+  let head = g.label + ' (' + g.sessions.length + ')';
+  if (g.asking) head = g.label + ' (asking…)';
+  if (g.error) head = g.label + ' (error)';
+  sec.append(el('h2', '', head));
+  if (g.error) sec.append(el('p', 'error', g.error));
+  const ul = el('ul', 'sessions');
+  for (const s of g.sessions) {
+    const li = el('li', 'session ' + s.status);
+    li.dataset.id = s.id;
+    const a = el('a', 'id', s.id);
+    a.href = '/h/' + encodeURIComponent(g.label) + '/' + encodeURIComponent(s.id);
+    li.append(a);
+    if (s.name) li.append(el('span', 'name', s.name));
+    li.append(el('span', 'when', s.status));
+    li.append(el('span', 'cwd', s.cwd));
+    li.append(el('span', 'command', s.command));
+    ul.append(li);
+  }
+  sec.append(ul);
+  return sec;
 }
 
 // newSessionForm is the list's form for pty run -d.
@@ -295,7 +323,11 @@ function fillRow(div, runs) {
 }
 
 function sessionPage() {
-  const id = decodeURIComponent(location.pathname.split('/')[2] || '');
+  // /s/ID, or /h/HOST/ID for a session on another host.
+  const parts = location.pathname.split('/');
+  const host = parts[1] === 'h' ? decodeURIComponent(parts[2] || '') : '';
+  const id = decodeURIComponent((host ? parts[3] : parts[2]) || '');
+  const livePath = host ? '/live/h/' + encodeURIComponent(host) + '/' + encodeURIComponent(id) : '/live/s/' + encodeURIComponent(id);
   const term = $('term'), screen = $('screen'), hist = $('hist'), input = $('input');
   let name = id, title = '', writable = false, cols = 80, keep = 10001;
 
@@ -363,7 +395,7 @@ function sessionPage() {
     if (screen.childElementCount === 0) $('termwrap').hidden = true; // no screen was seen
   }
 
-  const conn = live('/live/s/' + encodeURIComponent(id), (m) => {
+  const conn = live(livePath, (m) => {
     switch (m.t) {
       case 'hello':
         name = m.name; writable = m.write;

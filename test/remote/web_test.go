@@ -1,0 +1,179 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/ptyorg/pty/internal/testutil"
+)
+
+// browser is a Chromium tab of its own for the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		testutil.MissingTool(t, "chromium (apt-get install chromium)")
+	}
+	dir := t.TempDir()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.UserDataDir(dir), chromedp.WindowSize(1000, 700))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+func pageTrue(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	var last string
+	testutil.WaitForState(t, 20*time.Second, what, func() (bool, string) {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		last, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ''`))
+		dbg, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`['status','error','conn','name'].map(i => i + '=' + (document.getElementById(i) || {}).textContent).join(' ')`))
+		return err == nil && ok, "page:\n" + last + "\n" + dbg
+	})
+}
+
+var tickRE = regexp.MustCompile(`tick-(\d+)`)
+
+func lastTickOn(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#screen') ? document.querySelector('#screen').textContent : ''`))
+	n := 0
+	for _, m := range tickRE.FindAllStringSubmatch(text, -1) {
+		v, _ := strconv.Atoi(m[1])
+		n = max(n, v)
+	}
+	return n
+}
+
+// pty web --remotes lists every host's sessions in a group of its own (a
+// host that is down with its error) and follows a remote session live on
+// its page, through a route, reconnecting when the host's end of the
+// route is killed.
+func TestRemoteWeb(t *testing.T) {
+	f := newFleet(t)
+	testutil.MustRun(t, f.local, "run", "-d", "--id", "lochere", "--", "sleep", "100")
+	testutil.MustRun(t, f.rootA, "run", "-d", "--id", "ona", "--", "sh", "-c", "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.3; done")
+	testutil.MustRun(t, f.rootB, "run", "-d", "--id", "onb", "--", "sleep", "100")
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	down := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	f.write(t, "pty/remotes.toml", "[hosta]\nssh = \"hosta\"\n[down]\nssh = \"ssh://127.0.0.1:"+strconv.Itoa(down)+"\"\n[hostb]\nssh = \"hostb\"\n")
+
+	web := exec.Command(filepath.Join(testutil.BinDir(t), "pty"), "web", "--remotes", "--listen", "127.0.0.1:0")
+	web.Env = f.env
+	out, err := web.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr testutil.SyncBuffer
+	web.Stderr = &stderr
+	if err := web.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		web.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { web.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			web.Process.Kill()
+		}
+	})
+	urlc := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		urlc <- strings.TrimSpace(l)
+	}()
+	var url string
+	select {
+	case url = <-urlc:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("pty web printed no URL: %s", stderr.String())
+	}
+	base, _, ok := strings.Cut(url, "/#")
+	if !ok {
+		t.Fatalf("pty web printed %q (stderr %s)", url, stderr.String())
+	}
+
+	ctx := browser(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	pageTrue(t, ctx, "every host's group", `!!document.querySelector('li.session[data-id="lochere"]') &&
+		!!document.querySelector('section[data-host="hosta"] li[data-id="ona"] a[href="/h/hosta/ona"]') &&
+		!!document.querySelector('section[data-host="hostb"] li[data-id="onb"]') &&
+		(document.querySelector('section[data-host="down"] .error') || {}).textContent.includes('unreachable')`)
+	order := `Array.from(document.querySelectorAll('section.host')).map(s => s.dataset.host).join(' ')`
+	if got, err := chromedp.Run(ctx, chromedp.Evaluate[string](order)); err != nil || got != "hosta down hostb" {
+		t.Fatalf("host groups %q (%v), want remotes.toml's order", got, err)
+	}
+
+	// The remote session's page, live.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/h/hosta/ona")); err != nil {
+		t.Fatal(err)
+	}
+	pageTrue(t, ctx, "ona's screen", `document.querySelector('#screen').textContent.includes('tick-')`)
+	first := lastTickOn(t, ctx)
+	testutil.WaitFor(t, 15*time.Second, "the ticks to advance on the page", func() bool { return lastTickOn(t, ctx) >= first+3 })
+
+	// The host's end of every route (and list) is killed: the page is
+	// followed again over a new route.
+	serve := serving(f.rootA)
+	if len(serve) == 0 {
+		t.Fatal("no remote-serve on hosta")
+	}
+	for _, p := range serve {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+	testutil.WaitFor(t, 20*time.Second, "a new remote-serve on hosta", func() bool {
+		for _, p := range serving(f.rootA) {
+			if !contains(serve, p) {
+				return true
+			}
+		}
+		return false
+	})
+	after := lastTickOn(t, ctx)
+	testutil.WaitFor(t, 20*time.Second, "the ticks to advance after the reconnect", func() bool { return lastTickOn(t, ctx) >= after+3 })
+
+	// A session the host does not have: its word, and the page stops.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/h/hostb/nosuch")); err != nil {
+		t.Fatal(err)
+	}
+	pageTrue(t, ctx, "hostb's word on a session it lacks", `document.querySelector('#status').textContent === 'removed' &&
+		document.querySelector('#error').textContent.includes('"nosuch" not found')`)
+
+	// A host not in remotes.toml has no pages.
+	if r, err := http.Get(base + "/h/elsewhere/ona"); err != nil || r.StatusCode != 404 {
+		t.Fatalf("a page of an unknown host: %v %v", r, err)
+	}
+
+}
+
+func contains(ps []int, p int) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
