@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -132,6 +133,23 @@ func TestAttachStreamWhileTyping(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// pty attach's status, through the pane's shell: tmux can mark the
+	// pane dead before it has reaped the command, and its status then
+	// reads as 0.
+	codeFile := filepath.Join(t.TempDir(), "code")
+	exitCode := func() int {
+		t.Helper()
+		code := -1
+		testutil.WaitFor(t, 15*time.Second, "pty attach to exit", func() bool {
+			b, err := os.ReadFile(codeFile)
+			if err != nil || !strings.HasSuffix(string(b), "\n") {
+				return false
+			}
+			code, err = strconv.Atoi(strings.TrimSpace(string(b)))
+			return err == nil
+		})
+		return code
+	}
 	follow := func() (*consumer, *testutil.Tmux) {
 		opened := make(chan *os.File, 1)
 		go func() {
@@ -141,7 +159,8 @@ func TestAttachStreamWhileTyping(t *testing.T) {
 			}
 			opened <- f
 		}()
-		tm := testutil.StartTmux(t, root, 30, 100, "pty attach --attach-stream-fd-v1 3 typed 3>"+fifo)
+		os.Remove(codeFile)
+		tm := testutil.StartTmux(t, root, 30, 100, "pty attach --attach-stream-fd-v1 3 typed 3>"+fifo+"; echo $? >"+codeFile)
 		var f *os.File
 		select {
 		case f = <-opened:
@@ -171,9 +190,10 @@ func TestAttachStreamWhileTyping(t *testing.T) {
 	if p := fs[len(fs)-1].Payload; len(p) != 0 {
 		t.Errorf("DETACH payload %q, want empty", p)
 	}
-	if code := tm.WaitExit(); code != 0 {
+	if code := exitCode(); code != 0 {
 		t.Errorf("pty attach exited %d after the detach key, want 0", code)
 	}
+	tm.WaitExit()
 	blank(t, tm)
 	if s, err := layout.At(root).Load("typed"); err != nil || s.Status != layout.Running {
 		t.Fatalf("after the detach: %v %v, want the session running", s.Status, err)
@@ -190,9 +210,10 @@ func TestAttachStreamWhileTyping(t *testing.T) {
 	if code := proto.ParseExitCode(fs[len(fs)-1].Payload); code != 7 {
 		t.Errorf("EXIT %d, want 7", code)
 	}
-	if code := tm.WaitExit(); code != 7 {
+	if code := exitCode(); code != 7 {
 		t.Errorf("pty attach exited %d, want the session's 7", code)
 	}
+	tm.WaitExit()
 	blank(t, tm)
 }
 
