@@ -74,7 +74,15 @@ func Find(sub string) (string, error) {
 	if strings.ContainsAny(sub, "/\\") || sub == "" {
 		return "", os.ErrNotExist
 	}
-	name := "pty-" + sub
+	return Program("pty-" + sub)
+}
+
+// Program looks for the program name where Find looks: beside the real
+// pty executable, then on $PATH. The picker runs pty and pty-attach so.
+func Program(name string) (string, error) {
+	if strings.ContainsAny(name, "/\\") || name == "" {
+		return "", os.ErrNotExist
+	}
 	for _, dir := range dirs() {
 		if dir == "" {
 			dir = "."

@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ptyorg/pty/internal/detachkey"
+	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -598,15 +599,9 @@ func (m *Model) run(id string, cmd *exec.Cmd) tea.Cmd {
 // root is passed on the command line: the picker's own may have come from
 // its --root, which is not in its environment.
 func AttachCommand(root, id string, key detachkey.Key) *exec.Cmd {
-	path := "pty-attach"
-	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		p := filepath.Join(filepath.Dir(exe), "pty-attach")
-		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
-			path = p
-		}
+	path, err := commands.Find("attach")
+	if err != nil {
+		path = "pty-attach"
 	}
 	args := []string{"--root", root}
 	if !key.IsDefault() {

@@ -2,13 +2,12 @@ package ui
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
 
 	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/picker"
 	rt "github.com/ptyorg/pty/pkg/remote"
 )
@@ -59,14 +58,8 @@ func hosts(io cli.IO, key detachkey.Key) []picker.Host {
 
 // ptyPath is the pty beside this executable, else pty from PATH.
 func ptyPath() string {
-	if exe, err := os.Executable(); err == nil {
-		if r, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = r
-		}
-		p := filepath.Join(filepath.Dir(exe), "pty")
-		if fi, err := os.Stat(p); err == nil && fi.Mode()&0o111 != 0 {
-			return p
-		}
+	if p, err := commands.Program("pty"); err == nil {
+		return p
 	}
 	return "pty"
 }
