@@ -10,13 +10,18 @@
 package registry
 
 import (
+	"encoding/hex"
 	"errors"
+	"hash/fnv"
 	mrand "math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -73,4 +78,29 @@ func RandomID() string {
 		b[i] = idAlphabet[mrand.IntN(len(idAlphabet))]
 	}
 	return string(b[:])
+}
+
+// NameLockPrefix starts the names of display-name locks (NameLock).
+const NameLockPrefix = ".name-"
+
+// NameLockWait is how long a find-or-create by name waits for another one
+// of the same name: the holder may be stopping a session (lifecycle's
+// DaemonWait) and starting it again (spawn's ReadyTimeout).
+const NameLockWait = 25 * time.Second
+
+// NameLock takes the lock of display name name in root, which a
+// find-or-create by name (pty run -a --name) holds from its look for the
+// name until the session it found or started is in the registry, and a
+// relaunch holds while the record of the name it starts again is away, so
+// that two of them never both find the name free. Display names are not
+// unique otherwise: plain starts and renames take no lock.
+//
+// The file is <root>/.name-<32 hex digits>, a 128-bit FNV-1a hash of the
+// name (names whose hashes collide only share a lock). It starts with '.',
+// which no session id does, so neither this pty nor the original takes it
+// for part of a session; gc removes a stale one as debris.
+func NameLock(root, name string, wait time.Duration) (*fsx.Lock, error) {
+	h := fnv.New128a()
+	h.Write([]byte(name))
+	return fsx.AcquireLock(filepath.Join(root, NameLockPrefix+hex.EncodeToString(h.Sum(nil))), wait, rootdir.CheckPerms)
 }

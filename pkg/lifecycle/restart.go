@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/spawn"
@@ -43,6 +44,10 @@ type RelaunchOptions struct {
 	// removed meanwhile. Others start from the caller's copy, as an
 	// ephemeral session's daemon removes its own record on the way out.
 	MustExist bool
+	// NameLocked says the caller holds the lock of the display name the
+	// session will have (registry.NameLock: run -a --name), so Relaunch
+	// takes none.
+	NameLocked bool
 }
 
 // Relaunch starts session s again under its id from its stored launch
@@ -68,10 +73,21 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 		// Its command, cwd and settings were in the record.
 		return "", errs.Sentence(fmt.Sprintf("Session %q cannot be restarted: its record is damaged (%s), so its command is unknown. Stop it with \"pty kill %s\" and remove it with \"pty rm %s\".", s.ID, s.Damaged, s.ID, s.ID), nil)
 	}
-	if s.Shown() == layout.Running {
-		if !o.Stop {
-			return "", spawn.RunningError(s.ID)
+	if s.Shown() == layout.Running && !o.Stop {
+		return "", spawn.RunningError(s.ID)
+	}
+	if n := s.Meta.DisplayName; n != nil && *n != "" && !o.NameLocked {
+		// From the stop to the new record, the session's record may be
+		// away (an ephemeral one's daemon removes it; the start replaces
+		// it): a run -a --name looking meanwhile would find the name free
+		// and start a second session with it.
+		l, err := registry.NameLock(root, *n, registry.NameLockWait)
+		if err != nil {
+			return "", fmt.Errorf("restart %s: %w", s.ID, err)
 		}
+		defer l.Release()
+	}
+	if s.Shown() == layout.Running {
 		res, err := Kill(root, s, KillOptions{})
 		if err != nil && !errors.Is(err, client.ErrNotRunning) {
 			return "", err

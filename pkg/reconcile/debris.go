@@ -11,6 +11,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/proc"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/ptyfile"
@@ -63,7 +64,7 @@ func (p *pass) debris() {
 			tmps = append(tmps, de)
 			continue
 		}
-		if strings.HasPrefix(name, ptyfile.IdentityLockPrefix) {
+		if strings.HasPrefix(name, ptyfile.IdentityLockPrefix) || strings.HasPrefix(name, registry.NameLockPrefix) {
 			idents = append(idents, de)
 			continue
 		}
@@ -132,7 +133,7 @@ func (p *pass) debris() {
 
 	for _, de := range idents {
 		// An up, down or respawn that died holding a pty.toml session's
-		// identity lock left it; taking it is the staleness check (a held
+		// identity lock left it (or a run -a or relaunch a name lock); taking it is the staleness check (a held
 		// one is busy), and nothing else would ever remove it.
 		name := de.Name()
 		if !allOlder([]os.DirEntry{de}, cutoff) || locksHeld(root, []os.DirEntry{de}) {
@@ -169,7 +170,7 @@ func (p *pass) debris() {
 
 func isLockFile(name string) bool {
 	return strings.HasSuffix(name, layout.SuffixLock) || strings.HasSuffix(name, claimSuffix) ||
-		strings.HasPrefix(name, ptyfile.IdentityLockPrefix)
+		strings.HasPrefix(name, ptyfile.IdentityLockPrefix) || strings.HasPrefix(name, registry.NameLockPrefix)
 }
 
 // locksHeld reports a lock file among files whose holder is alive (and

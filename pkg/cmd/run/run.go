@@ -13,9 +13,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/cmd/attach"
@@ -56,6 +58,11 @@ type Options struct {
 	// DetachKey is the key that detaches (--detach-key, PTY_DETACH_KEY).
 	// nil means Ctrl+\.
 	DetachKey detachkey.Source
+
+	// unlock releases the name lock -a --name holds (lockName); attach
+	// calls it first, since the lock is held only until the session is
+	// in the registry.
+	unlock func()
 }
 
 // Command declares run's flags, filling o.
@@ -79,7 +86,10 @@ the session has already ended and its record is gone.
 With -a and --name instead of --id, the session is the one whose display
 name is exactly LABEL (several with it are an error), else the one whose id
 is LABEL (the original pty's --name set the id), else a new one with that
-name and a random id.
+name and a random id. Runs of -a --name LABEL at the same moment (and a
+restart of the session named LABEL) take turns, so exactly one session is
+made: the others attach to it, or with -d say it is running. Without -a,
+--name is only a label, which other sessions may have too.
 
 With -a and a session --id that has ended, it is started again the way
 "pty restart" does it, with the record's settings where the command line
@@ -165,6 +175,14 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return err
 		}
 	}
+	if o.Again && so.DisplayName != nil && *so.DisplayName != "" {
+		unlock, err := lockName(root, *so.DisplayName)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		o.unlock = unlock
+	}
 	if o.Again && o.ID == "" {
 		// -a --name: the session with exactly that display name, or a
 		// new one with that name, as the original pty does.
@@ -209,14 +227,42 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 			return o.started(io, o.ID, "Session %q is already running.\n")
 		}
 		if o.Again && errors.Is(err, spawn.ErrRunning) && !nested {
-			return attachTo(root, o.ID, o.DetachKey, io)
+			return o.attach(io, o.ID)
 		}
 		return err
 	}
 	if o.Detach {
 		return o.started(io, sid, "Session %q created.\n")
 	}
-	return attachTo(root, sid, o.DetachKey, io)
+	return o.attach(io, sid)
+}
+
+// lockName takes the name lock of run -a --name (registry.NameLock) and
+// returns its release, which may be called more than once. It is held
+// from the look for the name until the session is in the registry, so
+// that of two run -a with one name, started at the same moment, one
+// creates the session and the other finds it.
+func lockName(root, name string) (func(), error) {
+	if err := layout.EnsureRoot(root); err != nil {
+		return nil, err
+	}
+	l, err := registry.NameLock(root, name, registry.NameLockWait)
+	if errors.Is(err, layout.ErrLockBusy) {
+		return nil, fmt.Errorf("another pty run -a --name %q is still starting or restarting it after %v: try again (%w)", name, registry.NameLockWait, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { l.Release() }) }, nil
+}
+
+// attach attaches to session id once the name lock, if any, is released.
+func (o Options) attach(io cli.IO, id string) error {
+	if o.unlock != nil {
+		o.unlock()
+	}
+	return attachTo(io.Root, id, o.DetachKey, io)
 }
 
 // started reports the session id that -d started (or found running): the
@@ -401,7 +447,7 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 			}
 			return true, fmt.Errorf("already inside pty session %q: attaching to %q here would nest sessions; detach first%s, or pass --force", outer, o.ID, key.With())
 		}
-		return true, attachTo(root, o.ID, o.DetachKey, io)
+		return true, o.attach(io, o.ID)
 	}
 	if nested && !o.Detach {
 		// Run in place with the stored settings filled in; no session
@@ -422,18 +468,19 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 	cmdline := *so
 	_, err = lifecycle.Relaunch(ctx, root, s, lifecycle.RelaunchOptions{
 		Env: io.Env, Rows: rows, Cols: cols,
-		Launch: func(stored spawn.Options) spawn.Options { return reuse(cmdline, stored, o) },
+		Launch:     func(stored spawn.Options) spawn.Options { return reuse(cmdline, stored, o) },
+		NameLocked: o.unlock != nil,
 	})
 	switch {
 	case err == nil && o.Detach:
 		return true, o.started(io, o.ID, "Session %q created.\n")
 	case err == nil:
-		return true, attachTo(root, o.ID, o.DetachKey, io)
+		return true, o.attach(io, o.ID)
 	case errors.Is(err, spawn.ErrRunning) && o.Detach:
 		// Someone else started it meanwhile: it runs, as asked.
 		return true, o.started(io, o.ID, "Session %q is already running.\n")
 	case errors.Is(err, spawn.ErrRunning):
-		return true, attachTo(root, o.ID, o.DetachKey, io)
+		return true, o.attach(io, o.ID)
 	}
 	return true, err
 }
