@@ -579,6 +579,9 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 	d.mu.Unlock()
 	d.ptmx.Close()
 
+	if !d.rootOurs() {
+		return // removed or replaced: nothing of ours is in the root there now
+	}
 	err := layout.At(d.root).Locked(d.id, 5*time.Second, func() error {
 		d.removeOwned()
 		m, err := layout.At(d.root).Metadata(d.id)

@@ -67,14 +67,14 @@ func (d *Daemon) eventLoop() {
 				}
 				break
 			}
-			if !d.repub.orphaned.Load() { // the log is another generation's now
+			if d.writable() { // not when the log is another generation's now, or its root gone
 				d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, batch...))
 			}
 		case <-d.stop:
 			for {
 				select {
 				case ev := <-d.events:
-					if !d.repub.orphaned.Load() {
+					if d.writable() {
 						d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, ev))
 					}
 				default:
@@ -170,6 +170,15 @@ func (d *Daemon) metaLoop() {
 // update changes our metadata unless the record now belongs to another
 // generation (replaced while we ran).
 func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) error {
+	switch {
+	case d.repub.orphaned.Load():
+		return nil // the record is another generation's
+	case !d.rootOurs():
+		// Worth retrying (the exit): pty recover may give the root back.
+		return errRootGone
+	case !d.writable():
+		return layout.ErrNotFound // as the Update would say, without its locks' files
+	}
 	_, err := layout.At(d.root).Update(d.id, func(m *layout.Metadata) ([]layout.Event, error) {
 		if m.Generation != d.gen || !fn(m) {
 			return nil, layout.ErrNoChange
@@ -178,6 +187,9 @@ func (d *Daemon) update(fn func(m *layout.Metadata) bool, evs ...layout.Event) e
 	})
 	return err
 }
+
+// errRootGone: the daemon's root was removed or replaced (rootOurs).
+var errRootGone = errors.New("the root directory was removed or replaced: run pty recover")
 
 // recordExit runs write, the exit's write into the record, until it
 // succeeds or exitRecordWait has passed, waiting longer after each
@@ -238,7 +250,7 @@ func removeRecord(p layout.Paths) {
 // (nothing for a nil err). A record that is gone takes no log: there is
 // no session to report it for, and the log would be left behind.
 func (d *Daemon) recordErr(what string, err error) {
-	if err == nil || errors.Is(err, layout.ErrNotFound) || d.repub.orphaned.Load() {
+	if err == nil || errors.Is(err, layout.ErrNotFound) || !d.writable() {
 		return
 	}
 	d.log.Record(what, err)

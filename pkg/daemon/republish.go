@@ -62,6 +62,9 @@ type republisher struct {
 	usr1       chan os.Signal
 	// orphaned: another generation has the id; nothing more is written.
 	orphaned atomic.Bool
+	// pubDev, pubIno: the root directory the daemon publishes in, for
+	// the writers off watchLoop (writable); 0 before the watch starts.
+	pubDev, pubIno atomic.Uint64
 
 	// The files as the daemon published them or last saw them: the
 	// root's device and inode, the pid file's inode, and the record,
@@ -80,6 +83,9 @@ func (d *Daemon) startWatching() {
 	r.done = make(chan struct{})
 	r.usr1 = make(chan os.Signal, 1)
 	signal.Notify(r.usr1, syscall.SIGUSR1)
+	r.rootDev, r.rootIno, _ = dirID(d.root)
+	r.pubDev.Store(r.rootDev)
+	r.pubIno.Store(r.rootIno)
 	go d.watchLoop()
 }
 
@@ -105,7 +111,6 @@ func (d *Daemon) watchLoop() {
 	w := newFileWatch()
 	defer w.close()
 	p := layout.At(d.root).Paths(d.id)
-	r.rootDev, r.rootIno, _ = dirID(d.root)
 	d.noteRecord()
 	r.pidIno = inodeOf(p.Pid())
 	w.arm(d.root, p.Sock(), p.Pid(), p.Meta())
@@ -157,12 +162,44 @@ func (d *Daemon) rootHere(adopt bool) bool {
 			return false
 		}
 		r.rootDev, r.rootIno, r.rootGone = dev, ino, false
+		r.pubDev.Store(dev)
+		r.pubIno.Store(ino)
 		return true
 	}
 	if !ok || dev != r.rootDev || ino != r.rootIno {
 		r.rootGone = true
 	}
 	return !r.rootGone
+}
+
+// rootOurs reports whether the daemon's root is still the directory it
+// publishes in (not removed, nor replaced by another of the same name,
+// since the watch started or pty recover made it adopt one), and the id
+// still its own (not orphaned). Every write of the daemon into the root
+// asks first: a daemon whose root was removed writes nothing into the
+// directory being removed (a file made meanwhile would fail the rm -r)
+// nor into a new one made at its path, until pty recover.
+func (d *Daemon) rootOurs() bool {
+	r := &d.repub
+	if r.orphaned.Load() {
+		return false
+	}
+	want := r.pubIno.Load()
+	if want == 0 {
+		return true // before the watch: the launcher has just published it
+	}
+	dev, ino, ok := dirID(d.root)
+	return ok && dev == r.pubDev.Load() && ino == want
+}
+
+// writable reports whether the daemon may write its record, events and
+// error log now: its root is its own (rootOurs) and its record is there.
+// A record that is gone (being removed with the root, or by a mistaken
+// rm until the watch publishes it again) takes no writes: each would
+// make a file of the session, an event log or a lock, in a root that is
+// going, or that holds no session for it.
+func (d *Daemon) writable() bool {
+	return d.rootOurs() && inodeOf(layout.At(d.root).Paths(d.id).Meta()) != 0
 }
 
 // noteRecord opens the record as it is on disk now as the copy to
