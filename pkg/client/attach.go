@@ -127,8 +127,9 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 			moved.Close()
 		}
 	}()
+	var carry []byte // keys typed through a switch, for the next session
 	for {
-		res, to, err := attachOne(c, o, st, stop)
+		res, to, err := attachOne(c, o, st, stop, &carry)
 		if to == "" {
 			return res, err
 		}
@@ -153,8 +154,10 @@ func Attach(c *Conn, o AttachOptions) (Result, error) {
 }
 
 // attachOne is Attach on one connection, the terminal already set up.
-// It returns the session to switch to, if the daemon says so (SwitchTo).
-func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) (Result, string, error) {
+// It returns the session to switch to, if the daemon says so (SwitchTo),
+// with what was typed after the old session said so in *carry, which it
+// sends the next session first.
+func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal, carry *[]byte) (Result, string, error) {
 	in := o.In
 	isTTY := st != nil
 	rows, cols := TermSize(o.OutFile, in)
@@ -195,6 +198,15 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 		if err := c.WriteFrame(proto.SwitchReady, nil); err != nil {
 			return Result{}, "", fmt.Errorf("attach: %w", c.refusedOr(err))
 		}
+	}
+	// Keys typed through the switch that brought us here, before the
+	// attach (the daemon writes a command connection's DATA at once):
+	// ahead of whatever the keyboard has now, whoever reads it.
+	if len(*carry) > 0 {
+		if err := c.WriteFrame(proto.Data, *carry); err != nil {
+			return Result{}, "", fmt.Errorf("attach: %w", c.refusedOr(err))
+		}
+		*carry = nil
 	}
 	// Better still, the daemon takes the terminal itself (ATTACH_TTY):
 	// then a keystroke's echo does not pass through this process at all.
@@ -250,6 +262,8 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 		out.Unlock()
 	}
 	ended := make(chan frameOrErr, 1)
+	var gate *keyGate
+	gated := make(chan struct{})
 	var termRows atomic.Int32
 	termRows.Store(int32(rows))
 	go func() {
@@ -271,7 +285,13 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 					write(proto.Redraw(nil, f.Payload))
 					drawn = true
 				}
-			case proto.Exit, proto.SwitchTo:
+			case proto.SwitchTo:
+				// From here on, keys are the next session's.
+				<-gated
+				gate.hold()
+				ended <- frameOrErr{f: f}
+				return
+			case proto.Exit:
 				ended <- frameOrErr{f: f}
 				return
 			}
@@ -281,7 +301,8 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 	if in != nil {
 		keysFrom = keysIn
 	}
-	detach, sendErr := c.keyboard(keysFrom, o.DetachKey, o.ReadOnly)
+	detach, sendErr, gate := c.keyboard(keysFrom, o.DetachKey, o.ReadOnly)
+	close(gated)
 	winch := make(chan os.Signal, 1)
 	if !o.ReadOnly || o.PeekFlags&proto.PeekFollow != 0 {
 		signal.Notify(winch, syscall.SIGWINCH)
@@ -310,6 +331,16 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal) 
 				out.Unlock()
 				c.letGo()
 				if len(fe.f.Payload) > 0 && o.Switch != nil {
+					// The keyboard stops with its descriptor (closed
+					// here, rather than on return, to collect what it
+					// read last). One that is not ours to close reads on;
+					// what it has so far is kept.
+					wait := time.Duration(0)
+					if kbFile != nil {
+						kbFile.Close()
+						wait = time.Second
+					}
+					*carry = gate.kept(wait)
 					return Result{}, string(fe.f.Payload), nil
 				}
 				finish("[detached]")

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
@@ -191,7 +192,7 @@ func AttachStream(c *Conn, o StreamOptions) (Result, error) {
 	if in != nil {
 		keysFrom = keysIn
 	}
-	detach, sendErr := c.keyboard(keysFrom, o.DetachKey, false)
+	detach, sendErr, _ := c.keyboard(keysFrom, o.DetachKey, false)
 
 	detachWith := func(res Result) (Result, error) {
 		c.Detach()
@@ -235,16 +236,21 @@ func AttachStream(c *Conn, o StreamOptions) (Result, error) {
 
 // keyboard sends what is typed on keys (nil: nothing is) to the session
 // as DATA, through the detach key's filter, until keys ends; detach is
-// signalled when the user detached, sendErr when sending failed.
-func (c *Conn) keyboard(keys io.Reader, key detachkey.Key, readOnly bool) (detach <-chan struct{}, sendErr <-chan error) {
+// signalled when the user detached, sendErr when sending failed. The gate
+// it returns stops the sending at a switch (keyGate.hold): what is typed
+// from then on is kept for the next session.
+func (c *Conn) keyboard(keys io.Reader, key detachkey.Key, readOnly bool) (detach <-chan struct{}, sendErr <-chan error, gate *keyGate) {
 	det := make(chan struct{}, 1)
 	errc := make(chan error, 1)
+	gate = &keyGate{c: c, done: make(chan struct{})}
 	if keys == nil {
-		return det, errc
+		close(gate.done)
+		return det, errc, gate
 	}
 	go func() {
+		defer close(gate.done)
 		k := detachkey.Filter{Key: key, ReadOnly: readOnly,
-			Send: func(b []byte) error { return c.WriteFrame(proto.Data, b) },
+			Send: gate.send,
 			Detach: func() {
 				select {
 				case det <- struct{}{}:
@@ -265,5 +271,58 @@ func (c *Conn) keyboard(keys io.Reader, key detachkey.Key, readOnly bool) (detac
 			}
 		}
 	}()
-	return det, errc
+	return det, errc, gate
+}
+
+// maxCarry bounds the keys kept across a switch: what is typed between
+// the old session's SWITCH_TO and the keyboard's hand-over, a moment.
+const maxCarry = 64 << 10
+
+// keyGate is where the keyboard's input goes: to the session as DATA
+// until hold, then into carry. A relaying client holds it as soon as it
+// reads SWITCH_TO: every key it sent before was typed before it knew of
+// the switch, and reaches the old session (the daemon writes the DATA
+// that comes before the client's DETACH); every key read after goes to
+// the next session, first thing (Attach sends it ahead of its ATTACH).
+type keyGate struct {
+	c    *Conn
+	done chan struct{} // the keyboard's goroutine has ended
+
+	mu    sync.Mutex
+	held  bool
+	carry []byte
+}
+
+func (g *keyGate) send(b []byte) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held {
+		if len(g.carry)+len(b) <= maxCarry {
+			g.carry = append(g.carry, b...)
+		}
+		return nil
+	}
+	return g.c.WriteFrame(proto.Data, b)
+}
+
+// hold sends no more keys to this connection: once it returns, none is
+// being written.
+func (g *keyGate) hold() {
+	g.mu.Lock()
+	g.held = true
+	g.mu.Unlock()
+}
+
+// kept is what was typed since hold, once the keyboard (closed by the
+// caller) has stopped reading, or after wait if it has not.
+func (g *keyGate) kept(wait time.Duration) []byte {
+	select {
+	case <-g.done:
+	case <-time.After(wait):
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b := g.carry
+	g.carry = nil
+	return b
 }
