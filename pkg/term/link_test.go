@@ -166,3 +166,33 @@ func TestLinkFreeScreenHasNoTable(t *testing.T) {
 		t.Errorf("link table allocated: %+v", s.links)
 	}
 }
+
+// An open hyperlink is part of the pen, as in tmux (whose grid cell
+// carries it; tmux 3.3a keeps no links, so this follows the later tmux's
+// input.c and screen.c): DECSTR and RIS reset the pen and so close it,
+// SGR 0 does not; DECSC saves it and DECRC brings it back; ?1049 saves
+// the pen on the way in and restores it on the way out, while ?47 and
+// ?1047 leave the pen as it is; a DECSTR on the alternate screen resets
+// its own saved cursor only, so ?1049l restores the link.
+func TestLinkAcrossResetsAndScreens(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"DECSTR closes", linkOpen + "a\x1b[!pb", "[id=a https://e.test/x a]b"},
+		{"RIS closes", linkOpen + "a\x1bcb", "b"},
+		{"SGR 0 keeps", linkOpen + "a\x1b[0mb", "[id=a https://e.test/x ab]"},
+		{"DECSC saves", linkOpen + "\x1b7" + linkClose + "a\x1b8b", "[id=a https://e.test/x b]"},
+		{"DECSTR drops the saved pen", linkOpen + "\x1b7\x1b[!p\x1b8b", "b"},
+		{"1049 keeps it open", linkOpen + "a\x1b[?1049hb", " [id=a https://e.test/x b]"},
+		{"1049 restores it", linkOpen + "a\x1b[?1049h" + linkClose + "\x1b[?1049lb", "[id=a https://e.test/x ab]"},
+		{"1049 restores none", "a\x1b[?1049h" + linkOpen + "\x1b[?1049lb", "ab"},
+		{"47 leaves the pen", linkOpen + "a\x1b[?47h" + linkClose + "\x1b[?47lb", "[id=a https://e.test/x a]b"},
+		{"1047 leaves the pen", "a\x1b[?1047h" + linkOpen + "\x1b[?1047lb", "a[id=a https://e.test/x b]"},
+		{"DECSTR on the alternate screen", linkOpen + "a\x1b[?1049h\x1b[!p\x1b[?1049lb", "[id=a https://e.test/x ab]"},
+		{"RIS on the alternate screen", linkOpen + "a\x1b[?1049h\x1bcb", "b"},
+	} {
+		s := New(3, 20, Options{})
+		s.Write([]byte(c.in))
+		if got := links(s, 0); got != c.want {
+			t.Errorf("%s: row 0 is %q, want %q", c.name, got, c.want)
+		}
+	}
+}
