@@ -61,3 +61,23 @@ func TestEveryDurationTakesTheSameForms(t *testing.T) {
 		}
 	}
 }
+
+// --idle-days is days, not a duration: whole days, with or without a d,
+// as the strategy.idle-days tag it stands in for (and the original pty,
+// which shares the tag) counts them. Anything else is refused with one
+// line saying so.
+func TestIdleDaysTakesWholeDays(t *testing.T) {
+	root := testutil.Root(t)
+	for _, d := range []string{"1", "7", "7d", " 30 "} {
+		if r := testutil.Run(t, root, "gc", "-n", "--idle-days", d); r.Code != 0 {
+			t.Errorf("pty gc -n --idle-days %q: exit %d, stderr %q; want it taken", d, r.Code, r.Stderr)
+		}
+	}
+	for _, bad := range []string{"1.5", "12h", "0", "-1", "x", "99999"} {
+		r := testutil.Run(t, root, "gc", "-n", "--idle-days", bad)
+		line := strings.TrimRight(r.Stderr, "\n")
+		if r.Code != 1 || strings.Contains(line, "\n") || !strings.Contains(line, "--idle-days") || !strings.Contains(line, "whole days") {
+			t.Errorf("pty gc -n --idle-days %q: exit %d, stderr %q; want exit 1 and one line saying it takes whole days", bad, r.Code, r.Stderr)
+		}
+	}
+}

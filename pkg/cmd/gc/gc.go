@@ -114,8 +114,8 @@ func Command(o *Options) *cli.Command {
 		o.Pass.FastFailLimit, err = Positive(s)
 		return err
 	})
-	fs.Func("idle-days", "abandon permanent sessions nobody attached to for `N` days (default off)", func(s string) (err error) {
-		o.Pass.IdleDays, err = Positive(s)
+	fs.Func("idle-days", "abandon permanent sessions nobody attached to for `N` whole days, 7 or 7d (default off)", func(s string) (err error) {
+		o.Pass.IdleDays, err = IdleDays(s)
 		return err
 	})
 	fs.Func("keep-max-age", "sessions kept for inspection go `D` after their exit: 7d, 12h, 30m, 0 = at once (default 7d)", func(s string) (err error) {
@@ -256,6 +256,26 @@ func Positive(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("%q is not a positive whole number", s)
+	}
+	return n, nil
+}
+
+// IdleDays reads --idle-days: a whole number of days, 1 or more, with or
+// without a d. Not a duration: idle time is counted in whole days, as
+// the strategy.idle-days tag (which wins over the flag) counts it, and the
+// original pty, which shares that tag and reads it as a whole number,
+// would take "12h" for 12 days; session_abandoned's idleDays is whole days
+// too.
+func IdleDays(s string) (int, error) {
+	t := strings.TrimSpace(s)
+	if d, ok := strings.CutSuffix(t, "d"); ok {
+		t = d
+	} else if d, ok := strings.CutSuffix(t, "D"); ok {
+		t = d
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil || n <= 0 || n > 36500 {
+		return 0, errors.New("idle time is counted in whole days (as the strategy.idle-days tag and the original pty count it): give a number of days from 1 to 36500, as 7 or 7d")
 	}
 	return n, nil
 }
