@@ -2,8 +2,9 @@
 // pseudo-terminal. spawn starts it as "pty-daemon <id> <generation>
 // <root>" (registry.DaemonArgs: ps shows which session it serves, and a pid
 // is told to be a session's daemon by them) with its launch config on fd 3, a readiness
-// pipe on fd 4 and the session's listening socket, already published by its
-// launcher, on fd 5; it is not meant to be run by hand.
+// pipe on fd 4 and the session's socket on fd 5, which its launcher binds
+// and publishes before it sends the config; it is not meant to be run by
+// hand.
 //
 // One runs per session, so it is kept small: it must not link fmt,
 // reflection-based encoding/json, reflect.Value, crypto/ or os/exec

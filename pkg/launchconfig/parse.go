@@ -8,8 +8,9 @@ import (
 )
 
 // Parse reads the launch config that the launcher writes (with
-// json.Marshal) on pty-daemon's fd 3. It reads it by hand rather than
-// with json.Unmarshal, whose reflection the daemon would otherwise link:
+// AppendJSON, as json.Marshal would) on pty-daemon's fd 3. It reads it by
+// hand rather than with json.Unmarshal, whose reflection the daemon would
+// otherwise link:
 // half a megabyte of a binary every session keeps resident. Unknown
 // fields are ignored, as json.Unmarshal ignores them.
 func Parse(b []byte) (Config, error) {

@@ -20,13 +20,14 @@ import (
 
 // claim does, under both session locks, the check-and-create that makes
 // two concurrent starts of one id end with exactly one session: the
-// existence checks, the socket bind, the daemon's start (startDaemon, given
-// the listening socket to inherit), its pid file, the record and a fresh
-// event log with session_start. On success the session is published and
-// the listening socket is the daemon's: connections made from now on wait
-// in its backlog until the daemon accepts them. On error nothing is left
-// on disk and the daemon, if it was started, is killed before it did
-// anything (it waits for its config, written only after claim).
+// existence checks, the bind of the socket ln (which the daemon d, started
+// beforehand, inherited unbound), the wait for d to run, its pid file, the
+// record and a fresh event log with session_start. On success the session
+// is published and the listening socket is the daemon's: connections made
+// from now on wait in its backlog until the daemon accepts them. On error
+// nothing is left on disk and the daemon, if the claim took it, is killed
+// before it did anything (it waits for its config, written only after
+// claim); one it did not take is the caller's to kill (cancel).
 //
 // It runs in the launcher rather than in the daemon so that the daemon's
 // own start-up (a runtime to initialise) is not on the caller's path.
@@ -36,10 +37,10 @@ import (
 // it hands the config over, the daemon, left with nothing to run, removes
 // the session again, and if the daemon is gone too, the claim tells the
 // next start of the id (checkClaim) and gc that the session never ran.
-func claim(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
+func claim(cfg *launchconfig.Config, ln *os.File, d *daemonStart) (pid int, err error) {
 	deadline := time.Now().Add(ReadyTimeout)
 	for {
-		pid, err = claimOnce(cfg, startDaemon)
+		pid, err = claimOnce(cfg, ln, d)
 		if !errors.Is(err, errClaimPending) {
 			return pid, err
 		}
@@ -72,21 +73,21 @@ func waitClaimResolved(root, id string, deadline time.Time) bool {
 	}
 }
 
-func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, error)) (pid int, err error) {
+func claimOnce(cfg *launchconfig.Config, ln *os.File, d *daemonStart) (pid int, err error) {
 	root, id := cfg.Root, cfg.ID
 	p := layout.At(root).Paths(id)
 	err = layout.At(root).Locked(id, 5*time.Second, func() error {
-		if err := checkClaim(cfg); err != nil {
+		if err := checkClaim(cfg, d); err != nil {
 			return err
 		}
 		// Nobody alive owns the id and we hold its locks: a socket or pid
 		// file still here is debris from a crash.
-		os.Remove(p.Sock())
-		os.Remove(p.Pid())
+		removeFile(p.Sock())
+		removeFile(p.Pid())
 		if err := registry.WriteLaunchClaim(root, id, cfg.Generation); err != nil {
 			return fmt.Errorf("start session %s: %w", id, err)
 		}
-		ln, ino, err := listenUnix(p.Sock())
+		ino, err := listenUnix(ln, p.Sock())
 		if err != nil {
 			os.Remove(p.Launch())
 			if errors.Is(err, syscall.EADDRINUSE) {
@@ -95,8 +96,7 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 			return fmt.Errorf("listen on %s: %w", p.Sock(), err)
 		}
 		cfg.SockIno = ino
-		pid, err = startDaemon(ln)
-		ln.Close() // the daemon's copy is the one that serves
+		pid, err = d.take()
 		if err != nil {
 			os.Remove(p.Sock())
 			os.Remove(p.Launch())
@@ -121,9 +121,9 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 			return err
 		}
 		// A new record starts a new event log, and a new error log.
-		os.Remove(p.Events())
-		os.Remove(p.DaemonLog())
-		os.Remove(p.DaemonLogOld())
+		removeFile(p.Events())
+		removeFile(p.DaemonLog())
+		removeFile(p.DaemonLogOld())
 		ev := layout.NewEvent(id, layout.EventSessionStart)
 		if len(cfg.Tags) > 0 {
 			ev.Fields = map[string]any{"tags": cfg.Tags}
@@ -137,15 +137,31 @@ func claimOnce(cfg *launchconfig.Config, startDaemon func(ln *os.File) (int, err
 	return pid, err
 }
 
+// removeFile removes a file that is usually not there with one unlink
+// rather than os.Remove's two system calls.
+func removeFile(path string) {
+	if err := syscall.Unlink(path); err != nil && err != syscall.ENOENT {
+		os.Remove(path)
+	}
+}
+
 // checkClaim says, under the session's locks, whether cfg may take its id,
-// and removes the dead record it replaces.
-func checkClaim(cfg *launchconfig.Config) error {
+// and removes the dead record it replaces. d is this start's own daemon,
+// already running with the id's arguments.
+func checkClaim(cfg *launchconfig.Config, d *daemonStart) error {
 	root, id := cfg.Root, cfg.ID
 	replaced := fmt.Errorf("session %s: %w", id, ErrReplaced)
 	// The daemon first, then the claim: a daemon found dead with its
 	// claim still there died before it took the session, so it never
 	// started the command (it removes the claim before it does).
-	alive, _ := layout.At(root).DaemonAlive(id, "")
+	alive, apid := layout.At(root).DaemonAlive(id, "")
+	if alive && apid != 0 {
+		// A stale pid file whose pid the kernel gave to our own daemon
+		// names a daemon of the id that is not the id's.
+		if own, err := d.wait(); err == nil && own == apid {
+			alive = false
+		}
+	}
 	m, err := layout.At(root).Metadata(id)
 	if gen, ok := registry.ReadLaunchClaim(root, id); ok {
 		switch {
@@ -197,38 +213,59 @@ func checkClaim(cfg *launchconfig.Config) error {
 	return nil
 }
 
-// listenUnix binds a listening unix socket at path, mode 0600 from the
-// start, and returns it with the inode of its file (the daemon removes the
-// socket file only while it is still this one). The descriptor is
-// close-on-exec here; the daemon inherits its own copy.
-func listenUnix(path string) (*os.File, uint64, error) {
+// newListener is the session's socket, not yet bound: the daemon inherits
+// it at its start, and claim binds it once the id is ours. The descriptor
+// is close-on-exec here; the daemon gets its own copy.
+func newListener() (*os.File, error) {
 	fd, err := fsx.UnixSocket()
 	if err != nil {
-		return nil, 0, os.NewSyscallError("socket", err)
+		return nil, os.NewSyscallError("socket", err)
 	}
-	old := unix.Umask(0o077)
-	err = syscall.Bind(fd, &syscall.SockaddrUnix{Name: path})
-	unix.Umask(old)
+	return os.NewFile(uintptr(fd), "listener"), nil
+}
+
+// listenUnix binds ln at path, mode 0600 from the start, makes it listen
+// and returns the inode of its file (the daemon removes the socket file
+// only while it is still this one). The daemon's copy of the descriptor is
+// the same socket, so it serves what ln listens on.
+func listenUnix(ln *os.File, path string) (uint64, error) {
+	rc, err := ln.SyscallConn()
 	if err != nil {
-		syscall.Close(fd)
-		return nil, 0, err
+		return 0, err
 	}
-	os.Chmod(path, 0o600)
-	// The kernel caps the backlog at net.core.somaxconn, which is what
-	// package net asks for. Clients that connect before the daemon
-	// accepts wait here.
-	if err := syscall.Listen(fd, 1<<16-1); err != nil {
-		syscall.Close(fd)
-		os.Remove(path)
-		return nil, 0, os.NewSyscallError("listen", err)
+	var ino uint64
+	cerr := rc.Control(func(sfd uintptr) {
+		fd := int(sfd)
+		// The umask is the process's: a daemon forked meanwhile (this
+		// start's, on its own goroutine) would keep 077 for its session.
+		syscall.ForkLock.RLock()
+		old := unix.Umask(0o077)
+		err = syscall.Bind(fd, &syscall.SockaddrUnix{Name: path})
+		unix.Umask(old)
+		syscall.ForkLock.RUnlock()
+		if err != nil {
+			return
+		}
+		os.Chmod(path, 0o600)
+		// The kernel caps the backlog at net.core.somaxconn, which is what
+		// package net asks for. Clients that connect before the daemon
+		// accepts wait here.
+		if err = syscall.Listen(fd, 1<<16-1); err != nil {
+			os.Remove(path)
+			err = os.NewSyscallError("listen", err)
+			return
+		}
+		var st unix.Stat_t
+		if err = unix.Stat(path, &st); err != nil {
+			os.Remove(path)
+			return
+		}
+		ino = uint64(st.Ino)
+	})
+	if cerr != nil {
+		return 0, cerr
 	}
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		syscall.Close(fd)
-		os.Remove(path)
-		return nil, 0, err
-	}
-	return os.NewFile(uintptr(fd), path), uint64(st.Ino), nil
+	return ino, err
 }
 
 // InitialMetadata is the record of a session that starts now: its launch

@@ -540,6 +540,13 @@ func DaemonPath() (string, error) {
 // once (they wait in the socket's backlog until the daemon accepts). The
 // launcher claims the session itself (see claim) while the daemon starts.
 //
+// The daemon is started first, before the claim: it waits for its config,
+// sent only once the session is claimed, and until then does nothing but
+// start its runtime. So the wait for a new process to be scheduled and to
+// exec, the longest step of a start on a busy machine, runs beside the
+// claim's locking and file creation instead of after it. A start that
+// loses the claim kills its daemon, which never touched the root.
+//
 // When the command plainly can be started (startable), Launch does not
 // wait for the daemon to start it: that would put the daemon's whole
 // start-up on the caller's path. Otherwise it waits for the daemon's
@@ -556,7 +563,6 @@ func Launch(ctx context.Context, cfg launchconfig.Config, env []string) error {
 	if cfg.Generation == "" {
 		cfg.Generation = NewGeneration()
 	}
-	cfg.Waited = !startable(cfg, env)
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("start session %s: %w", cfg.ID, err)
@@ -568,15 +574,33 @@ func Launch(ctx context.Context, cfg launchconfig.Config, env []string) error {
 		return fmt.Errorf("start session %s: %w", cfg.ID, err)
 	}
 	defer stR.Close()
-	pid, err := claim(&cfg, func(ln *os.File) (int, error) {
-		return startDaemon(path, &cfg, launchconfig.DaemonEnv(env), cfgR, stW, ln)
-	})
+	ln, err := newListener()
+	if err != nil {
+		cfgR.Close()
+		stW.Close()
+		return fmt.Errorf("start session %s: %w", cfg.ID, err)
+	}
+	d := startDaemon(path, cfg.ID, registry.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), launchconfig.DaemonEnv(env), cfgR, stW, ln)
+	cfg.Waited = !startable(cfg, env)
+	pid, err := claim(&cfg, ln, d)
+	if err != nil {
+		d.cancel()
+	}
+	// The daemon has its copies by now (claim and cancel wait for its
+	// exec); its copy of the socket is the one that serves.
+	ln.Close()
 	cfgR.Close()
 	stW.Close()
 	if err != nil {
 		return err
 	}
-	b, _ := json.Marshal(cfg)
+	b, err := cfg.AppendJSON(nil)
+	if err != nil {
+		// A carried-over field that is not JSON. The daemon, given no
+		// config, removes the session it was claimed for.
+		cfgW.Close()
+		return fmt.Errorf("start session %s: %w", cfg.ID, err)
+	}
 	if _, err := cfgW.Write(b); err != nil {
 		// It died before reading its config.
 		abandon(cfg, pid)
@@ -617,18 +641,70 @@ func Launch(ctx context.Context, cfg launchconfig.Config, env []string) error {
 	}
 }
 
+// daemonStart is a pty-daemon being started (startDaemon) while its
+// launcher claims the session.
+type daemonStart struct {
+	done chan struct{}
+	pid  int
+	err  error
+	used bool // the claim took it: the claim's own undo handles it from then on
+}
+
+// wait returns the daemon's pid once it runs pty-daemon.
+func (d *daemonStart) wait() (int, error) {
+	<-d.done
+	return d.pid, d.err
+}
+
+// take is wait for the claim that publishes the daemon.
+func (d *daemonStart) take() (int, error) {
+	d.used = true
+	return d.wait()
+}
+
+// cancel waits for the daemon's start and kills it if the claim did not
+// take it (the claim's undo kills one it took). It waits for its config,
+// so it has touched nothing.
+func (d *daemonStart) cancel() {
+	pid, err := d.wait()
+	if err == nil && !d.used {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
 // startDaemon starts pty-daemon with its config pipe on fd 3, its status
-// pipe on fd 4 and the session's listening socket on fd 5, and returns its
-// pid once it runs pty-daemon. A bare fork and exec rather than os/exec:
-// os.StartProcess first probes the kernel's pidfd support by starting a
-// child of its own, which the caller would wait for.
-func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW, ln *os.File) (int, error) {
+// pipe on fd 4 and the session's socket (bound and listening by the time
+// the config comes) on fd 5, on a goroutine of its own; the result says
+// its pid once it runs pty-daemon. A bare fork and exec rather than
+// os/exec: os.StartProcess first probes the kernel's pidfd support by
+// starting a child of its own, which the caller would wait for.
+func startDaemon(path, id string, argv, env []string, cfgR, stW, ln *os.File) *daemonStart {
+	d := &daemonStart{done: make(chan struct{})}
+	go func() {
+		d.pid, d.err = forkDaemon(path, id, argv, env, cfgR, stW, ln)
+		close(d.done)
+		if d.err != nil {
+			return
+		}
+		// Reap it whenever it ends, so long-lived callers (gc, the picker)
+		// collect no zombies; the session itself outlives a short-lived caller.
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(d.pid, &ws, 0, nil); err != syscall.EINTR {
+				return
+			}
+		}
+	}()
+	return d
+}
+
+func forkDaemon(path, id string, argv, env []string, cfgR, stW, ln *os.File) (int, error) {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return 0, fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, err)
+		return 0, fmt.Errorf("start pty-daemon for %s: %w", id, err)
 	}
 	defer null.Close()
-	pid, err := syscall.ForkExec(path, registry.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		// Its identity, for whoever finds its pid in a pid file: a pid
 		// is trusted only if these arguments match the record.
 		Dir:   "/",
@@ -639,18 +715,8 @@ func startDaemon(path string, cfg *launchconfig.Config, env []string, cfgR, stW,
 		Sys: &syscall.SysProcAttr{Setsid: true},
 	})
 	if err != nil {
-		return 0, fmt.Errorf("start pty-daemon for %s: %w", cfg.ID, &os.PathError{Op: "fork/exec", Path: path, Err: err})
+		return 0, fmt.Errorf("start pty-daemon for %s: %w", id, &os.PathError{Op: "fork/exec", Path: path, Err: err})
 	}
-	// Reap it whenever it ends, so long-lived callers (gc, the picker)
-	// collect no zombies; the session itself outlives a short-lived caller.
-	go func() {
-		var ws syscall.WaitStatus
-		for {
-			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
-				return
-			}
-		}
-	}()
 	return pid, nil
 }
 
