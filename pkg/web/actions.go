@@ -1,19 +1,24 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
 )
 
 // Actions are what a --write page may do besides typing: stop, restart
@@ -55,8 +60,11 @@ const (
 
 // actionReq is an action as a page posts it, as JSON.
 type actionReq struct {
-	Op      string `json:"op"` // "kill", "restart" or "start"
-	ID      string `json:"id"` // for kill and restart
+	Op string `json:"op"` // "kill", "restart" or "start"
+	ID string `json:"id"` // for kill and restart
+	// Host, for kill and restart, is the host of --remotes the session
+	// is on; "": this one.
+	Host    string `json:"host,omitempty"`
 	Command string `json:"command"`
 	Name    string `json:"name"`
 	Cwd     string `json:"cwd"`
@@ -149,6 +157,10 @@ func (s *server) runAction(ctx context.Context, req actionReq) (msg, id string, 
 		if !validID(req.ID) {
 			return "", "", badAction("%q is not a session id", req.ID)
 		}
+		if req.Host != "" {
+			msg, err = s.remoteAction(ctx, req)
+			return msg, req.ID, err
+		}
 		// The exact id, never a name or prefix that resolves elsewhere.
 		if _, err := layout.At(s.o.Root).Load(req.ID); err != nil {
 			return "", "", &actionErr{http.StatusNotFound, "no session " + req.ID + " in the registry"}
@@ -210,4 +222,57 @@ func startRequest(req actionReq) (StartRequest, error) {
 	}
 	sr.Cwd = cwd
 	return sr, nil
+}
+
+// remoteAction is kill or restart of a session of a host of --remotes:
+// pty kill or pty restart -y run on the host, with its checks and
+// messages there. The session must be one the host's list last had, by
+// its exact id.
+func (s *server) remoteAction(ctx context.Context, req actionReq) (string, error) {
+	var t *remoteTarget
+	if s.rem != nil {
+		t = s.rem.target(req.Host)
+	}
+	if t == nil {
+		return "", &actionErr{http.StatusNotFound, "no host " + strconv.Quote(req.Host) + " in remotes.toml"}
+	}
+	h := t.host()
+	if h.Run == nil {
+		return "", &actionErr{http.StatusForbidden, "the pages cannot run commands on " + listing.Printable(h.Label)}
+	}
+	if !t.has(req.ID) {
+		return "", &actionErr{http.StatusNotFound, "no session " + req.ID + " in " + listing.Printable(h.Label) + "'s list"}
+	}
+	args := []string{"kill", "--", req.ID}
+	if req.Op == "restart" {
+		args = []string{"restart", "-y", "--", req.ID}
+	}
+	ctx, cancel := context.WithTimeout(ctx, RemoteActionWait)
+	defer cancel()
+	var out bytes.Buffer
+	err := h.Run(ctx, args, &limitedWriter{w: &out, n: maxActionOutput})
+	return strings.TrimSpace(out.String()), err
+}
+
+// Limits on an action run on another host.
+const (
+	// RemoteActionWait bounds one.
+	RemoteActionWait = 60 * time.Second
+	// maxActionOutput bounds what is kept of its output.
+	maxActionOutput = 16 << 10
+)
+
+// limitedWriter keeps the first n bytes written to it.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	k := min(len(p), l.n)
+	if k > 0 {
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
 }

@@ -455,7 +455,7 @@ function sessionPage() {
   });
 
   const finder = findBar(term);
-  actionButtons(id, () => name);
+  actionButtons(id, host, () => name);
 
   // Keys: a hidden textarea holds the focus, so phones show their keyboard
   // and input methods work. Keys without a character (arrows, Enter,
@@ -593,8 +593,10 @@ function findBar(term) {
 }
 
 // actionButtons are the session's kill and restart buttons (--write),
-// each asking first.
-function actionButtons(id, name) {
+// each asking first; host is the session's host of --remotes, '' for
+// this one.
+function actionButtons(id, host, name) {
+  const target = host ? { id, host } : { id };
   const bar = $('confirm');
   let pending = null;
   function ask(what, text, run) {
@@ -619,12 +621,12 @@ function actionButtons(id, name) {
   });
   $('kill').addEventListener('click', () => ask('Kill', 'Kill session ' + name() + '? Its programs get SIGHUP, then SIGTERM and SIGKILL.', async () => {
     notice('Killing…');
-    const r = await act({ op: 'kill', id });
+    const r = await act({ op: 'kill', ...target });
     notice(r.msg);
   }));
   $('restart').addEventListener('click', () => ask('Restart', 'Restart session ' + name() + '? If it runs it is killed first.', async () => {
     notice('Restarting…');
-    await act({ op: 'restart', id });
+    await act({ op: 'restart', ...target });
     location.reload();
   }));
 }
