@@ -48,6 +48,9 @@ func startRemoteWeb(t *testing.T, f *fleet, flags ...string) *webServer {
 		case <-time.After(10 * time.Second):
 			web.Process.Kill()
 		}
+		if t.Failed() {
+			t.Logf("pty web's stderr: %s", stderr.String())
+		}
 	})
 	urlc := make(chan string, 1)
 	go func() {
