@@ -251,6 +251,9 @@ func (s *server) remoteAction(ctx context.Context, req actionReq) (string, error
 	defer cancel()
 	var out bytes.Buffer
 	err := h.Run(ctx, args, &limitedWriter{w: &out, n: maxActionOutput})
+	// The host is asked again before the answer, so that the page
+	// reloaded after a restart finds the session running there.
+	s.rem.ask(ctx, t.i)
 	return strings.TrimSpace(out.String()), err
 }
 

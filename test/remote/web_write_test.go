@@ -225,4 +225,18 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 		return strings.Contains(r.Stdout, `"ctr"`) && !strings.Contains(r.Stdout, `"running"`)
 	})
 	pageTrue(t, ctx, "the page's end", `document.querySelector('#status').textContent === 'ended'`)
+
+	// Restart, from the page: pty restart -y on the host, and the page,
+	// reloaded, follows the session again.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#restart"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#confirmyes"))); err != nil {
+		t.Fatal(err)
+	}
+	pageTrue(t, ctx, "the restarted session's page", `document.querySelector('#status').textContent === 'running' &&
+		document.querySelector('#screen').textContent.includes('ready')`)
+	testutil.WaitFor(t, 15*time.Second, "the session running on the host", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "list", "--json").Stdout, `"running"`)
+	})
 }
