@@ -217,17 +217,21 @@ func (f *follower) runRemote() {
 	for {
 		conn, done, err := h.Route(f.ctx, f.id)
 		if err == nil {
+			f.setLink("")
 			exited := f.stream(conn, &st)
 			done()
 			if exited {
 				return
 			}
 			delay = reconnectFirst
+			f.setLink("reconnecting to " + listing.Printable(h.Label) + "…")
 		} else if h.Final != nil && h.Final(err) {
 			f.mu.Lock()
 			f.refused = listing.Printable(err.Error())
 			f.mu.Unlock()
 			return
+		} else {
+			f.setLink("reconnecting to " + listing.Printable(h.Label) + "… (" + listing.Printable(err.Error()) + ")")
 		}
 		t := time.NewTimer(delay)
 		select {
@@ -238,6 +242,22 @@ func (f *follower) runRemote() {
 		}
 		delay = min(2*delay, reconnectCap)
 	}
+}
+
+// setLink says whether the route is down, for the pages.
+func (f *follower) setLink(down string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.linkDown != down {
+		f.linkDown = down
+		f.notify()
+	}
+}
+
+func (f *follower) link() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.linkDown
 }
 
 // remotePath parses HOST/ID of a remote session's path: HOST one of the

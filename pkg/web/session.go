@@ -73,6 +73,7 @@ type follower struct {
 	ended     bool
 	code      int
 	refused   string // why the host refused the route, when it did
+	linkDown  string // while the route to the host is down: what the pages say
 	events    []string
 	evSeq     int
 	// inMu guards input, so typing never holds up the stream (mu).
@@ -656,6 +657,7 @@ func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget,
 	histGen, mark := 0, int64(-1)
 	var enc rowEncoder
 	lastEv := 0
+	lastLink := ""
 	awaiting := false
 	ackTimer := time.NewTimer(time.Hour)
 	ackTimer.Stop()
@@ -701,6 +703,12 @@ func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget,
 			}
 			last = sn
 			histLeft = mark < sn.histSeq
+		}
+		if down := f.link(); down != lastLink {
+			lastLink = down
+			if err := c.sendJSON(ctx, map[string]string{"t": "link", "down": down}); err != nil {
+				return
+			}
 		}
 		if evSeq != lastEv {
 			lastEv = evSeq

@@ -160,6 +160,30 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 	testutil.MustRun(t, f.rootA, "emit", "ctr", "user.after-drop", "--text", "second")
 	pageTrue(t, ctx, "n200 on the page", `document.querySelector('#screen').textContent.includes('n200')`)
 	pageTrue(t, ctx, "an event logged after the drop", `document.querySelector('#events').textContent.includes('user.after-drop')`)
+	// While the counter waits: hosta away for a while (its server
+	// stopped, the shared connection closed, which drops the routes);
+	// the page says so, and once it is back, that it is live again.
+	b, err := os.ReadFile(filepath.Join(f.a.dir, "sshd.pid"))
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		t.Fatalf("sshd pid: %q %v", b, err)
+	}
+	syscall.Kill(pid, syscall.SIGSTOP)
+	stopped := true
+	defer func() {
+		if stopped {
+			syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}()
+	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hosta")
+	if out, err := exit.CombinedOutput(); err != nil {
+		t.Fatalf("ssh -O exit: %v %s", err, out)
+	}
+	pageTrue(t, ctx, "the page saying the route is down", `document.querySelector('#conn').textContent.startsWith('reconnecting to hosta')`)
+	syscall.Kill(pid, syscall.SIGCONT)
+	stopped = false
+	pageTrue(t, ctx, "the page live again", `document.querySelector('#conn').textContent === 'live'`)
+
 	// Then the host's end of the routes.
 	old := serving(f.rootA)
 	for _, p := range old {

@@ -441,6 +441,14 @@ function sessionPage() {
       case 'ended':
         ended(m);
         break;
+      case 'link': {
+        // The route to the session's host (pty web --remotes): down
+        // while it is made again.
+        const c = $('conn');
+        c.textContent = m.down || 'live';
+        c.className = 'conn ' + (m.down ? 'off' : 'on');
+        break;
+      }
       case 'gone':
         conn.stop('gone');
         $('status').textContent = 'removed';
