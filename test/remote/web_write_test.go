@@ -263,4 +263,21 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 	testutil.WaitFor(t, 15*time.Second, "the session running on the host", func() bool {
 		return strings.Contains(testutil.Run(t, f.rootA, "list", "--json").Stdout, `"running"`)
 	})
+
+	// A new session on the host, from the list's form: pty run -d there,
+	// and its page.
+	if err := chromedp.Do(ctx, chromedp.Navigate(w.base+"/")); err != nil {
+		t.Fatal(err)
+	}
+	pageTrue(t, ctx, "the form's hosts", `Array.from(document.querySelectorAll('#newhost option')).map(o => o.value).join(',') === ',hosta,hostb'`)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#new")), chromedp.SendKeys("#newcmd", "echo started-remotely in $(pwd); sleep 100"),
+		chromedp.SendKeys("#newname", "from web"), chromedp.SetValue("#newhost", "hosta"), chromedp.Click(chromedp.CSS("#newstart"))); err != nil {
+		t.Fatal(err)
+	}
+	home, _ := os.UserHomeDir()
+	pageTrue(t, ctx, "the new remote session's page", `location.pathname.startsWith('/h/hosta/') &&
+		document.querySelector('#screen').textContent.includes('started-remotely in `+home+`') && document.querySelector('#name').textContent === 'from web'`)
+	if r := testutil.Run(t, f.rootA, "list", "--json"); !strings.Contains(r.Stdout, `"from web"`) {
+		t.Fatalf("the host's list lacks the new session: %s", r.Stdout)
+	}
 }

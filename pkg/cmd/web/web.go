@@ -46,8 +46,9 @@ with its error), and a remote session's page follows it live over a
 route to its host, reconnecting when the connection drops (the lines
 printed meanwhile are added to its scrollback), with the host's events
 (pty events, run there). With --write as well, typing goes to it over a
-route and Kill and Restart run pty kill and pty restart -y on the host
-(see docs/remote.md).
+route, Kill and Restart run pty kill and pty restart -y on the host,
+and the list's form can start a session there with pty run -d (see
+docs/web.md).
 
 Listens on ` + web.DefaultListen + ` unless --listen says otherwise. Anyone who
 can reach the address and holds the token can watch the sessions (and,

@@ -90,6 +90,7 @@ function listPage() {
   live('/live/list', (m) => {
     if (m.t !== 'list') return;
     $('new').hidden = !m.write;
+    newSessionHosts(m.write ? m.remote || [] : []);
     const out = [];
     if (m.error) out.push(el('p', 'error', m.error));
     if (m.sessions.length === 0 && !m.remote) out.push(el('p', 'empty', 'No sessions.'));
@@ -165,8 +166,11 @@ function newSessionForm() {
     $('newerror').hidden = true;
     $('newstart').disabled = true;
     try {
-      const r = await act({ op: 'start', command: $('newcmd').value, name: $('newname').value.trim(), cwd: $('newcwd').value.trim() });
-      location.href = '/s/' + encodeURIComponent(r.id);
+      const host = $('newhost').value;
+      const req = { op: 'start', command: $('newcmd').value, name: $('newname').value.trim(), cwd: $('newcwd').value.trim() };
+      if (host) req.host = host;
+      const r = await act(req);
+      location.href = host ? '/h/' + encodeURIComponent(host) + '/' + encodeURIComponent(r.id) : '/s/' + encodeURIComponent(r.id);
     } catch (err) {
       $('newerror').textContent = err.message;
       $('newerror').hidden = false;
@@ -174,6 +178,20 @@ function newSessionForm() {
       $('newstart').disabled = false;
     }
   });
+}
+
+// newSessionHosts offers the hosts of pty web --remotes in the form,
+// keeping the one chosen.
+function newSessionHosts(groups) {
+  const sel = $('newhost');
+  const want = groups.map((g) => g.label);
+  const have = Array.from(sel.options).slice(1).map((o) => o.value);
+  $('newhostl').hidden = want.length === 0;
+  if (want.join('\n') === have.join('\n')) return;
+  const chosen = sel.value;
+  sel.replaceChildren(el('option', '', 'this machine'), ...want.map((l) => { const o = el('option', '', l); o.value = l; return o; }));
+  sel.options[0].value = '';
+  sel.value = want.includes(chosen) ? chosen : '';
 }
 
 // ---- a session ----
