@@ -417,6 +417,35 @@ func (d *Decoder) Object(fn func(key string) error) error {
 	return err
 }
 
+// ObjectBytes is Object for a caller that looks its keys up rather than
+// keeping them: key is valid only during fn (it may be the input's own
+// bytes), and a key is not allocated for each member.
+func (d *Decoder) ObjectBytes(fn func(key []byte) error) error {
+	more, err := d.enter('{', '}', "object")
+	for more && err == nil {
+		if d.Peek() != '"' {
+			return d.unexpected()
+		}
+		start := d.pos + 1
+		var plain bool
+		if plain, err = d.stringEnd(); err != nil {
+			return err
+		}
+		k := d.data[start : d.pos-1 : d.pos-1]
+		if !plain {
+			k = []byte(unquote(k))
+		}
+		if d.Peek() != ':' {
+			return d.unexpected()
+		}
+		d.pos++
+		if err = fn(k); err == nil {
+			more, err = d.next('}')
+		}
+	}
+	return err
+}
+
 // Array reads an array, calling fn for each element; fn must read the
 // element with one of the Decoder's methods.
 func (d *Decoder) Array(fn func() error) error {
@@ -599,7 +628,18 @@ func (d *Decoder) stringEnd() (plain bool, err error) {
 	d.pos++ // the opening quote
 	plain = true
 	for d.pos < len(d.data) {
-		c := d.data[d.pos]
+		// Most of a string is printable ASCII other than the quote and
+		// the backslash: a run of it is stepped over with the index in
+		// a local, not stored back at every byte.
+		i, data := d.pos, d.data
+		for i < len(data) && data[i] >= ' ' && data[i] != '"' && data[i] != '\\' && data[i] < utf8.RuneSelf {
+			i++
+		}
+		d.pos = i
+		if i == len(data) {
+			break
+		}
+		c := data[i]
 		switch {
 		case c == '"':
 			d.pos++

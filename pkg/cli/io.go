@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -46,8 +45,9 @@ func (io IO) Getenv(k string) string {
 // counts when set to "").
 func (io IO) LookupEnv(k string) (string, bool) {
 	for i := len(io.Env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(io.Env[i], k+"="); ok {
-			return v, true
+		// Compared in place: k+"=" would be a string built per entry.
+		if e := io.Env[i]; len(e) > len(k) && e[len(k)] == '=' && e[:len(k)] == k {
+			return e[len(k)+1:], true
 		}
 	}
 	return "", false

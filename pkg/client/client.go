@@ -9,13 +9,12 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/rawio"
+	"github.com/ptyorg/pty/pkg/client/quick"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -32,7 +31,7 @@ type Conn struct {
 }
 
 // ErrNotRunning means the session's socket does not answer.
-var ErrNotRunning = errors.New("session is not running")
+var ErrNotRunning = quick.ErrNotRunning
 
 // DialWait is how long Dial waits for a session's daemon to accept.
 const DialWait = 2 * time.Second
@@ -104,9 +103,7 @@ func (c *Conn) WriteFrame(t proto.Type, p []byte) error {
 
 // RefusedError is a daemon's refusal of the connection (a REFUSED frame:
 // too many connections, say), with its reason.
-type RefusedError struct{ Reason string }
-
-func (e *RefusedError) Error() string { return "the session refused the connection: " + e.Reason }
+type RefusedError = quick.RefusedError
 
 // Next reads the next frame; a refusal is an error.
 func (c *Conn) Next() (proto.Frame, error) { return refusal(c.r.Next()) }
@@ -126,31 +123,12 @@ func refusal(f proto.Frame, err error) (proto.Frame, error) {
 
 // IsRefusal reports whether a frame of type t refuses the connection:
 // our REFUSED, or the Rust port's ATTACH_REFUSED.
-func IsRefusal(t proto.Type) bool { return t == proto.Refused || t == proto.AttachRefused }
+func IsRefusal(t proto.Type) bool { return quick.IsRefusal(t) }
 
 // RefusalOf is the *RefusedError of a refusal's payload, a reason from a
 // daemon that may not be ours: what cannot be shown on a terminal (escape
 // sequences, invalid UTF-8) is replaced, and it is cut to 500 characters.
-func RefusalOf(payload []byte) *RefusedError {
-	var b strings.Builder
-	n := 0
-	for _, r := range strings.ToValidUTF8(string(payload), "\uFFFD") {
-		if n == 500 {
-			b.WriteString("…")
-			break
-		}
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			r = ' '
-		}
-		b.WriteRune(r)
-		n++
-	}
-	reason := strings.TrimSpace(b.String())
-	if reason == "" {
-		reason = "no reason given"
-	}
-	return &RefusedError{Reason: reason}
-}
+func RefusalOf(payload []byte) *RefusedError { return quick.RefusalOf(payload) }
 
 // Send types data into the session, in frames of at most 1 MiB.
 func (c *Conn) Send(data []byte) error {

@@ -1,327 +1,45 @@
 package client
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/ptyorg/pty/internal/fsx"
+	"github.com/ptyorg/pty/pkg/client/quick"
 	"github.com/ptyorg/pty/pkg/layout"
-	"github.com/ptyorg/pty/pkg/proto"
 )
 
-// QuickPeek is Peek for the hot path of "pty peek ID", which scripts and
-// status bars run in loops: it connects straight to the socket of the
-// session whose id is exactly id, without reading the registry, and uses
-// a blocking socket with kernel timeouts instead of the runtime's poller,
-// so the whole exchange is a handful of system calls on one thread.
-//
-// An error wrapping ErrNotRunning (nothing listens on the socket, or the
-// session has ended and lingers only to tell its clients) means "take the
-// long way": read the registry, which knows ended sessions. A daemon that
-// accepts but does not answer within timeout gives an error wrapping
-// os.ErrDeadlineExceeded: it is running, so asking it again would only
-// wait as long again.
+// The one-shot peek of a running session, and what goes with it, live in
+// package quick, which pty-peek links without the rest of this package.
+
+// QuickPeek is Peek for the hot path of "pty peek ID" (see quick.Peek).
 func QuickPeek(root, id string, flags byte, timeout time.Duration) ([]byte, error) {
-	if err := layout.ValidateID(id); err != nil {
-		return nil, err
-	}
-	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		return nil, err
-	}
-	// Blocking, so not on the runtime's poller: reads and writes are
-	// plain system calls.
-	f := os.NewFile(uintptr(fd), "session socket")
-	defer f.Close()
-	unix.CloseOnExec(fd)
-	tv := unix.NsecToTimeval(timeout.Nanoseconds())
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
-	name, done, err := fsx.SocketTarget(layout.At(root).Paths(id).Sock())
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
-	}
-	defer done()
-	sa := &unix.SockaddrUnix{Name: name}
-	if err := retry(func() error { return unix.Connect(fd, sa) }); err != nil {
-		if errors.Is(err, unix.EAGAIN) {
-			// A full backlog: the daemon has stopped accepting.
-			return nil, timedOut(timeout)
-		}
-		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
-	}
-	if _, err := f.Write(proto.AppendFrame(nil, proto.Peek, proto.PeekRequest(flags))); err != nil {
-		if errors.Is(err, unix.EAGAIN) {
-			return nil, timedOut(timeout)
-		}
-		return nil, err
-	}
-	// GEOMETRY, then SCREEN (the one we want), perhaps EXIT between them.
-	r := proto.NewReader(f)
-	for {
-		fr, err := r.Next()
-		if errors.Is(err, unix.EAGAIN) {
-			return nil, timedOut(timeout)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if IsRefusal(fr.Type) {
-			return nil, RefusalOf(fr.Payload)
-		}
-		if fr.Type != proto.Screen {
-			continue
-		}
-		if exitFollows(f, r) {
-			// An ended session lingering to tell its clients: the long
-			// way prints its saved last lines, or this screen when the
-			// exit is not in the record yet (see EndedError).
-			e := &EndedError{Screen: fr.Payload, Code: -1}
-			if ex, err := r.Next(); err == nil && ex.Type == proto.Exit {
-				e.Code = proto.ParseExitCode(ex.Payload)
-			}
-			return nil, e
-		}
-		return fr.Payload, nil
-	}
+	return quick.Peek(root, id, flags, timeout)
 }
 
 // EndedError is QuickPeek's answer from a daemon whose session has ended
-// and which lingers to tell its clients: the final screen and the exit
-// code (-1 when the EXIT frame could not be read). It matches
-// ErrNotRunning. The record normally holds the same; while the daemon
-// cannot write it (a full disk) this is the only word on the exit.
-type EndedError struct {
-	Screen []byte
-	Code   int
-}
+// and which lingers to tell its clients (see quick.EndedError).
+type EndedError = quick.EndedError
 
-func (e *EndedError) Error() string        { return "session has ended" }
-func (e *EndedError) Is(target error) bool { return target == ErrNotRunning }
-
-// timedOut is the error of a socket whose kernel timeout expired: a
-// blocking read or write then fails with EAGAIN.
-func timedOut(d time.Duration) error {
-	return fmt.Errorf("%w (no answer within %s)", os.ErrDeadlineExceeded, d)
-}
-
-// exitFollows reports whether an EXIT frame comes right after the
-// baseline: the daemon queues it with the baseline when the session has
-// already ended, and sends both in one write, so it is either read
-// already or waiting in the socket.
-func exitFollows(f *os.File, r *proto.Reader) bool {
-	if t, ok := r.BufferedType(); ok {
-		return t == proto.Exit
-	}
-	var b [1]byte
-	n := 0
-	if rc, err := f.SyscallConn(); err == nil {
-		rc.Control(func(fd uintptr) {
-			n, _, _ = unix.Recvfrom(int(fd), b[:], unix.MSG_DONTWAIT|unix.MSG_PEEK)
-		})
-	}
-	return n == 1 && proto.Type(b[0]) == proto.Exit
-}
-
-// retry repeats a system call interrupted by a signal (the runtime's own
-// preemption signals included: a socket with a timeout is not restarted).
-func retry(f func() error) error {
-	for {
-		err := f()
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
-}
-
-// PrintScreen writes a peeked screen the way pty peek prints it: as the
-// daemon sent it (plain text without trailing blank lines), ending in
-// exactly one newline.
-//
-// Whoever's daemon answered, the text carries no escape sequence but SGR
-// (none at all when plain): the original's daemon ends its screen with the
-// modes the program set (bracketed paste, say), which would otherwise
-// print as text or change the reader's terminal.
-func PrintScreen(w io.Writer, b []byte, plain bool) error {
-	if plain && !hasControls(b) {
-		// Our daemon's plain screens: written as they came, without
-		// the copies the general case makes.
-		b = append(bytes.TrimRight(b, "\n"), '\n')
-		_, err := w.Write(b)
-		return err
-	}
-	out := string(b)
-	if plain {
-		out = strings.TrimRight(TextOnly(out, false), "\n")
-	} else {
-		out = TextOnly(PeekText(out), true)
-	}
-	if !strings.HasSuffix(out, "\n") {
-		out += "\n"
-	}
-	_, err := io.WriteString(w, out)
-	return err
-}
-
-// maxCUF bounds the spaces one cursor-forward becomes: no screen is wider
-// (proto.ClampSize).
-const maxCUF = 1000
-
-// hasControls reports whether b holds a byte that TextOnly removes or
-// rewrites: a C0 control other than newline and tab, DEL, or a C1
-// control (U+0080 to U+009F, which UTF-8 spells C2 80 to C2 9F; no
-// other sequence holds the byte C2 but as its first). A byte loop rather
-// than decoding runes, which would be most of the work of printing a wide
-// screen.
-func hasControls(b []byte) bool {
-	for i, c := range b {
-		switch {
-		case c < 0x20 && c != '\n' && c != '\t', c == 0x7f:
-			return true
-		case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] < 0xa0:
-			return true
-		}
-	}
-	return false
-}
+// PrintScreen writes a peeked screen the way pty peek prints it (see
+// quick.PrintScreen).
+func PrintScreen(w io.Writer, b []byte, plain bool) error { return quick.PrintScreen(w, b, plain) }
 
 // TextOnly is s without escape sequences and control characters other
 // than newline and tab, keeping SGR sequences and OSC 8 hyperlinks when
-// sgr is set. A
-// cursor-forward within a line (the original's daemon skips blank cells
-// so) becomes the spaces it skips; CR LF becomes LF.
-func TextOnly(s string, sgr bool) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
-		return s // our daemon's screens: the common case costs one scan
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
-			j := i + 2
-			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
-				j++
-			}
-			if j == len(s) {
-				return b.String() // cut short: nothing of it is text
-			}
-			params, final := s[i+2:j], s[j]
-			switch {
-			case final == 'm' && sgr && !strings.ContainsAny(params, "<=>? !\"#$%&'()*+,-./"):
-				b.WriteString(s[i : j+1])
-			case final == 'C' && !strings.ContainsAny(params, "<=>?;: "):
-				n := 1
-				if params != "" {
-					n, _ = strconv.Atoi(params)
-				}
-				b.WriteString(strings.Repeat(" ", min(max(n, 1), maxCUF)))
-			}
-			i = j + 1
-		case c == 0x1b && i+1 < len(s) && strings.IndexByte("]P^_X", s[i+1]) >= 0:
-			// A string (OSC, DCS, ...) up to BEL or ST.
-			start := i
-			j := i + 2
-			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
-				j++
-			}
-			i = min(j+1, len(s))
-			if j < len(s) && s[j] == 0x1b {
-				i = j + 2
-			}
-			// An OSC 8 hyperlink goes with the styles: it changes how
-			// text shows, not where it lands.
-			if sgr && j < len(s) && isOSC8(s[start+2:j]) {
-				b.WriteString(s[start:i])
-			}
-		case c == 0x1b:
-			// ESC, its intermediates and final byte: charset choices,
-			// keypad modes, saves and restores.
-			j := i + 1
-			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-				j++
-			}
-			i = min(j+1, len(s))
-		case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
-			i++
-		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && n == 1:
-				b.WriteRune(utf8.RuneError) // as a terminal shows it
-			case r < 0x20 && r != '\n' && r != '\t', r >= 0x7f && r < 0xa0:
-				// C0, DEL and C1 controls: not text.
-			default:
-				b.WriteString(s[i : i+n])
-			}
-			i += n
-		}
-	}
-	return b.String()
-}
-
-// isOSC8 reports whether an OSC body is a hyperlink ("8;params;URI"),
-// made of printable ASCII only, as OSC 8 requires and our screens keep.
-func isOSC8(body string) bool {
-	rest, ok := strings.CutPrefix(body, "8;")
-	if !ok || !strings.Contains(rest, ";") {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		if rest[i] < 0x20 || rest[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
+// sgr is set (see quick.TextOnly).
+func TextOnly(s string, sgr bool) string { return quick.TextOnly(s, sgr) }
 
 // PeekText is the text of a PEEK baseline in its SGR form as it is
-// printed or split into lines: one "\n" per line, without the move to the
-// program's cursor that ends it for a reader that draws it and follows
-// the live output (docs/protocol.md). A baseline without them (the
-// original's daemon's, whose moves use other sequences) is returned as
-// it is, apart from its CRs before line feeds.
-func PeekText(s string) string {
-	if i := strings.LastIndexByte(s, '\r'); i >= 0 && !strings.HasPrefix(s[i:], "\r\n") && cursorMoveEnd(s[i+1:]) {
-		s = strings.TrimRight(trimCUU(s[:i]), "\n")
-	}
-	return strings.ReplaceAll(s, "\r\n", "\n")
-}
+// printed or split into lines (see quick.PeekText).
+func PeekText(s string) string { return quick.PeekText(s) }
 
-// cursorMoveEnd reports whether s is empty or one CUF.
-func cursorMoveEnd(s string) bool {
-	return s == "" || strings.HasPrefix(s, "\x1b[") && strings.HasSuffix(s, "C") && digits(s[2:len(s)-1])
-}
+// Settle re-reads a session that looked running but whose daemon did not
+// serve us (see quick.Settle).
+func Settle(root string, s layout.Session) layout.Session { return quick.Settle(root, s) }
 
-// trimCUU drops one CUU at the end of s.
-func trimCUU(s string) string {
-	if !strings.HasSuffix(s, "A") {
-		return s
-	}
-	if i := strings.LastIndex(s, "\x1b["); i >= 0 && digits(s[i+2:len(s)-1]) {
-		return s[:i]
-	}
-	return s
-}
-
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+// Unreachable describes, in one line with what to do about it, a running
+// session whose daemon refused or dropped our connection (see
+// quick.Unreachable).
+func Unreachable(root string, s layout.Session, err error) error {
+	return quick.Unreachable(root, s, err)
 }

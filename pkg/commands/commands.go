@@ -118,12 +118,20 @@ func isExecutable(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
+// Internal are the pty-* programs that pty's own commands run, which are
+// neither commands nor plugins: the session daemon, and the whole of
+// pty peek, which pty-peek runs for what it does not do itself.
+var Internal = []string{"daemon", "peek-full"}
+
 // Plugins lists the pty-* programs beside pty and on $PATH that are not
-// built in, sorted (pty-daemon is internal, not a plugin).
+// built in, sorted (the Internal ones are not plugins).
 func Plugins() []string {
 	seen := map[string]bool{}
 	for _, b := range Builtin {
 		seen[b.Name] = true
+	}
+	for _, name := range Internal {
+		seen[name] = true
 	}
 	var out []string
 	for _, dir := range dirs() {

@@ -159,24 +159,33 @@ func listFast(root string) ([]Session, error) {
 	ok := make([]bool, len(ids))
 	workers := min(1+len(ids)/listBatch, listWorkers)
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			l := lister{root: root, dirs: dirs}
-			for {
-				i := int(next.Add(listBatch)) - listBatch
-				if i >= len(ids) {
-					return
-				}
-				for j := i; j < min(i+listBatch, len(ids)); j++ {
-					out[j], ok[j] = l.one(ids[j], ents.files[j])
-				}
+	work := func() {
+		l := lister{root: root, dirs: dirs}
+		for {
+			i := int(next.Add(listBatch)) - listBatch
+			if i >= len(ids) {
+				return
 			}
-		}()
+			for j := i; j < min(i+listBatch, len(ids)); j++ {
+				out[j], ok[j] = l.one(ids[j], ents.files[j])
+			}
+		}
 	}
-	wg.Wait()
+	if workers == 1 {
+		// A small registry: a goroutine would cost more (its stack
+		// grown and copied, a thread woken for it) than it overlaps.
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				work()
+			}()
+		}
+		wg.Wait()
+	}
 	n := 0
 	for i := range out {
 		if ok[i] {

@@ -204,11 +204,13 @@ func (m *Metadata) decodeJSON(b []byte) error {
 	if d.Null() {
 		return d.End() // an empty record, to encoding/json
 	}
-	err := d.Object(func(key string) error {
-		name := fieldNamed(key)
-		if name != key {
+	err := d.ObjectBytes(func(k []byte) error {
+		name := exactField(k)
+		if name == "" {
 			// Unknown, or known in another letter case: kept raw,
 			// and in the second case read into its field too.
+			key := string(k)
+			name = fieldNamed(key)
 			at := *d
 			raw, err := d.Raw()
 			if err != nil {
@@ -224,7 +226,7 @@ func (m *Metadata) decodeJSON(b []byte) error {
 			*d = at
 		}
 		if err := m.decodeField(d, name); err != nil {
-			return errs.Wrap(strconv.Quote(key), err)
+			return errs.Wrap(strconv.Quote(string(k)), err)
 		}
 		return nil
 	})
@@ -232,6 +234,69 @@ func (m *Metadata) decodeJSON(b []byte) error {
 		return err
 	}
 	return d.End()
+}
+
+// exactField is the field named exactly k, "" when none: fieldNamed's
+// common case, a switch the compiler turns into a few comparisons rather
+// than a walk through metadataFields (a test keeps the two in step).
+func exactField(k []byte) string {
+	switch string(k) {
+	case "command":
+		return "command"
+	case "args":
+		return "args"
+	case "displayCommand":
+		return "displayCommand"
+	case "cwd":
+		return "cwd"
+	case "createdAt":
+		return "createdAt"
+	case "exitCode":
+		return "exitCode"
+	case "signal":
+		return "signal"
+	case "killed":
+		return "killed"
+	case "exitedAt":
+		return "exitedAt"
+	case "lastLines":
+		return "lastLines"
+	case "tags":
+		return "tags"
+	case "displayName":
+		return "displayName"
+	case "rows":
+		return "rows"
+	case "cols":
+		return "cols"
+	case "scrollback":
+		return "scrollback"
+	case "ephemeral":
+		return "ephemeral"
+	case "isolateEnv":
+		return "isolateEnv"
+	case "extraEnv":
+		return "extraEnv"
+	case "unsetEnv":
+		return "unsetEnv"
+	case "env":
+		return "env"
+	case "generation":
+		return "generation"
+	case "daemonPid":
+		return "daemonPid"
+	case "lastAttachAt":
+		return "lastAttachAt"
+	case "lastOutputAt":
+		return "lastOutputAt"
+	case "activity":
+		return "activity"
+	case "recovery":
+		return "recovery"
+	case "state":
+		return "state"
+	}
+	return ""
 }
 
 // fieldNamed returns the field key names: the one spelled exactly so, or

@@ -77,6 +77,24 @@ func TestMetadataFieldsMatchStructTags(t *testing.T) {
 	}
 }
 
+// exactField, the decoder's switch, knows exactly the fields
+// metadataFields lists.
+func TestExactFieldMatchesMetadataFields(t *testing.T) {
+	for _, f := range metadataFields {
+		if got := exactField([]byte(f)); got != f {
+			t.Errorf("exactField(%q) = %q", f, got)
+		}
+		if got := exactField([]byte(strings.ToUpper(f))); got != "" {
+			t.Errorf("exactField(%q) = %q, want none (another letter case is fieldNamed's)", strings.ToUpper(f), got)
+		}
+	}
+	for _, k := range []string{"", "x", "Command", "extra", "daemonpid"} {
+		if got := exactField([]byte(k)); got != "" {
+			t.Errorf("exactField(%q) = %q, want none", k, got)
+		}
+	}
+}
+
 func randText(r *rand.Rand) string {
 	pieces := []string{"a", "Z", " ", "\"", "\\", "/", "<", ">", "&", "\x00", "\x1f", "\n", "\t", "é", "日本",
 		"\u2028", "\ufffd", "😀", "\xff", "\xed\xa0\x80", "command", "-"}
@@ -355,4 +373,31 @@ func TestMetadataKeepsExplicitZeroes(t *testing.T) {
 			t.Errorf("%s written back as %s", doc, out)
 		}
 	}
+}
+
+// FuzzMetadataReadsWhatEncodingJSONRead: whatever the bytes of a record,
+// the hand decoder (which pty list runs on every record) fails where
+// encoding/json fails, and reads what it reads.
+func FuzzMetadataReadsWhatEncodingJSONRead(f *testing.F) {
+	for _, s := range []string{
+		`{"command":"/bin/sh","args":["-l"],"cwd":"/","rows":24,"daemonPid":7,"tags":{"a":"b"},"x":[1,{"y":null}]}`,
+		`{"COMMAND":"a","Command":"b","command":"c","dísplayName":"\u00e9","exitCode":null,"lastLines":["\ud83d\ude00"]}`,
+		`{"env":{},"extraEnv":{"K":"V"},"unsetEnv":[],"ephemeral":false,"signal":9,"state":{"k":[true]}}`,
+		` null `, `{"rows":1.0}`, "{\"cwd\":\"\xff\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		var old oldMetadata
+		oerr := json.Unmarshal(doc, &old)
+		var m Metadata
+		err := m.decodeJSON(doc)
+		if (oerr == nil) != (err == nil) {
+			t.Fatalf("%q: encoding/json error %v, ours %v", doc, oerr, err)
+		}
+		m.zeroes = 0
+		if err == nil && !reflect.DeepEqual(m, Metadata(old)) {
+			t.Fatalf("%q: read\n%+v\nencoding/json read\n%+v", doc, m, Metadata(old))
+		}
+	})
 }

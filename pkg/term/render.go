@@ -25,8 +25,43 @@ func (s *Screen) eachLine(full bool, f func(cells []Cell)) {
 // appendPlain appends the text of cells with trailing spaces trimmed.
 func (s *Screen) appendPlain(b []byte, cells []Cell) []byte {
 	start := len(b)
+	// Blank cells at the end would only be written to be trimmed: most
+	// of a screen's rows are short or empty.
+	n := len(cells)
+	for ; n > 0; n-- {
+		c := &cells[n-1]
+		if c.R != 0 && c.R != ' ' || c.Attr&AttrWideCont != 0 {
+			break
+		}
+	}
+	cells = cells[:n]
+	if cap(b)-len(b) >= n {
+		// Room for a byte a cell, the common case (AppendPlainText
+		// grows b once for the screen): ASCII is stored, not appended.
+		out := b[len(b) : len(b)+n]
+		k := 0
+		for i := range cells {
+			c := &cells[i]
+			r := c.R
+			if r < 0 || r >= 0x80 || c.Attr&AttrWideCont != 0 {
+				b = s.appendPlainCells(b[:len(b)+k], cells[i:])
+				return trimSpaces(b, start)
+			}
+			if r == 0 {
+				r = ' '
+			}
+			out[k] = byte(r)
+			k++
+		}
+		return trimSpaces(b[:len(b)+k], start)
+	}
+	return trimSpaces(s.appendPlainCells(b, cells), start)
+}
+
+// appendPlainCells appends the text of cells, blanks included.
+func (s *Screen) appendPlainCells(b []byte, cells []Cell) []byte {
 	for i := range cells {
-		c := cells[i]
+		c := &cells[i]
 		switch {
 		case c.Attr&AttrWideCont != 0:
 		case c.R == 0:
@@ -39,6 +74,11 @@ func (s *Screen) appendPlain(b []byte, cells []Cell) []byte {
 			b = appendRune(b, c.R)
 		}
 	}
+	return b
+}
+
+// trimSpaces drops the spaces at the end of b[start:].
+func trimSpaces(b []byte, start int) []byte {
 	end := len(b)
 	for end > start && b[end-1] == ' ' {
 		end--
@@ -65,10 +105,19 @@ func (s *Screen) AppendPlainText(b []byte, full bool) []byte {
 		// Room for every row at full width: one allocation.
 		b = slices.Grow(b, s.rows*(s.cols+1))
 	}
-	s.eachLine(full, func(cells []Cell) {
-		b = s.appendPlain(b, cells)
-		b = append(b, '\n')
-	})
+	if full {
+		var buf []Cell
+		for i := 0; i < s.hist.n; i++ {
+			buf = s.hist.at(i).appendCells(buf[:0])
+			b = append(s.appendPlain(b, buf), '\n')
+		}
+	}
+	for y := 0; y < s.rows; y++ {
+		// Past its ink a row has no character, only blanks that
+		// appendPlain would trim: most rows end well before the edge.
+		ln := s.g.row(y)
+		b = append(s.appendPlain(b, ln.cells[:ln.ink]), '\n')
+	}
 	return b
 }
 

@@ -5,12 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/commands"
 )
 
 // plugin writes an executable pty-<name> script into a fresh directory and
@@ -145,8 +147,8 @@ func TestEverySubcommandHasHelp(t *testing.T) {
 	}
 	for _, b := range bins {
 		sub := strings.TrimPrefix(filepath.Base(b), "pty-")
-		if sub == "daemon" {
-			continue // internal: started by pty run, not by people
+		if slices.Contains(commands.Internal, sub) {
+			continue // run by pty's commands, not by people
 		}
 		r := testutil.Run(t, root, sub, "--help")
 		if r.Code != 0 || len(r.Stdout) < 20 || !strings.Contains(r.Stdout, "pty "+sub) {
@@ -163,7 +165,7 @@ func TestEverySubcommandNamesBadFlagsAsTyped(t *testing.T) {
 	bins, _ := filepath.Glob(filepath.Join(testutil.BinDir(t), "pty-*"))
 	for _, b := range bins {
 		sub := strings.TrimPrefix(filepath.Base(b), "pty-")
-		if sub == "daemon" {
+		if slices.Contains(commands.Internal, sub) {
 			continue
 		}
 		r := testutil.Run(t, root, sub, "--no-such-flag")

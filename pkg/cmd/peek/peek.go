@@ -14,6 +14,7 @@ import (
 
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/cmd/peek/screen"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -37,7 +38,7 @@ type Options struct {
 }
 
 // DefaultAnswer is how long a plain peek waits for a daemon to answer.
-const DefaultAnswer = 10 * time.Second
+const DefaultAnswer = screen.DefaultAnswer
 
 // Command declares peek's flags, filling o.
 func Command(o *Options) *cli.Command {
@@ -156,7 +157,7 @@ func Run(o Options, io cli.IO) error {
 		client.IgnoreQuitKey()
 		return follow(io, o.ref(), key, flags)
 	}
-	return screen(io, o, flags)
+	return screen.Print(io, o.ref(), flags, o.Answer)
 }
 
 func exitCode(code int) error {
@@ -164,79 +165,6 @@ func exitCode(code int) error {
 		return nil
 	}
 	return cli.ExitCode(code)
-}
-
-// screen prints the screen of a running session, or what an ended one
-// left. The common case, an exact id of a running session, is one
-// connection straight to its socket with kernel timeouts and no registry
-// read; a daemon that accepts and does not answer is reported after one
-// wait, never asked twice.
-func screen(io cli.IO, o Options, flags byte) error {
-	answer := o.Answer
-	if answer <= 0 {
-		answer = DefaultAnswer
-	}
-	tried := ""
-	var lastErr error
-	if layout.ValidateID(o.ref()) == nil {
-		b, err := client.QuickPeek(io.Root, o.ref(), flags, answer)
-		if err == nil {
-			return client.PrintScreen(io.Out, b, o.Plain)
-		}
-		if !errors.Is(err, client.ErrNotRunning) {
-			return notAnswering(io, o.ref(), err)
-		}
-		tried, lastErr = o.ref(), err
-	}
-	s, err := layout.At(io.Root).Resolve(o.ref())
-	if err != nil {
-		return err
-	}
-	if s.Shown() != layout.Running {
-		return printDead(io, s)
-	}
-	var ended *client.EndedError
-	if s.ID == tried && errors.As(lastErr, &ended) {
-		// Its daemon has the exit the record lacks (it could not write
-		// it yet): its word is the truth.
-		if err := client.PrintScreen(io.Out, ended.Screen, o.Plain); err != nil {
-			return err
-		}
-		if ended.Code < 0 {
-			return cli.ExitCode(1)
-		}
-		return exitCode(ended.Code)
-	}
-	if s.ID != tried {
-		b, err := client.QuickPeek(io.Root, s.ID, flags, answer)
-		if err == nil {
-			return client.PrintScreen(io.Out, b, o.Plain)
-		}
-		if !errors.Is(err, client.ErrNotRunning) {
-			return notAnswering(io, s.ID, err)
-		}
-		lastErr = err
-	}
-	s, err = unserved(io.Root, s, lastErr)
-	if err != nil {
-		return err
-	}
-	return printDead(io, s)
-}
-
-// notAnswering is the one line for a running session whose daemon took
-// the connection and then did not answer (or hung up). A daemon that died
-// meanwhile (the connection was queued on a socket its dying process
-// still held) is not one: the session has ended, and what it left is
-// printed.
-func notAnswering(io cli.IO, id string, err error) error {
-	s, lerr := layout.At(io.Root).Load(id)
-	if lerr != nil {
-		s = layout.Session{ID: id}
-	} else if s.Shown() != layout.Running {
-		return printDead(io, s)
-	}
-	return client.Unreachable(io.Root, s, err)
 }
 
 func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
@@ -269,28 +197,13 @@ func follow(io cli.IO, ref string, key detachkey.Key, flags byte) error {
 }
 
 // unserved is the session whose daemon did not serve us (err), once it
-// has ended; if it is still running, its daemon refuses us, which is an
-// error, not an ended session to print.
+// has ended (see screen.Unserved).
 func unserved(root string, s layout.Session, err error) (layout.Session, error) {
-	s = client.Settle(root, s)
-	if s.Shown() == layout.Running {
-		return s, client.Unreachable(root, s, err)
-	}
-	return s, nil
+	return screen.Unserved(root, s, err)
 }
 
 // printDead prints what an ended session left behind.
-func printDead(io cli.IO, s layout.Session) error {
-	if err := s.DamagedErr(); err != nil {
-		return err // nothing it left can be read
-	}
-	if len(s.Meta.LastLines) == 0 {
-		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Shown())
-		return nil
-	}
-	fmt.Fprintln(io.Out, strings.Join(s.Meta.LastLines, "\n"))
-	return nil
-}
+func printDead(io cli.IO, s layout.Session) error { return screen.PrintDead(io, s) }
 
 func matches(screen string, waits []string) bool {
 	for _, w := range waits {

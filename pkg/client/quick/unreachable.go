@@ -1,15 +1,55 @@
-package client
+package quick
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/proto"
 )
+
+// ErrNotRunning means the session's socket does not answer.
+var ErrNotRunning = errors.New("session is not running")
+
+// RefusedError is a daemon's refusal of the connection (a REFUSED frame:
+// too many connections, say), with its reason.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "the session refused the connection: " + e.Reason }
+
+// IsRefusal reports whether a frame of type t refuses the connection:
+// our REFUSED, or the Rust port's ATTACH_REFUSED.
+func IsRefusal(t proto.Type) bool { return t == proto.Refused || t == proto.AttachRefused }
+
+// RefusalOf is the *RefusedError of a refusal's payload, a reason from a
+// daemon that may not be ours: what cannot be shown on a terminal (escape
+// sequences, invalid UTF-8) is replaced, and it is cut to 500 characters.
+func RefusalOf(payload []byte) *RefusedError {
+	var b strings.Builder
+	n := 0
+	for _, r := range strings.ToValidUTF8(string(payload), "\uFFFD") {
+		if n == 500 {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			r = ' '
+		}
+		b.WriteRune(r)
+		n++
+	}
+	reason := strings.TrimSpace(b.String())
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return &RefusedError{Reason: reason}
+}
 
 // Settle re-reads a session that looked running but whose daemon did not
 // serve us: a session that has just ended closes its socket a moment
