@@ -97,7 +97,9 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 	// A follower in the text form (peek -f) gets no history with its
 	// baseline: its terminal has only the lines that scrolled by since.
 	textFollow := o.ReadOnly && o.PeekFlags&proto.PeekRedraw == 0
-	for first := true; ; first = false {
+	// first: no baseline has reached the terminal yet, which a drop
+	// before the first one leaves so.
+	for first := true; ; first = first && !tr.drew() {
 		before, full, counted := historyCount(c)
 		if !first {
 			// The terminal as it is now: a resize during the outage
@@ -234,8 +236,13 @@ type tracker struct {
 	win      int      // how many of them a reattach's baseline may repeat
 	expect   int      // how many it should repeat by the counts (-1: unknown)
 	known    bool     // atDrop is known
-	atDrop   int      // the daemon's history count that the terminal's scrollback ends at
-	curRows  int
+	drawn    bool     // a baseline has been drawn
+	// The base and counted of the last connection whose baseline was
+	// drawn, which a connection that drops before its own goes back to.
+	prevBase    int
+	prevCounted bool
+	atDrop      int // the daemon's history count that the terminal's scrollback ends at
+	curRows     int
 }
 
 func newTracker(w io.Writer, outFile, in *os.File) *tracker {
@@ -319,6 +326,7 @@ func (t *tracker) raw(p []byte) {
 func (t *tracker) begin(base int, counted, all, again bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.prevBase, t.prevCounted = t.base, t.counted
 	t.fresh, t.base, t.counted, t.all, t.again = true, base, counted, all, again
 	t.holding, t.held = false, nil
 }
@@ -335,9 +343,23 @@ func (t *tracker) end(lost bool) {
 		t.w.Write(held)
 		return
 	}
-	t.known = t.counted && !t.fresh
+	if t.fresh {
+		// Nothing of this connection reached the terminal (it dropped
+		// before its baseline): the terminal is as the last one left
+		// it, and so is what is known of it.
+		t.base, t.counted = t.prevBase, t.prevCounted
+	} else {
+		t.known, t.drawn = t.counted, true
+	}
 	t.w.Write([]byte(proto.ResetModes))
 	t.scr.Write([]byte(proto.ResetModes))
+}
+
+// drew reports whether a baseline has reached the terminal.
+func (t *tracker) drew() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.drawn
 }
 
 // settle brings the copy to the terminal's size before a reattach and

@@ -45,6 +45,14 @@ const counterScript = `i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo pre$i; done
 
 func testReconnectFollow(t *testing.T, mode string, outage func(*testing.T, *fleet, *testutil.Tmux)) {
 	f := newFleet(t)
+	// ssh, but a route asked for while the file cut exists (which it
+	// removes) passes on only the host's ack line: the connection drops
+	// before the session's first frame.
+	f.write(t, "cutssh", "#!/bin/sh\n"+
+		"conf="+filepath.Join(f.dir, "ssh_config")+"; cut="+filepath.Join(f.dir, "cut")+"\n"+
+		"case \"$*\" in *remote-serve*) if rm \"$cut\" 2>/dev/null; then ssh -F \"$conf\" \"$@\" | head -c 12; exit 0; fi;; esac\n"+
+		"exec ssh -F \"$conf\" \"$@\"\n")
+	f.env = append(f.env, "PTY_SSH_COMMAND=sh "+filepath.Join(f.dir, "cutssh"))
 	// The session has the terminal's size, which a follower's does not
 	// set.
 	testutil.MustRun(t, f.rootA, "run", "-d", "--rows", "12", "--cols", "60", "--id", "ctr", "--", "sh", "-c", counterScript)
@@ -143,4 +151,44 @@ func resizedOutage(t *testing.T, f *fleet, tm *testutil.Tmux) {
 	testutil.WaitFor(t, 20*time.Second, "n150 on the host", func() bool {
 		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout, "n150")
 	})
+}
+
+// A reattach whose connection drops right after the host's answer,
+// before the baseline (ssh passes on the route's ack and nothing more),
+// is one more drop: the attach tries again and loses nothing.
+func TestRemoteAttachReconnectDropBeforeBaseline(t *testing.T) {
+	testReconnectFollow(t, "attach", dropBeforeBaseline)
+}
+
+func TestRemotePeekFollowReconnectDropBeforeBaseline(t *testing.T) {
+	testReconnectFollow(t, "peek", dropBeforeBaseline)
+}
+
+// dropBeforeBaseline kills the ssh process carrying the connection
+// while the next route is set to end after its ack (cutSSH).
+func dropBeforeBaseline(t *testing.T, f *fleet, tm *testutil.Tmux) {
+	t.Helper()
+	cut := filepath.Join(f.dir, "cut")
+	f.write(t, "cut", "")
+	pane, _ := strconv.Atoi(strings.TrimSpace(tm.Run("display-message", "-p", "-t", "u", "#{pane_pid}")))
+	ssh := sshCarriers(pane)
+	if len(ssh) != 1 {
+		t.Fatalf("ssh processes carrying the connection: %v", ssh)
+	}
+	syscall.Kill(ssh[0], syscall.SIGKILL)
+	testutil.WaitFor(t, 20*time.Second, "the cut route", func() bool {
+		_, err := os.Stat(cut)
+		return os.IsNotExist(err)
+	})
+}
+
+// sshCarriers are the ssh processes below pid that carry a route.
+func sshCarriers(pid int) []int {
+	var out []int
+	for _, p := range descendants(pid, "remote-serve") {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/comm"); strings.TrimSpace(string(b)) == "ssh" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
