@@ -188,7 +188,7 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal, 
 	// redraw flags, attach -R's); the original's daemon ignores it.
 	if o.LimitHistory {
 		if err := c.WriteFrame(proto.History, proto.HistoryLines(o.History)); err != nil {
-			return Result{}, "", fmt.Errorf("attach: %w", err)
+			return Result{}, "", fmt.Errorf("attach: %w", c.lost(err))
 		}
 	}
 	// A writable client can be moved by a switch, whether the daemon
@@ -196,7 +196,7 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal, 
 	// daemon ignores the frame.
 	if !o.ReadOnly && o.Switch != nil {
 		if err := c.WriteFrame(proto.SwitchReady, nil); err != nil {
-			return Result{}, "", fmt.Errorf("attach: %w", c.refusedOr(err))
+			return Result{}, "", fmt.Errorf("attach: %w", c.lost(c.refusedOr(err)))
 		}
 	}
 	// Keys typed through the switch that brought us here, before the
@@ -242,7 +242,7 @@ func attachOne(c *Conn, o AttachOptions, st *term.State, stop <-chan os.Signal, 
 		err = c.WriteFrame(proto.Attach, proto.Size(rows, cols))
 	}
 	if err != nil {
-		return Result{}, "", fmt.Errorf("attach: %w", err)
+		return Result{}, "", fmt.Errorf("attach: %w", c.lost(c.refusedOr(err)))
 	}
 
 	// The session's output is written to Out by the goroutine that reads
@@ -448,6 +448,17 @@ func (c *Conn) refusedOr(err error) error {
 			return err
 		}
 	}
+}
+
+// lost is err, a write that failed, as the connection's loss (the peer
+// went away before the baseline: no sign that the session ended), unless
+// it is the daemon's refusal.
+func (c *Conn) lost(err error) error {
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrConnectionLost, err)
 }
 
 // probe sends a STATUS request behind a request just sent and returns

@@ -94,36 +94,58 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 			tr.begin(before, counted, !limit, false)
 		}
 	}
-	for first := true; ; first = false {
+	// A follower in the text form (peek -f) gets no history with its
+	// baseline: its terminal has only the lines that scrolled by since.
+	textFollow := o.ReadOnly && o.PeekFlags&proto.PeekRedraw == 0
+	// first: no baseline has reached the terminal yet, which a drop
+	// before the first one leaves so.
+	for first := true; ; first = first && !tr.drew() {
 		before, full, counted := historyCount(c)
 		if !first {
+			// The terminal as it is now: a resize during the outage
+			// moved lines between its screen and its scrollback.
+			tr.settle()
 			// The lines that scrolled off the session's screen while
 			// the terminal was away, which its scrollback lacks; none
 			// when they cannot be counted (the original's daemon, which
 			// sends all of its history whatever is asked). A few more
 			// than counted: lines that scroll between the count and the
 			// ATTACH are then in the baseline too, and the tracker drops
-			// those its terminal already has. A full scrollback counts
-			// the same however much scrolled: then as many lines as the
-			// tracker can compare are asked for, and compared.
-			n, window := 0, reattachSlack
+			// those its terminal already has, as many as it finds (a
+			// count that ran behind the terminal's asks for more). A
+			// full scrollback counts the same however much scrolled:
+			// then as many lines as the tracker can compare are asked
+			// for, and compared.
+			n, window, expect := 0, reattachSlack, -1
+			lack := max(before-tr.atDrop, 0)
 			switch {
 			case full && tr.known:
 				n, window = min(before, tracked), tracked
 			case counted && tr.known:
-				n = max(before-tr.atDrop, 0) + reattachSlack
+				n = lack + reattachSlack
 			}
 			if limit {
 				n = min(n, lines+reattachSlack)
 			}
+			if counted && tr.known && !full {
+				window, expect = min(n, tracked), max(min(n, before)-lack, 0)
+			}
+			if textFollow && n > 0 {
+				// The history comes only with the baseline of attach
+				// -R, in the form the tracker reads (Redraw's):
+				// peek -f is reattached as attach -R is, and goes on
+				// as one.
+				o.PeekFlags |= proto.PeekFull | proto.PeekRedraw
+				textFollow = false
+			}
 			o.LimitHistory, o.History = true, n
-			tr.window(window)
+			tr.window(window, expect)
 			// Blank the screen row by row, which no terminal copies
 			// into its scrollback (tmux does for ED 2), so that the
 			// redraw pushes nothing there.
 			tr.raw(proto.RedrawInPlace(nil, nil, tr.rows()))
 		}
-		tr.begin(before, counted, first && !limit, !first)
+		tr.begin(before, counted, first && !limit && !textFollow, !first)
 		res, err := Attach(c, o)
 		done()
 		lost := errors.Is(err, ErrConnectionLost)
@@ -210,11 +232,17 @@ type tracker struct {
 	counted  bool     // base is known
 	all      bool     // the baseline has all of the daemon's history
 	again    bool     // the baseline is a reattach's
-	tailText []string // the copy's last lines of history when the connection dropped
+	tailText []string // the copy's last lines of history before a reattach
 	win      int      // how many of them a reattach's baseline may repeat
+	expect   int      // how many it should repeat by the counts (-1: unknown)
 	known    bool     // atDrop is known
-	atDrop   int      // the daemon's history count when the connection dropped
-	curRows  int
+	drawn    bool     // a baseline has been drawn
+	// The base and counted of the last connection whose baseline was
+	// drawn, which a connection that drops before its own goes back to.
+	prevBase    int
+	prevCounted bool
+	atDrop      int // the daemon's history count that the terminal's scrollback ends at
+	curRows     int
 }
 
 func newTracker(w io.Writer, outFile, in *os.File) *tracker {
@@ -230,6 +258,7 @@ func (t *tracker) stop() { signal.Stop(t.winch) }
 func (t *tracker) rows() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.resizeLocked()
 	return t.curRows
 }
 
@@ -285,6 +314,7 @@ func (t *tracker) Write(p []byte) (int, error) {
 func (t *tracker) raw(p []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.resizeLocked()
 	t.scr.Write(p)
 	t.w.Write(p)
 }
@@ -296,6 +326,7 @@ func (t *tracker) raw(p []byte) {
 func (t *tracker) begin(base int, counted, all, again bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.prevBase, t.prevCounted = t.base, t.counted
 	t.fresh, t.base, t.counted, t.all, t.again = true, base, counted, all, again
 	t.holding, t.held = false, nil
 }
@@ -312,14 +343,41 @@ func (t *tracker) end(lost bool) {
 		t.w.Write(held)
 		return
 	}
-	t.known = t.counted && !t.fresh
-	if t.known {
-		t.atDrop = t.base + int(t.scr.HistorySeq()-t.baseSeq)
-		hist := t.scr.Lines(true)[:t.scr.ScrollbackLen()]
-		t.tailText = hist[max(len(hist)-tracked, 0):]
+	if t.fresh {
+		// Nothing of this connection reached the terminal (it dropped
+		// before its baseline): the terminal is as the last one left
+		// it, and so is what is known of it.
+		t.base, t.counted = t.prevBase, t.prevCounted
+	} else {
+		t.known, t.drawn = t.counted, true
 	}
 	t.w.Write([]byte(proto.ResetModes))
 	t.scr.Write([]byte(proto.ResetModes))
+}
+
+// drew reports whether a baseline has reached the terminal.
+func (t *tracker) drew() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.drawn
+}
+
+// settle brings the copy to the terminal's size before a reattach and
+// reads from it where the terminal's scrollback ends: a resize during
+// the outage pulled lines from the scrollback onto a taller screen, or
+// pushed rows of a shorter one into it, and rewrapped both at a new
+// width, as the terminal did (tmux's way). The copy's line number
+// follows the lines pulled and pushed.
+func (t *tracker) settle() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.resizeLocked()
+	if !t.known {
+		return
+	}
+	t.atDrop = t.base + int(t.scr.HistorySeq()-t.baseSeq)
+	hist := t.scr.Lines(true)[:t.scr.ScrollbackLen()]
+	t.tailText = hist[max(len(hist)-tracked, 0):]
 }
 
 // finishStart is the first write of an attach that ends (finishOn), in
@@ -331,10 +389,11 @@ const finishStart = proto.ResetModes + "\x1b[999;1H"
 const tracked = 1000
 
 // window sets how many of the terminal's last lines the next baseline
-// may repeat.
-func (t *tracker) window(n int) {
+// may repeat, and how many it repeats if the counts are exact (-1:
+// unknown).
+func (t *tracker) window(n, expect int) {
 	t.mu.Lock()
-	t.win = n
+	t.win, t.expect = n, expect
 	t.mu.Unlock()
 }
 
@@ -366,15 +425,50 @@ func (t *tracker) dedupeLocked(p []byte) ([]byte, bool) {
 	h := scratch.ScrollbackLen()
 	got := scratch.Lines(true)[:h]
 	have := t.tailText
-	j := min(t.win, h, len(have))
-	for ; j > 0; j-- {
-		if equal(got[:j], have[len(have)-j:]) {
-			break
-		}
-	}
+	j := overlap(got, have, t.win, t.expect)
 	out := append([]byte(redrawPrefix), scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)...)
 	out = append(out, scratch.Redraw()...)
 	return append(out, redrawSuffix...), true
+}
+
+// overlap is how many of got's first lines the terminal has: those up
+// to a line where got has have's last lines, as many of them as got has
+// before it. got may begin with lines older than the terminal's
+// scrollback (peek -f's, which began with the screen), which go too.
+// Of the numbers (at most win) at which the text is the same, the one
+// closest to expect (the larger of two as close), or the largest when
+// expect is unknown (-1): lines that repeat (blank ones, a program
+// printing the same line over and over) match at several, and the
+// counts say which is meant.
+func overlap(got, have []string, win, expect int) int {
+	win = min(win, len(got))
+	if len(have) == 0 {
+		return max(min(expect, win), 0)
+	}
+	same := func(i int) bool {
+		if i <= 0 || i > win {
+			return false
+		}
+		m := min(i, len(have))
+		return equal(got[i-m:i], have[len(have)-m:])
+	}
+	if expect < 0 {
+		for i := win; i > 0; i-- {
+			if same(i) {
+				return i
+			}
+		}
+		return 0
+	}
+	for d := 0; expect+d <= win || expect-d > 0; d++ {
+		if same(expect + d) {
+			return expect + d
+		}
+		if d > 0 && same(expect-d) {
+			return expect - d
+		}
+	}
+	return 0
 }
 
 func equal(a, b []string) bool {
