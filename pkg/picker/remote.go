@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/listing"
 )
 
@@ -36,6 +37,11 @@ type Host struct {
 type RemoteSession struct {
 	Name, Status, Command, Cwd, DisplayName string
 	Tags                                    map[string]string
+	// Changed is when the session started, or ended, by this machine's
+	// clock; zero when the host did not say (the original's does not).
+	Changed  time.Time
+	Ending   string   // how an exited session ended: "exit 3"
+	Activity []string // its activity markers: "bell", "notified"
 }
 
 // hostState is what the picker knows of one host: nothing yet (asked),
@@ -162,8 +168,8 @@ func (m *Model) headRow(i int) string {
 	return label + " " + styleDim.Render(fmt.Sprintf("(%d %s)", n, word))
 }
 
-// remoteRow is one session of a host.
-func remoteRow(r *RemoteSession) string {
+// remoteRow is one session of a host, its age measured from now.
+func remoteRow(r *RemoteSession, now time.Time) string {
 	mark, st := markExited, styleDim
 	switch r.Status {
 	case "running":
@@ -182,8 +188,20 @@ func remoteRow(r *RemoteSession) string {
 	if r.Command != "" {
 		b.WriteString("  " + listing.Printable(r.Command))
 	}
-	if r.Status != "running" {
-		b.WriteString("  " + listing.Printable(r.Status))
+	switch age := listing.FormatAge(now.Sub(r.Changed)); {
+	case r.Changed.IsZero():
+		if r.Status != "running" {
+			b.WriteString("  " + listing.Printable(r.Status))
+		}
+	case r.Status == "running":
+		b.WriteString("  up " + age)
+	case r.Status == "exited":
+		b.WriteString("  " + listing.Printable(r.Ending) + ", " + age + " ago")
+	default:
+		b.WriteString("  " + listing.Printable(r.Status) + ", " + age + " ago")
+	}
+	if a := listing.ActivityText(&layout.Metadata{Activity: r.Activity}); a != "" {
+		b.WriteString("  " + styleActivity.Render(a))
 	}
 	if t := tagText(r.Tags); t != "" {
 		b.WriteString("  " + styleTags.Render(listing.Printable(t)))

@@ -175,7 +175,7 @@ func (m *Model) rows() []string {
 			out = append(out, m.headRow(it.host))
 			continue
 		case it.remote != nil:
-			out = append(out, remoteRow(it.remote))
+			out = append(out, remoteRow(it.remote, now))
 			continue
 		case it.sess == nil:
 			out = append(out, "  "+styleNew.Render("+ Create new session..."))

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
 )
 
 // fabricEnv names the fabric program, as in the original.
@@ -228,7 +230,8 @@ func (t Target) Route(ctx context.Context, getenv Env, ref string, early ...byte
 	return client.Relayed(s.uc), s, nil
 }
 
-// Row is one session of a host's list, as remote-serve sends it.
+// Row is one session of a host's list, as remote-serve sends it: the
+// original's fields, then ours (an original's host leaves them out).
 type Row struct {
 	Name        string            `json:"name"`
 	Status      string            `json:"status"`
@@ -236,6 +239,60 @@ type Row struct {
 	Cwd         string            `json:"cwd,omitempty"`
 	Tags        map[string]string `json:"tags,omitempty"`
 	DisplayName string            `json:"displayName,omitempty"`
+	CreatedAt   string            `json:"createdAt,omitempty"`
+	ExitedAt    string            `json:"exitedAt,omitempty"`
+	ExitCode    *int              `json:"exitCode,omitempty"`
+	Signal      *int              `json:"signal,omitempty"`
+	Activity    []string          `json:"activity,omitempty"`
+
+	// skew is how far the host's clock is ahead of this one's, from the
+	// reply's "now" (0 without one).
+	skew time.Duration
+}
+
+// Changed is when the session last changed state (it ended, else it
+// started), by this machine's clock: the host's time less the host's
+// lead over this clock. It is zero when the host did not say (the
+// original's remote-serve does not).
+func (r Row) Changed() time.Time {
+	ts := r.ExitedAt
+	if ts == "" {
+		ts = r.CreatedAt
+	}
+	t := layout.ParseTime(ts)
+	if t.IsZero() {
+		return t
+	}
+	return t.Add(-r.skew)
+}
+
+// Ending says how an ended session ended, as pty list says it ("exit 3",
+// "killed (SIGHUP)", "exit ?").
+func (r Row) Ending() string {
+	return listing.Ending(&layout.Metadata{ExitCode: r.ExitCode, Signal: r.Signal})
+}
+
+// When is the row's state and age as pty list writes them: "up 5m",
+// "exit 3, 2h ago", "started 1d ago"; "" when the host sent no times.
+func (r Row) When(now time.Time) string {
+	t := r.Changed()
+	if t.IsZero() {
+		return ""
+	}
+	age := listing.FormatAge(now.Sub(t))
+	switch r.Status {
+	case "running":
+		return "up " + age
+	case "exited":
+		return r.Ending() + ", " + age + " ago"
+	}
+	return "started " + age + " ago"
+}
+
+// ActivityText is the row's activity markers as listings show them,
+// "[bell] [notified]", or "".
+func (r Row) ActivityText() string {
+	return listing.ActivityText(&layout.Metadata{Activity: r.Activity})
 }
 
 // List asks t's remote-serve for its sessions.
@@ -257,7 +314,9 @@ func (t Target) List(ctx context.Context, getenv Env) ([]Row, error) {
 	var resp struct {
 		Sessions []Row  `json:"sessions"`
 		Error    string `json:"error"`
+		Now      string `json:"now"`
 	}
+	got := time.Now()
 	if err := json.Unmarshal(bytes.TrimSpace(b), &resp); err != nil {
 		return nil, &Error{Host: t.Label, Msg: fmt.Sprintf("%s answered the list with %q, which is not pty remote-serve's answer", t.Label, clip(b))}
 	}
@@ -266,6 +325,13 @@ func (t Target) List(ctx context.Context, getenv Env) ([]Row, error) {
 	}
 	if resp.Sessions == nil {
 		resp.Sessions = []Row{}
+	}
+	// The host's clock as it answered, against this one's as the answer
+	// came: the difference is its lead, give or take the answer's trip.
+	if now := layout.ParseTime(resp.Now); !now.IsZero() {
+		for i := range resp.Sessions {
+			resp.Sessions[i].skew = now.Sub(got)
+		}
 	}
 	return resp.Sessions, nil
 }

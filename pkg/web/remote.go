@@ -52,6 +52,11 @@ type RemoteHost struct {
 // RemoteRow is one session of a host's list.
 type RemoteRow struct {
 	Name, Status, Command, Cwd, DisplayName string
+	// Changed is when the session started, or ended, by this machine's
+	// clock; zero when the host did not say (the original's does not).
+	Changed  time.Time
+	Ending   string   // how an exited session ended: "exit 3"
+	Activity []string // its activity markers: "bell", "notified"
 }
 
 // remoteGroup is one host in the list message.
@@ -68,6 +73,11 @@ type remoteEntry struct {
 	Status  string `json:"status"`
 	Cwd     string `json:"cwd"`
 	Command string `json:"command"`
+	// When, Exit and Activity are as a local session's (listEntry); When
+	// is empty for a host that sent no times.
+	When     string   `json:"when,omitempty"`
+	Exit     string   `json:"exit,omitempty"`
+	Activity []string `json:"activity,omitempty"`
 }
 
 // remotes keeps what each host last answered.
@@ -129,6 +139,8 @@ func (r *remotes) ask(ctx context.Context, i int) {
 			if row.DisplayName != "" && row.DisplayName != row.Name {
 				e.Name = listing.Printable(row.DisplayName)
 			}
+			e.When, e.Exit = remoteWhen(row, time.Now())
+			e.Activity = (&layout.Metadata{Activity: row.Activity}).ActivityMarkers()
 			g.Sessions = append(g.Sessions, e)
 		}
 	}
@@ -138,6 +150,21 @@ func (r *remotes) ask(ctx context.Context, i int) {
 		r.rows[i] = byName
 	}
 	r.mu.Unlock()
+}
+
+// remoteWhen is a host's row's age and ending, worded as a local row's.
+func remoteWhen(r RemoteRow, now time.Time) (when, exit string) {
+	if r.Changed.IsZero() {
+		return "", ""
+	}
+	age := listing.FormatAge(now.Sub(r.Changed))
+	switch r.Status {
+	case "running":
+		return "up " + age, ""
+	case "exited":
+		return "ended " + age + " ago", listing.Printable(r.Ending)
+	}
+	return "started " + age + " ago", ""
 }
 
 func rowName(r RemoteRow) string {

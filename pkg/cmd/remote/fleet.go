@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/cmd/list"
 	"github.com/ptyorg/pty/pkg/listing"
@@ -68,9 +69,13 @@ func fleet(ctx context.Context, cfg rt.Config, names []string, whole bool, args 
 	if lerr != nil {
 		return lerr
 	}
+	// list.Run has refused bounds that do not parse.
+	older, _ := duration.Parse(lo.OlderThan)
+	newer, _ := duration.Parse(lo.NewerThan)
+	now := time.Now()
 	for i := range hosts {
 		if whole {
-			hosts[i].Sessions = keep(hosts[i].Sessions, lo.Status, tags)
+			hosts[i].Sessions = keep(hosts[i].Sessions, lo.Status, tags, older, newer, now)
 		}
 	}
 	if lo.JSON {
@@ -109,11 +114,17 @@ func fleet(ctx context.Context, cfg rt.Config, names []string, whole bool, args 
 			if s.Status != "running" {
 				line += " [" + listing.Printable(s.Status) + "]"
 			}
+			if w := s.When(now); w != "" {
+				line += " — " + listing.Printable(w)
+			}
 			if s.Cwd != "" {
 				line += " — " + listing.Printable(s.Cwd)
 			}
 			if s.Command != "" {
 				line += " — " + listing.Printable(s.Command)
+			}
+			if a := s.ActivityText(); a != "" {
+				line += "  " + a
 			}
 			b.WriteString(line + "\n")
 		}
@@ -176,8 +187,12 @@ func sortKey(r rt.Row) string {
 	return r.Name
 }
 
-// keep applies list's --status and --filter-tag to a host's rows.
-func keep(rows []rt.Row, status string, tags [][2]string) []rt.Row {
+// keep applies list's --status, --filter-tag, --older-than and
+// --newer-than to a host's rows. A row without times (the original's
+// host sends none) cannot be said to be older or newer, and a bound
+// leaves it out, as pty list leaves out a session whose record has no
+// time.
+func keep(rows []rt.Row, status string, tags [][2]string, older, newer time.Duration, now time.Time) []rt.Row {
 	out := rows[:0:0]
 	for _, r := range rows {
 		if status != "" && r.Status != status {
@@ -186,6 +201,13 @@ func keep(rows []rt.Row, status string, tags [][2]string) []rt.Row {
 		ok := true
 		for _, kv := range tags {
 			if v, has := r.Tags[kv[0]]; !has || v != kv[1] {
+				ok = false
+			}
+		}
+		if older > 0 || newer > 0 {
+			t := r.Changed()
+			age := now.Sub(t)
+			if t.IsZero() || older > 0 && age < older || newer > 0 && age > newer {
 				ok = false
 			}
 		}

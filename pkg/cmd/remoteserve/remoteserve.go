@@ -68,7 +68,9 @@ route, speaks the ordinary session protocol over the same stream.
 
 Requests (one JSON line):
   {"op":"list"}              -> {"sessions":[{"name","status","command",
-                                "cwd","tags","displayName"}]}, then the end
+                                "cwd","tags","displayName","createdAt",
+                                "exitedAt","exitCode","signal","activity"}],
+                                "now"}, then the end
   {"op":"route","name":REF}  -> {"ok":true}, then bytes flow both ways
                                 between the stream and session REF
 Errors are one line {"error":"..."}: malformed request, unknown op: X,
@@ -222,7 +224,11 @@ func jsonString(raw json.RawMessage) (string, bool) {
 }
 
 // row is one session as list sends it: the original's fields, the
-// optional ones left out when empty as it leaves them out.
+// optional ones left out when empty as it leaves them out, then ours,
+// which its clients ignore (they read the fields they know): when the
+// session started and ended, how it ended, and its activity markers, named
+// as in pty list --json. With the reply's "now" (this host's clock) a
+// client measures ages by this host's clock, whatever its own says.
 type row struct {
 	Name        string            `json:"name"`
 	Status      string            `json:"status"`
@@ -230,6 +236,11 @@ type row struct {
 	Cwd         string            `json:"cwd,omitempty"`
 	Tags        map[string]string `json:"tags,omitempty"`
 	DisplayName string            `json:"displayName,omitempty"`
+	CreatedAt   string            `json:"createdAt,omitempty"`
+	ExitedAt    string            `json:"exitedAt,omitempty"`
+	ExitCode    *int              `json:"exitCode,omitempty"`
+	Signal      *int              `json:"signal,omitempty"`
+	Activity    []string          `json:"activity,omitempty"`
 }
 
 func (s *server) list() []byte {
@@ -245,12 +256,15 @@ func (s *server) list() []byte {
 			if m.DisplayName != nil {
 				r.DisplayName = *m.DisplayName
 			}
+			r.CreatedAt, r.ExitedAt, r.ExitCode, r.Signal = m.CreatedAt, m.ExitedAt, m.ExitCode, m.Signal
+			r.Activity = m.ActivityMarkers()
 		}
 		rows = append(rows, r)
 	}
 	b, err := json.Marshal(struct {
-		Sessions []row `json:"sessions"`
-	}{rows})
+		Sessions []row  `json:"sessions"`
+		Now      string `json:"now"`
+	}{rows, layout.FormatTime(time.Now())})
 	if err != nil {
 		return errorLine(err.Error())
 	}

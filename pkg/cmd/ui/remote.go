@@ -40,7 +40,8 @@ func hosts(io cli.IO, key detachkey.Key) []picker.Host {
 				}
 				out := make([]picker.RemoteSession, len(rows))
 				for i, r := range rows {
-					out[i] = picker.RemoteSession{Name: r.Name, Status: r.Status, Command: r.Command, Cwd: r.Cwd, DisplayName: r.DisplayName, Tags: r.Tags}
+					out[i] = picker.RemoteSession{Name: r.Name, Status: r.Status, Command: r.Command, Cwd: r.Cwd, DisplayName: r.DisplayName, Tags: r.Tags,
+						Changed: r.Changed(), Ending: r.Ending(), Activity: r.Activity}
 				}
 				return out, nil
 			},

@@ -44,7 +44,8 @@ func remotes(io cli.IO) ([]web.RemoteHost, error) {
 				}
 				out := make([]web.RemoteRow, len(rows))
 				for i, r := range rows {
-					out[i] = web.RemoteRow{Name: r.Name, Status: r.Status, Command: r.Command, Cwd: r.Cwd, DisplayName: r.DisplayName}
+					out[i] = web.RemoteRow{Name: r.Name, Status: r.Status, Command: r.Command, Cwd: r.Cwd, DisplayName: r.DisplayName,
+						Changed: r.Changed(), Ending: r.Ending(), Activity: r.Activity}
 				}
 				return out, nil
 			},

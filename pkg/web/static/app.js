@@ -147,9 +147,11 @@ function remoteGroup(g) {
     a.href = '/h/' + encodeURIComponent(g.label) + '/' + encodeURIComponent(s.id);
     li.append(a);
     if (s.name) li.append(el('span', 'name', s.name));
-    li.append(el('span', 'when', s.status));
+    if (s.exit) li.append(el('span', 'exit' + (s.exit === 'exit 0' ? ' ok' : ''), s.exit));
+    li.append(el('span', 'when', s.when || s.status));
     li.append(el('span', 'cwd', s.cwd));
     li.append(el('span', 'command', s.command));
+    for (const a of s.activity || []) li.append(el('span', 'activity ' + a, '[' + a + ']'));
     ul.append(li);
   }
   sec.append(ul);
