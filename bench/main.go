@@ -40,6 +40,8 @@ func main() {
 	size := flag.Int("mib", 32, "MiB of output for the cat workload")
 	rounds := flag.Int("rounds", 3, "rounds of the cat and flood workloads")
 	host := flag.String("remote", "", "for the remote workload: an ssh `HOST` with pty and tmux")
+	base := flag.String("remote-base", "", "for the remote workload: a `DIR` of another build's binaries to compare, run by turns")
+	baseHost := flag.String("remote-base-host", "", "with -remote-base: the `HOST` (a remotes.toml name) whose pty is that build's; -remote's by default")
 	flag.Parse()
 
 	e := setup(*n)
@@ -57,9 +59,9 @@ func main() {
 	run("rss", e.rssWorkload)
 	run("list", e.listWorkload)
 	run("mem", e.memWorkload)
-	run("reattach", e.reattachWorkload)               // bench/reattach.go
-	run("flood", e.floodWorkload)                     // bench/flood.go
-	run("remote", func() { e.remoteWorkload(*host) }) // bench/remote.go
+	run("reattach", e.reattachWorkload)                                 // bench/reattach.go
+	run("flood", e.floodWorkload)                                       // bench/flood.go
+	run("remote", func() { e.remoteWorkload(*host, *base, *baseHost) }) // bench/remote.go
 }
 
 func setup(n int) *env {

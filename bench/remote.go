@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,7 +25,12 @@ import (
 // ssh connection, so the figures compare what each does on top of one
 // round trip. The host needs pty (on the PATH of its non-interactive
 // shell) and tmux.
-func (e *env) remoteWorkload(host string) {
+//
+// With base (a directory of another build's binaries) and baseHost (the
+// same host, under a remotes.toml name whose pty is that build's), each
+// run of pty is followed by one of the base build's, for an A/B of two
+// builds under the same load.
+func (e *env) remoteWorkload(host, base, baseHost string) {
 	fmt.Println("remote (pty --remote HOST vs ssh HOST tmux, one shared connection; median of", e.n, "runs):")
 	if host == "" {
 		fmt.Println("  skipped: give -remote HOST (an ssh destination with pty and tmux installed)")
@@ -37,6 +43,12 @@ func (e *env) remoteWorkload(host string) {
 	d := remote.Dialer{Target: t, Getenv: os.Getenv}
 	pty := func(args ...string) *exec.Cmd {
 		return exec.Command(filepath.Join(e.bin, "pty"), append([]string{"--remote", host}, args...)...)
+	}
+	if baseHost == "" {
+		baseHost = host
+	}
+	basePty := func(args ...string) *exec.Cmd {
+		return exec.Command(filepath.Join(base, "pty"), append([]string{"--remote", baseHost}, args...)...)
 	}
 	sock := "ptybenchremote" + strconv.Itoa(os.Getpid())
 	ssh := func(line string) *exec.Cmd {
@@ -61,23 +73,28 @@ func (e *env) remoteWorkload(host string) {
 	}
 	time.Sleep(200 * time.Millisecond) // both print their 20 lines
 	pairs := []struct {
-		label     string
-		pty, tmux func() *exec.Cmd
+		label           string
+		pty, base, tmux func() *exec.Cmd
 	}{
-		{"peek --plain / capture-pane -p", func() *exec.Cmd { return pty("peek", "--plain", id) },
+		{"peek --plain / capture-pane -p", func() *exec.Cmd { return pty("peek", "--plain", id) }, func() *exec.Cmd { return basePty("peek", "--plain", id) },
 			func() *exec.Cmd { return ssh(remote.ShellQuote("tmux", "-L", sock, "capture-pane", "-p", "-t", "b")) }},
-		{"list / list-sessions", func() *exec.Cmd { return pty("list") },
+		{"list / list-sessions", func() *exec.Cmd { return pty("list") }, func() *exec.Cmd { return basePty("list") },
 			func() *exec.Cmd { return ssh(remote.ShellQuote("tmux", "-L", sock, "list-sessions")) }},
-		{"send / send-keys", func() *exec.Cmd { return pty("send", id, "x") },
+		{"send / send-keys", func() *exec.Cmd { return pty("send", id, "x") }, func() *exec.Cmd { return basePty("send", id, "x") },
 			func() *exec.Cmd { return ssh(remote.ShellQuote("tmux", "-L", sock, "send-keys", "-t", "b", "x")) }},
 	}
 	for _, p := range pairs {
-		var pt, tt []time.Duration
+		var pt, bt, tt []time.Duration
 		for i := 0; i < e.n+1; i++ {
-			for _, side := range []struct {
+			type side struct {
 				cmd func() *exec.Cmd
 				ds  *[]time.Duration
-			}{{p.pty, &pt}, {p.tmux, &tt}} {
+			}
+			sides := []side{{p.pty, &pt}, {p.tmux, &tt}}
+			if base != "" {
+				sides = append(sides, side{p.base, &bt})
+			}
+			for _, side := range sides {
 				c := side.cmd()
 				start := time.Now()
 				if out, err := c.CombinedOutput(); err != nil {
@@ -89,9 +106,26 @@ func (e *env) remoteWorkload(host string) {
 				}
 			}
 		}
-		report(p.label, map[string]time.Duration{"pty": medianOf(pt), "tmux": medianOf(tt)})
+		if base == "" {
+			report(p.label, map[string]time.Duration{"pty": medianOf(pt), "tmux": medianOf(tt)})
+			continue
+		}
+		fmt.Printf("  %-36s pty %9s [%s]   base %9s [%s]   tmux %9s [%s]   pty/tmux %.2f   base/tmux %.2f   pty/base %.2f\n", p.label,
+			round(medianOf(pt)), spread(pt), round(medianOf(bt)), spread(bt), round(medianOf(tt)), spread(tt),
+			ratio(float64(medianOf(pt)), float64(medianOf(tt))), ratio(float64(medianOf(bt)), float64(medianOf(tt))),
+			ratio(float64(medianOf(pt)), float64(medianOf(bt))))
 	}
 	e.remoteReconnect(pty(), id)
+}
+
+// spread is the middle half of ds: its first and third quartiles.
+func spread(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "-"
+	}
+	ds = append([]time.Duration(nil), ds...)
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return round(ds[len(ds)/4]) + "-" + round(ds[3*len(ds)/4])
 }
 
 // remoteReconnect attaches in a terminal, kills the ssh process that

@@ -3,14 +3,17 @@ package remote
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/cmd/remoteserve"
 )
 
 // Dialer reaches the sessions of one host.
@@ -27,81 +30,154 @@ func (d Dialer) Route(ctx context.Context, ref string, early ...byte) (*client.C
 // Label is how messages call the host.
 func (d Dialer) Label() string { return d.Target.Label }
 
-// Ready makes sure a command can run on the host: a shared connection to
-// it is up (one cheap local check when it is), else one is made with a
-// run of "pty --version" whose failure is explained in one line. Then
-// the real command's own output is all the user sees.
+// Ready says whether commands can run on the host at all: a fabric peer
+// carries only remote-serve's protocol.
 func (d Dialer) Ready(ctx context.Context) error {
-	t := d.Target
-	if t.Fabric != "" {
+	if t := d.Target; t.Fabric != "" {
 		return &Error{Host: t.Label, Msg: fmt.Sprintf("%s is a fabric peer: only list, peek, send and attach reach it (fabric carries pty's remote protocol, not commands)", t.Label)}
 	}
-	base, err := sshBase(d.Getenv)
-	if err != nil {
-		return err
-	}
-	check := append(base, "-O", "check")
-	if t.Port != 0 {
-		check = append(check, "-p", fmt.Sprint(t.Port))
-	}
-	check = append(check, "--", t.SSH)
-	c := exec.CommandContext(ctx, check[0], check[1:]...)
-	c.WaitDelay = time.Second
-	if c.Run() == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout+AckWait)
-	defer cancel()
-	_, err = t.output(ctx, d.Getenv, t.ptyCommand("--version"), nil)
-	return err
+	return nil
 }
 
 // Run runs "pty ARGS" on the host with the given standard streams and
 // returns its exit status. The arguments reach pty there as they are
-// here (ShellQuote). tty asks for a terminal on the host, for commands
-// that attach or prompt.
+// here, whatever the host's login shell: they travel encoded in one word
+// that pty-remote-serve --run decodes (runLines). tty asks for a
+// terminal on the host, for commands that attach or prompt.
 //
-// What ssh itself says before the host's shell runs (a refused login,
-// an unknown host key) is held back and explained in one line: the
-// shell writes a marker byte on standard error first, and only what
-// follows it is the command's. A terminal merges the two streams there,
-// so with tty the connection is made and checked first (Ready) instead.
+// What ssh itself says before the command starts (a refused login, an
+// unknown host key) is held back and explained in one line: the host's
+// pty-remote-serve writes a mark on standard error first, and only what
+// follows it is the command's. Standard input is passed on only after
+// the mark, so that a line the host could not run (it has no
+// pty-remote-serve) has taken none of it, and the next is tried. A
+// terminal merges the two streams there, so with tty the line is chosen
+// first by running "pty --version" without one (which also makes the
+// shared connection), then run.
 func (d Dialer) Run(ctx context.Context, args []string, stdin, stdout, stderr *os.File, tty bool) (int, error) {
-	if d.Target.Fabric != "" || tty {
-		if err := d.Ready(ctx); err != nil {
-			return 1, err
-		}
+	if err := d.Ready(ctx); err != nil {
+		return 1, err
 	}
-	// The check says "not installed" the same way whatever the host's
-	// shell (sh, bash, zsh and fish all have command -v): status 127 and
-	// nothing on standard error.
-	t := d.Target
-	line := "command -v " + ShellQuote(t.Pty) + " >/dev/null 2>&1 || exit 127; " + t.ptyCommand(args...)
-	g := &gate{w: stderr, open: tty}
+	enc, err := remoteserve.EncodeArgs(args)
+	if err != nil {
+		return 1, err
+	}
 	if !tty {
-		line = `printf '\036' >&2; ` + line
+		return d.runMarked(ctx, d.Target.runLines(enc, args, true), stdin, stdout, stderr)
 	}
-	argv, err := t.sshArgv(d.Getenv, tty, line)
+	probe, _ := remoteserve.EncodeArgs([]string{"--version"})
+	ctx2, cancel := context.WithTimeout(ctx, 3*(ConnectTimeout+AckWait))
+	i, err := d.chooseLine(ctx2, d.Target.runLines(probe, []string{"--version"}, true))
+	cancel()
+	if err != nil {
+		return 1, err
+	}
+	argv, err := d.Target.sshArgv(d.Getenv, true, d.Target.runLines(enc, args, false)[i])
 	if err != nil {
 		return 1, err
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, g
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	code := exitCode(err)
-	g.mu.Lock()
-	opened, held, after := g.open, g.held.String(), g.after
-	g.mu.Unlock()
-	switch {
-	case code < 0:
-		return 1, fmt.Errorf("ssh to %s: %v", t.Label, err)
-	case !opened:
-		return 1, t.explain(255, held, "pty")
-	case code == 127 && !after:
-		return 1, t.explain(code, "", "pty")
+	if code < 0 {
+		return 1, fmt.Errorf("ssh to %s: %v", d.Target.Label, err)
 	}
 	return code, nil
+}
+
+// chooseLine is the index of the first of lines that runs on the host,
+// found by running them in turn with no input and no output kept.
+func (d Dialer) chooseLine(ctx context.Context, lines []string) (int, error) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer devnull.Close()
+	var i int
+	_, err = d.runLines(ctx, lines, devnull, io.Discard, io.Discard, &i)
+	return i, err
+}
+
+// runMarked runs the first of lines that the host can run (see Run).
+func (d Dialer) runMarked(ctx context.Context, lines []string, stdin *os.File, stdout, stderr io.Writer) (int, error) {
+	return d.runLines(ctx, lines, stdin, stdout, stderr, nil)
+}
+
+func (d Dialer) runLines(ctx context.Context, lines []string, stdin *os.File, stdout, stderr io.Writer, chosen *int) (int, error) {
+	t := d.Target
+	for i, line := range lines {
+		code, g, err := d.runOnce(ctx, line, stdin, stdout, stderr)
+		if err != nil {
+			return 1, err
+		}
+		g.mu.Lock()
+		opened, held, after := g.open, g.held.String(), g.after
+		g.mu.Unlock()
+		switch {
+		case opened && code == 127 && !after:
+			return 1, t.explain(code, "", "pty") // legacyLine's pty is not there
+		case opened:
+			if chosen != nil {
+				*chosen = i
+			}
+			return code, nil
+		case code == 255 || i == len(lines)-1:
+			return 1, t.explain(code, held, "pty")
+		case i == 1 && (code == 127 || notFound(held)):
+			// The dispatcher itself is not there.
+			return 1, t.explain(127, "", "pty")
+		}
+		// The host's shell did not find the program (or it is a pty
+		// without remote-serve --run): the next line is tried.
+	}
+	return 1, errors.New("unreachable")
+}
+
+// runOnce runs one line on the host, passing stdin on once the mark has
+// come.
+func (d Dialer) runOnce(ctx context.Context, line string, stdin *os.File, stdout, stderr io.Writer) (int, *gate, error) {
+	t := d.Target
+	argv, err := t.sshArgv(d.Getenv, false, line)
+	if err != nil {
+		return 1, nil, err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return 1, nil, err
+	}
+	defer pw.Close()
+	var once sync.Once
+	g := &gate{w: stderr, onOpen: func() {
+		once.Do(func() {
+			go func() {
+				io.Copy(pw, stdin)
+				pw.Close()
+			}()
+		})
+	}}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = pr, stdout, g
+	cmd.WaitDelay = time.Second
+	err = cmd.Start()
+	pr.Close()
+	if err != nil {
+		return 1, nil, fmt.Errorf("start ssh: %w (is OpenSSH's ssh installed?)", err)
+	}
+	err = cmd.Wait()
+	code := exitCode(err)
+	if code < 0 {
+		return 1, nil, fmt.Errorf("ssh to %s: %v", t.Label, err)
+	}
+	return code, g, nil
+}
+
+// notFound says whether a shell's words say it found no such command:
+// sh, bash, zsh and fish exit 127, csh and tcsh 1 ("Command not found.").
+func notFound(stderr string) bool {
+	low := strings.ToLower(stderr)
+	return strings.Contains(low, "not found") || strings.Contains(low, "no such file") || strings.Contains(low, "unknown command")
 }
 
 // gateMark is the byte the host's shell writes first on standard error.
@@ -110,11 +186,12 @@ const gateMark = 0x1e
 // gate holds what comes on ssh's standard error until the host's shell
 // marks where the command's own begins, then passes it on.
 type gate struct {
-	w     io.Writer
-	mu    sync.Mutex
-	open  bool
-	held  tail
-	after bool // something came after the mark
+	w      io.Writer
+	onOpen func() // called when the mark comes
+	mu     sync.Mutex
+	open   bool
+	held   tail
+	after  bool // something came after the mark
 }
 
 func (g *gate) Write(p []byte) (int, error) {
@@ -129,6 +206,9 @@ func (g *gate) Write(p []byte) (int, error) {
 		}
 		g.held.Write(p[:i])
 		g.open, p = true, p[i+1:]
+		if g.onOpen != nil {
+			g.onOpen()
+		}
 	}
 	if len(p) > 0 {
 		g.after = true

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ptyorg/pty/pkg/cmd/remoteserve"
 )
 
 // Every shell a host may log in with reads the quoted words back as
@@ -112,5 +114,43 @@ func TestControlDirIsPrivateAndShort(t *testing.T) {
 	}
 	if fi, _ := os.Stat(d); fi.Mode().Perm() != 0o700 {
 		t.Fatalf("mode %v", fi.Mode())
+	}
+}
+
+// The words HostWord leaves as they are, the encoded arguments among
+// them, are read back as written by every shell a host may log in with.
+func TestHostWordInRealShells(t *testing.T) {
+	enc, err := remoteserve.EncodeArgs([]string{"run", "--", "it's", "a\nb", "$(x)", "!x", `\`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := []string{"plain", "a-b_c.d/e:f,g+h@i%j=k", "--run=" + enc, "/opt/pty/bin/pty-remote-serve", "x=1", "-x"}
+	var want strings.Builder
+	for _, w := range words {
+		if HostWord(w) != w {
+			t.Fatalf("HostWord(%q) = %q, want it as it is", w, HostWord(w))
+		}
+		want.WriteString(w + ",")
+	}
+	line := strings.Join(append([]string{"printf", "%s,"}, words...), " ")
+	ran := 0
+	for _, sh := range []string{"sh", "dash", "bash", "zsh", "fish", "ksh", "tcsh", "csh"} {
+		path, err := exec.LookPath(sh)
+		if err != nil {
+			continue
+		}
+		ran++
+		out, err := exec.Command(path, "-c", line).Output()
+		if err != nil || string(out) != want.String() {
+			t.Errorf("%s -c %q: %v\n got %q\nwant %q", sh, line, err, out, want.String())
+		}
+	}
+	if ran == 0 {
+		t.Skip("no shell")
+	}
+	for _, w := range []string{"=x", "%x", "a b", "a'b", "", "~", "a*"} {
+		if HostWord(w) == w {
+			t.Errorf("HostWord(%q) left it as it is", w)
+		}
 	}
 }

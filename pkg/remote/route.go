@@ -40,12 +40,34 @@ type Stream struct {
 	once sync.Once
 }
 
-// open starts the transport to t's remote-serve and sends req.
-func (t Target) open(ctx context.Context, getenv Env, req []byte) (*Stream, error) {
+// serve sends req to t's remote-serve and reads its answer with read,
+// trying serveLines in turn while the host's shell finds no program to
+// run: the request is ours to send again, and nothing else went.
+func (t Target) serve(ctx context.Context, getenv Env, req []byte, read func(*Stream) ([]byte, error)) (*Stream, []byte, error) {
+	lines := t.serveLines()
+	for i, line := range lines {
+		s, err := t.open(ctx, getenv, line, req)
+		if err == nil {
+			var b []byte
+			if b, err = read(s); err == nil {
+				return s, b, nil
+			}
+		}
+		var e *Error
+		if !errors.As(err, &e) || !e.missing || i == len(lines)-1 || t.Fabric != "" {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, errors.New("unreachable")
+}
+
+// open starts the transport to t's remote-serve, running line on the
+// host, and sends req.
+func (t Target) open(ctx context.Context, getenv Env, line string, req []byte) (*Stream, error) {
 	if t.Fabric != "" {
 		return t.openFabric(ctx, getenv, req)
 	}
-	argv, err := t.sshArgv(getenv, false, t.ptyCommand("remote-serve", "--stdio"))
+	argv, err := t.sshArgv(getenv, false, line)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +188,11 @@ func (s *Stream) failed(doing string) error {
 	if code == 0 {
 		return &Error{Host: s.t.Label, Transport: true, Msg: fmt.Sprintf("pty remote-serve on %s ended without answering: is the pty installed there too old to have it? (pty --version there)", s.t.Label)}
 	}
-	return s.t.explain(code, s.errs.String(), "pty remote-serve")
+	err := s.t.explain(code, s.errs.String(), "pty remote-serve")
+	if e, ok := err.(*Error); ok && code != 255 && (code == 127 || notFound(s.errs.String())) {
+		e.missing = true
+	}
+	return err
 }
 
 // readLine reads remote-serve's one answer line a byte at a time, so
@@ -207,11 +233,9 @@ func (s *Stream) readLine(deadline time.Time) ([]byte, error) {
 // that refuses the route drops them.
 func (t Target) Route(ctx context.Context, getenv Env, ref string, early ...byte) (*client.Conn, *Stream, error) {
 	req, _ := json.Marshal(map[string]string{"op": "route", "name": ref})
-	s, err := t.open(ctx, getenv, append(append(req, '\n'), early...))
-	if err != nil {
-		return nil, nil, err
-	}
-	line, err := s.readLine(time.Now().Add(ConnectTimeout + AckWait))
+	s, line, err := t.serve(ctx, getenv, append(append(req, '\n'), early...), func(s *Stream) ([]byte, error) {
+		return s.readLine(time.Now().Add(ConnectTimeout + AckWait))
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -297,20 +321,22 @@ func (r Row) ActivityText() string {
 
 // List asks t's remote-serve for its sessions.
 func (t Target) List(ctx context.Context, getenv Env) ([]Row, error) {
-	s, err := t.open(ctx, getenv, []byte(`{"op":"list"}`+"\n"))
+	s, b, err := t.serve(ctx, getenv, []byte(`{"op":"list"}`+"\n"), func(s *Stream) ([]byte, error) {
+		s.uc.SetReadDeadline(time.Now().Add(ConnectTimeout + AckWait))
+		b, err := io.ReadAll(io.LimitReader(s.uc, maxList))
+		if len(bytes.TrimSpace(b)) == 0 {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				s.kill()
+				return nil, &Error{Host: t.Label, Transport: true, Msg: fmt.Sprintf("%s did not answer within %v: check that 'ssh %s' works", t.Label, ConnectTimeout+AckWait, t.SSH)}
+			}
+			return nil, s.failed("listing")
+		}
+		return b, nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	s.uc.SetReadDeadline(time.Now().Add(ConnectTimeout + AckWait))
-	b, err := io.ReadAll(io.LimitReader(s.uc, maxList))
-	if len(bytes.TrimSpace(b)) == 0 {
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			s.kill()
-			return nil, &Error{Host: t.Label, Transport: true, Msg: fmt.Sprintf("%s did not answer within %v: check that 'ssh %s' works", t.Label, ConnectTimeout+AckWait, t.SSH)}
-		}
-		return nil, s.failed("listing")
-	}
 	var resp struct {
 		Sessions []Row  `json:"sessions"`
 		Error    string `json:"error"`

@@ -1,8 +1,6 @@
 package remote
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -152,9 +150,72 @@ func (t Target) sshArgv(getenv Env, tty bool, remoteCmd string) ([]string, error
 	return append(args, "--", t.SSH, remoteCmd), nil
 }
 
-// ptyCommand is the shell command line that runs pty with args on t.
-func (t Target) ptyCommand(args ...string) string {
-	return "exec " + ShellQuote(append([]string{t.Pty}, args...)...)
+// The command lines pty runs on a host are read by the user's login
+// shell, which may be sh, bash, zsh, ksh, fish, csh or tcsh. They are
+// made of words that every one of them reads as written (HostWord), and
+// the arguments of a command go in one such word (remoteserve's
+// EncodeArgs) that the host's pty-remote-serve decodes. Only the
+// original's hosts, which have no pty-remote-serve, get a line for POSIX
+// shells and fish (legacyLine).
+
+// HostWord is w as a word of a host's command line: as it is when every
+// shell reads it so (letters, digits and _ - . / : , + @, neither = nor %
+// first, which zsh and old fish expand), else quoted for POSIX shells
+// and fish (ShellQuote), which csh and tcsh may read otherwise.
+func HostWord(w string) string {
+	if w != "" && w[0] != '=' && w[0] != '%' && strings.Trim(w, plainChars) == "" {
+		return w
+	}
+	return ShellQuote(w)
+}
+
+const plainChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:,+@%="
+
+// beside is the program name next to t.Pty: in the same directory when
+// t.Pty is a path, else found on the PATH as t.Pty would be.
+func (t Target) beside(name string) string {
+	if i := strings.LastIndexByte(t.Pty, '/'); i >= 0 {
+		return t.Pty[:i+1] + name
+	}
+	return name
+}
+
+// serveLines are the command lines that start remote-serve --stdio on
+// t, in the order they are tried: pty-remote-serve itself (one program
+// start on the host), then through the dispatcher (the original's hosts,
+// and installs whose pty-remote-serve is neither beside t.Pty nor on the
+// PATH). The next is tried only when the host's shell did not find the
+// program, so nothing of the interaction is lost.
+func (t Target) serveLines() []string {
+	return []string{
+		HostWord(t.beside("pty-remote-serve")) + " --stdio",
+		HostWord(t.Pty) + " remote-serve --stdio",
+	}
+}
+
+// runLines are the command lines that run "pty ARGS" on t (enc is
+// EncodeArgs of ARGS), in the order tried, as serveLines: pty-remote-serve
+// --run, through the dispatcher, then the original's way (legacyLine).
+// mark says whether the last writes the mark on standard error first.
+func (t Target) runLines(enc string, args []string, mark bool) []string {
+	return []string{
+		HostWord(t.beside("pty-remote-serve")) + " --run=" + enc,
+		HostWord(t.Pty) + " remote-serve --run=" + enc,
+		t.legacyLine(args, mark),
+	}
+}
+
+// legacyLine runs pty with args on a host that has no pty-remote-serve
+// (the original's): each argument quoted for POSIX shells and fish, pty
+// looked for first so that its absence is told apart (status 127 and
+// nothing on standard error in sh, bash, zsh and fish alike). mark writes
+// the mark on standard error first.
+func (t Target) legacyLine(args []string, mark bool) string {
+	line := "command -v " + ShellQuote(t.Pty) + " >/dev/null 2>&1 || exit 127; exec " + ShellQuote(append([]string{t.Pty}, args...)...)
+	if mark {
+		line = `printf '\036' >&2; ` + line
+	}
+	return line
 }
 
 // ShellQuote joins words into one command line that a POSIX shell (sh,
@@ -169,7 +230,9 @@ func ShellQuote(words ...string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
+		// zsh expands a word that starts with =, and fish before 3.0
+		// one that starts with %.
+		if w != "" && w[0] != '=' && w[0] != '%' && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
 			b.WriteString(w)
 			continue
 		}
@@ -231,6 +294,8 @@ type Error struct {
 	// connection broke (retrying may help), clear when the host answered
 	// and refused.
 	Transport bool
+	// missing is set when the host's shell found no program to run.
+	missing bool
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -318,44 +383,5 @@ func exitCode(err error) int {
 	return -1
 }
 
-// run runs remoteCmd on t with no input, collecting its output, within
-// ctx: for the checks and the list request.
-func (t Target) output(ctx context.Context, getenv Env, remoteCmd string, stdin []byte) ([]byte, error) {
-	argv, err := t.sshArgv(getenv, false, remoteCmd)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	var out bytes.Buffer
-	errs := &tail{}
-	cmd.Stdin = bytes.NewReader(stdin)
-	cmd.Stdout = &limited{w: &out, n: maxList}
-	cmd.Stderr = errs
-	// A master that ssh starts in the background keeps no descriptor of
-	// ours, but do not wait on the pipes for long if one did.
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
-	if ctx.Err() != nil {
-		return nil, &Error{Host: t.Label, Transport: true, Msg: fmt.Sprintf("%s did not answer in time: check that 'ssh %s' works", t.Label, t.SSH)}
-	}
-	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
-		return out.Bytes(), t.explain(exitCode(err), errs.String(), "pty")
-	}
-	return out.Bytes(), nil
-}
-
 // maxList bounds a list response: sessions are a few hundred bytes each.
 const maxList = 16 << 20
-
-type limited struct {
-	w interface{ Write([]byte) (int, error) }
-	n int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	if len(p) > l.n {
-		return 0, errors.New("response too long")
-	}
-	l.n -= len(p)
-	return l.w.Write(p)
-}

@@ -27,6 +27,14 @@ type sshHost struct {
 // commands it runs (SetEnv), PATH=... say.
 func startSSH(t *testing.T, root string, setenv ...string) *sshHost {
 	t.Helper()
+	return startSSHShell(t, root, "", setenv...)
+}
+
+// startSSHShell is startSSH whose user (root) logs in with shell, when
+// it is not "": sshd runs in a mount namespace of its own, where a copy
+// of /etc/passwd giving root that shell is bound over the real one.
+func startSSHShell(t *testing.T, root, shell string, setenv ...string) *sshHost {
+	t.Helper()
 	for _, p := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(p); err != nil {
 			testutil.MissingTool(t, p+" (openssh-server, openssh-client)")
@@ -81,6 +89,9 @@ func startSSH(t *testing.T, root string, setenv ...string) *sshHost {
 		os.MkdirAll("/run/sshd", 0o755)
 	}
 	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", cfg)
+	if shell != "" {
+		cmd = loginShell(t, dir, shell, cmd)
+	}
 	logs := &testutil.SyncBuffer{}
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {

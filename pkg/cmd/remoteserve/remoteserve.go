@@ -33,7 +33,8 @@ import (
 )
 
 const usage = `pty remote-serve --stdio
-       pty remote-serve --socket PATH`
+       pty remote-serve --socket PATH
+       pty remote-serve --run ARGS`
 
 // Limits of one interaction (docs/remote.md).
 const (
@@ -54,6 +55,7 @@ const requestWaitEnv = "PTY_REMOTE_SERVE_REQUEST_WAIT"
 type Options struct {
 	Stdio  bool   // --stdio: one interaction on stdin and stdout
 	Socket string // --socket PATH: serve on a Unix socket until killed
+	Run    string // --run ARGS: run pty with the arguments ARGS encodes
 	// RequestWait overrides the package's RequestWait when positive.
 	RequestWait time.Duration
 }
@@ -79,19 +81,32 @@ session "REF" not found. The exit status is 0 either way.
 Limits: the request line is at most 4096 bytes and must arrive within 10 s.
 --socket serves at most 64 connections at once.
 
+--run ARGS runs "pty" with the arguments ARGS encodes (EncodeArgs: unpadded
+URL-safe base64 of the arguments joined by NUL, at most 64 KiB of them),
+after writing the byte 0x1e on standard error: it is how "pty --remote HOST
+COMMAND" runs a command on this host whatever the login shell, since no
+shell reads the encoded word.
+
 Only the registry of the user it runs as is served ($PTY_ROOT or --root,
 as for every command); who may run it is the transport's business (ssh's
 authorized_keys). See docs/remote.md.`
 	c.Flags.BoolVar(&o.Stdio, "stdio", false, "serve one request on stdin and stdout, then exit")
 	c.Flags.StringVar(&o.Socket, "socket", "", "serve on the Unix socket `PATH` (mode 0600) until stopped")
+	c.Flags.StringVar(&o.Run, "run", "", "run pty with the encoded arguments `ARGS` (what pty --remote sends)")
 	c.Values("socket", cli.ValueFile)
 	return c
 }
 
 // Run serves o's way against io.
 func Run(o Options, cio cli.IO) error {
+	if o.Run != "" {
+		if o.Stdio || o.Socket != "" {
+			return errors.New("--run goes alone, without --stdio or --socket (see 'pty remote-serve --help')")
+		}
+		return RunArgs(o.Run)
+	}
 	if o.Stdio == (o.Socket != "") {
-		return errors.New("give exactly one of --stdio or --socket PATH (see 'pty remote-serve --help')")
+		return errors.New("give exactly one of --stdio, --socket PATH or --run ARGS (see 'pty remote-serve --help')")
 	}
 	wait := o.RequestWait
 	if v := cio.Getenv(requestWaitEnv); wait <= 0 && v != "" {
