@@ -252,15 +252,26 @@ func waitRecordNoted(t *testing.T, c *counter) {
 	})
 }
 
+// deleteRoot removes the root as a user's rm -rf does, again until it is
+// gone: a live daemon may have been creating a file in it (an event, a
+// record's temporary) while the first pass emptied it.
+func deleteRoot(t *testing.T, root string) {
+	t.Helper()
+	testutil.WaitForState(t, backWithin, "the root to be deleted", func() (bool, string) {
+		if err := os.RemoveAll(root); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+}
+
 func TestDeletedRootComesBackWithRecoverAll(t *testing.T) {
 	root := testutil.Root(t)
 	a := startCounter(t, root, "one")
 	b := startCounter(t, root, "two")
 	testutil.MustRun(t, root, "tag", "two", "keep=1")
 	waitRecordNoted(t, b)
-	if err := os.RemoveAll(root); err != nil {
-		t.Fatal(err)
-	}
+	deleteRoot(t, root)
 	// Nothing is recreated behind the user's back, not even in a new
 	// directory of the same name made at once (as the next pty run
 	// would): the daemons look a second after their files go, so a
@@ -325,9 +336,7 @@ func TestRecoverSignalsOnlyVerifiedDaemonsOfItsRoot(t *testing.T) {
 	waitRecordNoted(t, c)
 	otherRoot := testutil.FakeDaemon(t, other, "real", c.generation) // another root's
 	prefix := testutil.FakeDaemon(t, root+"x", "real", c.generation) // a root whose name extends ours
-	if err := os.RemoveAll(root); err != nil {
-		t.Fatal(err)
-	}
+	deleteRoot(t, root)
 	// The session's program carries the session's identity in its
 	// environment, not in its arguments: it is no daemon.
 	r := testutil.Run(t, root, "recover", "--all")
@@ -348,9 +357,7 @@ func TestRecoverSignalsOnlyVerifiedDaemonsOfItsRoot(t *testing.T) {
 func TestAnotherGenerationKeepsTheID(t *testing.T) {
 	root := testutil.Root(t)
 	old := startCounter(t, root, "dup")
-	if err := os.RemoveAll(root); err != nil {
-		t.Fatal(err)
-	}
+	deleteRoot(t, root)
 	if err := os.Mkdir(root, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -471,9 +478,7 @@ func TestRecoverSnapshotChoosesTheGeneration(t *testing.T) {
 	right, wrong := filepath.Join(dir, "right.json"), filepath.Join(dir, "wrong.json")
 	os.WriteFile(right, saved, 0o600)
 	os.WriteFile(wrong, []byte(strings.Replace(string(saved), c.generation, "0123456789abcdef", 1)), 0o600)
-	if err := os.RemoveAll(root); err != nil {
-		t.Fatal(err)
-	}
+	deleteRoot(t, root)
 	r := testutil.Run(t, root, "recover", "snap", "--snapshot", wrong)
 	if r.Code != 1 || r.Stdout != "" || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "nothing to recover") {
 		t.Errorf("recover with another generation's snapshot: exit %d, %q %q; want exit 1 and one line", r.Code, r.Stdout, r.Stderr)
