@@ -1,19 +1,24 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/listing"
 )
 
 // Actions are what a --write page may do besides typing: stop, restart
@@ -55,8 +60,11 @@ const (
 
 // actionReq is an action as a page posts it, as JSON.
 type actionReq struct {
-	Op      string `json:"op"` // "kill", "restart" or "start"
-	ID      string `json:"id"` // for kill and restart
+	Op string `json:"op"` // "kill", "restart" or "start"
+	ID string `json:"id"` // for kill and restart
+	// Host, for kill and restart, is the host of --remotes the session
+	// is on; "": this one.
+	Host    string `json:"host,omitempty"`
 	Command string `json:"command"`
 	Name    string `json:"name"`
 	Cwd     string `json:"cwd"`
@@ -149,6 +157,10 @@ func (s *server) runAction(ctx context.Context, req actionReq) (msg, id string, 
 		if !validID(req.ID) {
 			return "", "", badAction("%q is not a session id", req.ID)
 		}
+		if req.Host != "" {
+			msg, err = s.remoteAction(ctx, req)
+			return msg, req.ID, err
+		}
 		// The exact id, never a name or prefix that resolves elsewhere.
 		if _, err := layout.At(s.o.Root).Load(req.ID); err != nil {
 			return "", "", &actionErr{http.StatusNotFound, "no session " + req.ID + " in the registry"}
@@ -160,6 +172,9 @@ func (s *server) runAction(ctx context.Context, req actionReq) (msg, id string, 
 		}
 		return msg, req.ID, err
 	case "start":
+		if req.Host != "" {
+			return s.remoteStart(ctx, req)
+		}
 		sr, err := startRequest(req)
 		if err != nil {
 			return "", "", err
@@ -176,27 +191,18 @@ func (s *server) runAction(ctx context.Context, req actionReq) (msg, id string, 
 // startRequest checks a new session's form. The command line is run by
 // sh -c as typed at a shell; an empty one starts the user's shell.
 func startRequest(req actionReq) (StartRequest, error) {
-	var sr StartRequest
-	line := strings.TrimSpace(req.Command)
-	switch {
-	case len(line) > MaxCommandLine:
-		return sr, badAction("the command is longer than %d bytes", MaxCommandLine)
-	case !utf8.ValidString(line) || strings.ContainsFunc(line, func(r rune) bool { return r < ' ' && r != '\t' }):
-		return sr, badAction("the command is one line of text, without control characters")
-	case line == "":
+	sr, line, err := startLine(req)
+	if err != nil {
+		return sr, err
+	}
+	if line == "" {
 		sh := os.Getenv("SHELL")
 		if !filepath.IsAbs(sh) {
 			sh = "/bin/sh"
 		}
 		sr.Argv = []string{sh}
-	default:
+	} else {
 		sr.Argv = []string{"/bin/sh", "-c", line}
-	}
-	if req.Name != "" {
-		if err := layout.ValidateDisplayName(req.Name); err != nil {
-			return sr, badAction("name: %v", err)
-		}
-		sr.Name = req.Name
 	}
 	cwd := req.Cwd
 	if cwd == "" {
@@ -210,4 +216,132 @@ func startRequest(req actionReq) (StartRequest, error) {
 	}
 	sr.Cwd = cwd
 	return sr, nil
+}
+
+// startLine checks a new session's command line and name, wherever it
+// starts.
+func startLine(req actionReq) (StartRequest, string, error) {
+	var sr StartRequest
+	line := strings.TrimSpace(req.Command)
+	switch {
+	case len(line) > MaxCommandLine:
+		return sr, "", badAction("the command is longer than %d bytes", MaxCommandLine)
+	case !utf8.ValidString(line) || strings.ContainsFunc(line, func(r rune) bool { return r < ' ' && r != '\t' }):
+		return sr, "", badAction("the command is one line of text, without control characters")
+	}
+	if req.Name != "" {
+		if err := layout.ValidateDisplayName(req.Name); err != nil {
+			return sr, "", badAction("name: %v", err)
+		}
+		sr.Name = req.Name
+	}
+	return sr, line, nil
+}
+
+// remoteStart starts a session on a host of --remotes: pty run -d -P
+// there, with its checks and messages (the directory is the host's,
+// checked there; empty, pty run's own there, the login's home). An empty
+// command line starts the host's user's shell.
+func (s *server) remoteStart(ctx context.Context, req actionReq) (msg, id string, err error) {
+	t, err := s.remoteRunner(req.Host)
+	if err != nil {
+		return "", "", err
+	}
+	sr, line, err := startLine(req)
+	if err != nil {
+		return "", "", err
+	}
+	if req.Cwd != "" && (len(req.Cwd) > 4096 || !strings.HasPrefix(req.Cwd, "/")) {
+		return "", "", badAction("the directory %q is not an absolute path (like /home/me/src)", req.Cwd)
+	}
+	if line == "" {
+		line = `exec "${SHELL:-/bin/sh}"`
+	}
+	args := []string{"run", "-d", "-P"}
+	if sr.Name != "" {
+		args = append(args, "--name", sr.Name)
+	}
+	if req.Cwd != "" {
+		args = append(args, "--cwd", req.Cwd)
+	}
+	args = append(args, "--", "/bin/sh", "-c", line)
+	ctx, cancel := context.WithTimeout(ctx, RemoteActionWait)
+	defer cancel()
+	var out bytes.Buffer
+	err = t.host().Run(ctx, args, &limitedWriter{w: &out, n: maxActionOutput})
+	s.rem.ask(ctx, t.i)
+	if err != nil {
+		return "", "", err
+	}
+	id = strings.TrimSpace(out.String())
+	if !validID(id) {
+		return "", "", fmt.Errorf("pty run on %s answered %q, not a session id", listing.Printable(t.host().Label), listing.Printable(id))
+	}
+	return fmt.Sprintf("Session %q started on %s.", id, listing.Printable(t.host().Label)), id, nil
+}
+
+// remoteRunner is the host of --remotes named label, if the pages may
+// run commands there.
+func (s *server) remoteRunner(label string) (*remoteTarget, error) {
+	var t *remoteTarget
+	if s.rem != nil {
+		t = s.rem.target(label)
+	}
+	if t == nil {
+		return nil, &actionErr{http.StatusNotFound, "no host " + strconv.Quote(label) + " in remotes.toml"}
+	}
+	if t.host().Run == nil {
+		return nil, &actionErr{http.StatusForbidden, "the pages cannot run commands on " + listing.Printable(t.host().Label)}
+	}
+	return t, nil
+}
+
+// remoteAction is kill or restart of a session of a host of --remotes:
+// pty kill or pty restart -y run on the host, with its checks and
+// messages there. The session must be one the host's list last had, by
+// its exact id.
+func (s *server) remoteAction(ctx context.Context, req actionReq) (string, error) {
+	t, err := s.remoteRunner(req.Host)
+	if err != nil {
+		return "", err
+	}
+	h := t.host()
+	if !t.has(req.ID) {
+		return "", &actionErr{http.StatusNotFound, "no session " + req.ID + " in " + listing.Printable(h.Label) + "'s list"}
+	}
+	args := []string{"kill", "--", req.ID}
+	if req.Op == "restart" {
+		args = []string{"restart", "-y", "--", req.ID}
+	}
+	ctx, cancel := context.WithTimeout(ctx, RemoteActionWait)
+	defer cancel()
+	var out bytes.Buffer
+	err = h.Run(ctx, args, &limitedWriter{w: &out, n: maxActionOutput})
+	// The host is asked again before the answer, so that the page
+	// reloaded after a restart finds the session running there.
+	s.rem.ask(ctx, t.i)
+	return strings.TrimSpace(out.String()), err
+}
+
+// Limits on an action run on another host.
+const (
+	// RemoteActionWait bounds one.
+	RemoteActionWait = 60 * time.Second
+	// maxActionOutput bounds what is kept of its output.
+	maxActionOutput = 16 << 10
+)
+
+// limitedWriter keeps the first n bytes written to it.
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	k := min(len(p), l.n)
+	if k > 0 {
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
 }

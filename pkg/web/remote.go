@@ -1,13 +1,17 @@
 package web
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/eventlog"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/listing"
 )
@@ -37,6 +41,12 @@ type RemoteHost struct {
 	// Final says a Route error is the host's answer (the session is
 	// gone), not a lost connection to retry.
 	Final func(error) bool
+	// Run runs "pty ARGS" on the host, its standard output written to
+	// out, until it exits or ctx ends; what it says on standard error
+	// is the error when it fails. The pages' actions (pty kill, pty
+	// restart -y) and events (pty events) are run this way; nil leaves
+	// them out.
+	Run func(ctx context.Context, args []string, out io.Writer) error
 }
 
 // RemoteRow is one session of a host's list.
@@ -192,6 +202,14 @@ func (t *remoteTarget) host() RemoteHost { return t.r.hosts[t.i] }
 // key is a followed session's key in server.followers: never an id.
 func (t *remoteTarget) key(id string) string { return "\x00" + t.host().Label + "\x00" + id }
 
+// has reports whether the host's last list had session id.
+func (t *remoteTarget) has(id string) bool {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	_, ok := t.r.rows[t.i][id]
+	return ok
+}
+
 // session is the host's session id as a record for the page's hello:
 // what the host's list last said of it, running unless it said
 // otherwise (the route says the rest).
@@ -216,29 +234,31 @@ func (t *remoteTarget) session(id string) layout.Session {
 }
 
 // runRemote follows the session over routes to its host: a dropped
-// connection is reconnected with backoff, and the host's baseline then
-// replaces the screen; it ends with the session's EXIT, a route the host
-// refuses, or the last viewer.
+// connection is reconnected with backoff, and the emulator carries on
+// with the lines the session printed meanwhile (stitch.go); it ends with
+// the session's EXIT, a route the host refuses, or the last viewer.
 func (f *follower) runRemote() {
 	h := f.remote.host()
 	delay := reconnectFirst
+	var st stitch
 	for {
 		conn, done, err := h.Route(f.ctx, f.id)
 		if err == nil {
-			exited := f.stream(conn)
+			f.setLink("")
+			exited := f.stream(conn, &st)
 			done()
 			if exited {
 				return
 			}
 			delay = reconnectFirst
-			f.mu.Lock()
-			f.scr = nil // the next baseline starts a new emulator
-			f.mu.Unlock()
+			f.setLink("reconnecting to " + listing.Printable(h.Label) + "…")
 		} else if h.Final != nil && h.Final(err) {
 			f.mu.Lock()
 			f.refused = listing.Printable(err.Error())
 			f.mu.Unlock()
 			return
+		} else {
+			f.setLink("reconnecting to " + listing.Printable(h.Label) + "… (" + listing.Printable(err.Error()) + ")")
 		}
 		t := time.NewTimer(delay)
 		select {
@@ -249,6 +269,22 @@ func (f *follower) runRemote() {
 		}
 		delay = min(2*delay, reconnectCap)
 	}
+}
+
+// setLink says whether the route is down, for the pages.
+func (f *follower) setLink(down string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.linkDown != down {
+		f.linkDown = down
+		f.notify()
+	}
+}
+
+func (f *follower) link() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.linkDown
 }
 
 // remotePath parses HOST/ID of a remote session's path: HOST one of the
@@ -270,4 +306,210 @@ func (f *follower) refusal() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.refused
+}
+
+// A remote session's events are the host's: its pty events, run through
+// the transport.
+const (
+	// MaxRemoteEventLine bounds one line of a host's pty events --json;
+	// a longer one is left out.
+	MaxRemoteEventLine = 64 << 10
+	// remoteEventsAgain is how long after a follow starts the host's
+	// recent events are read a second time, for a line logged while the
+	// follow was starting there.
+	remoteEventsAgain = 2 * time.Second
+)
+
+// followRemoteEvents keeps the session's recent events as its host logs
+// them: pty events --json, following, run again with backoff when it
+// fails (the connection dropped), and the recent ones read each time it
+// starts, so the events logged while it was down show too. It ends when
+// the follow does (the session ended) or with the last viewer.
+func (f *follower) followRemoteEvents() {
+	h := f.remote.host()
+	var ev remoteEvents
+	// One at a time, so that the pages get the events as last added.
+	var mu sync.Mutex
+	push := func(ls [][]byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.add(f.id, ls) {
+			f.setEvents(ev.formatted())
+		}
+	}
+	delay := reconnectFirst
+	for {
+		started := time.Now()
+		ctx, cancel := context.WithCancel(f.ctx)
+		done := make(chan error, 1)
+		go func() {
+			w := &lineWriter{fn: func(b []byte) { push([][]byte{b}) }}
+			done <- h.Run(ctx, []string{"events", "--json", "--", f.id}, w)
+		}()
+		recent := func() {
+			if ls, err := recentRemote(ctx, h, f.id); err == nil {
+				push(ls)
+			}
+		}
+		recent()
+		again := time.NewTimer(remoteEventsAgain)
+		var err error
+	wait:
+		for {
+			select {
+			case err = <-done:
+				break wait
+			case <-again.C:
+				recent()
+			}
+		}
+		again.Stop()
+		cancel()
+		if err == nil || f.ctx.Err() != nil {
+			return // the session ended, or no one watches
+		}
+		if time.Since(started) > reconnectCap {
+			delay = reconnectFirst
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-f.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		delay = min(2*delay, reconnectCap)
+	}
+}
+
+// recentRemote is the host's pty events --recent --json for id: its
+// raw lines.
+func recentRemote(ctx context.Context, h RemoteHost, id string) ([][]byte, error) {
+	var ls [][]byte
+	w := &lineWriter{fn: func(b []byte) {
+		if len(ls) < recentEvents {
+			ls = append(ls, bytes.Clone(b))
+		}
+	}}
+	ctx, cancel := context.WithTimeout(ctx, RemoteWait)
+	defer cancel()
+	err := h.Run(ctx, []string{"events", "--recent", "--json", "--", id}, w)
+	return ls, err
+}
+
+// sendRecentEvents sends the page of a session of the host that is not
+// running its recent events.
+func (t *remoteTarget) sendRecentEvents(ctx context.Context, c *wsConn, id string) {
+	h := t.host()
+	lines := []string{}
+	if h.Run != nil {
+		var ev remoteEvents
+		if ls, err := recentRemote(ctx, h, id); err == nil {
+			ev.add(id, ls)
+			lines = ev.formatted()
+		}
+	}
+	c.sendJSON(ctx, map[string]any{"t": "events", "lines": lines})
+}
+
+// setEvents replaces the events the pages show.
+func (f *follower) setEvents(evs []string) {
+	f.mu.Lock()
+	f.events = evs
+	f.evSeq++
+	f.notify()
+	f.mu.Unlock()
+}
+
+// remoteEvents are a host's newest events of one session, in the order
+// of their times, each once: the follow and the reads of the recent ones
+// overlap.
+type remoteEvents struct {
+	mu    sync.Mutex
+	lines []eventlog.Line
+	at    []time.Time
+}
+
+// add takes raw lines, and reports whether any was new.
+func (e *remoteEvents) add(id string, raws [][]byte) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	added := false
+	for _, raw := range raws {
+		l := eventlog.Line{ID: id, Raw: bytes.Clone(raw)}
+		if l.Event.UnmarshalJSON(raw) != nil || !l.Valid() {
+			continue
+		}
+		dup := false
+		for _, k := range e.lines {
+			if bytes.Equal(k.Raw, l.Raw) {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		// In time order: a line the second read of the recent ones
+		// found goes where it was logged.
+		ts := layout.ParseTime(l.Event.TS)
+		i := len(e.lines)
+		for i > 0 && e.at[i-1].After(ts) {
+			i--
+		}
+		e.lines = slices.Insert(e.lines, i, l)
+		e.at = slices.Insert(e.at, i, ts)
+		added = true
+	}
+	if n := len(e.lines); n > recentEvents {
+		e.lines = slices.Delete(e.lines, 0, n-recentEvents)
+		e.at = slices.Delete(e.at, 0, n-recentEvents)
+	}
+	return added
+}
+
+func (e *remoteEvents) formatted() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]string, len(e.lines))
+	for i, l := range e.lines {
+		out[i] = eventlog.Format(l, time.Local)
+	}
+	return out
+}
+
+// lineWriter calls fn with each whole line written to it (without its
+// newline; fn must copy it to keep it), leaving out those longer than
+// MaxRemoteEventLine.
+type lineWriter struct {
+	fn   func([]byte)
+	buf  []byte
+	skip bool
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if !w.skip {
+			if len(w.buf)+len(chunk) > MaxRemoteEventLine {
+				w.skip, w.buf = true, w.buf[:0]
+			} else {
+				w.buf = append(w.buf, chunk...)
+			}
+		}
+		if i < 0 {
+			break
+		}
+		if !w.skip {
+			w.fn(w.buf)
+		}
+		w.buf, w.skip = w.buf[:0], false
+		p = p[i+1:]
+	}
+	return n, nil
 }

@@ -73,11 +73,13 @@ type follower struct {
 	ended     bool
 	code      int
 	refused   string // why the host refused the route, when it did
+	linkDown  string // while the route to the host is down: what the pages say
 	events    []string
 	evSeq     int
 	// inMu guards input, so typing never holds up the stream (mu).
-	inMu  sync.Mutex
-	input *client.Conn // a command connection, for typing
+	inMu    sync.Mutex
+	input   *client.Conn // a command connection, for typing
+	inClose func()       // ends input and, for a route, what carries it
 }
 
 // follow returns the follower of id, starting it for the first viewer.
@@ -105,8 +107,9 @@ func (s *server) followOn(rt *remoteTarget, id string, keep int) *follower {
 		go f.run()
 		go f.publish()
 		if rt == nil {
-			// The host's event log is not reachable from here.
 			go f.followEvents()
+		} else if rt.host().Run != nil {
+			go f.followRemoteEvents()
 		}
 	}
 	f.mu.Lock()
@@ -158,10 +161,7 @@ func (f *follower) run() {
 		f.ended = true
 		f.mu.Unlock()
 		f.inMu.Lock()
-		if f.input != nil {
-			f.input.Close()
-			f.input = nil
-		}
+		f.dropInputLocked()
 		f.inMu.Unlock()
 		f.markDirty()
 	}()
@@ -173,15 +173,27 @@ func (f *follower) run() {
 	if err != nil {
 		return
 	}
-	f.stream(conn)
+	f.stream(conn, nil)
 }
 
 // stream reads one connection's stream into the emulator until it ends,
-// and reports whether it ended with the session's EXIT.
-func (f *follower) stream(conn *client.Conn) (exited bool) {
+// and reports whether it ended with the session's EXIT. st, for a
+// session on another host, carries the emulator over reconnects
+// (stitch.go); nil, the first baseline starts it.
+func (f *follower) stream(conn *client.Conn, st *stitch) (exited bool) {
 	defer conn.Close()
 	stop := context.AfterFunc(f.ctx, func() { conn.Close() })
 	defer stop()
+	if st != nil {
+		defer func() {
+			f.mu.Lock()
+			st.dropped(f.scr)
+			f.mu.Unlock()
+		}()
+		if err := st.begin(conn); err != nil {
+			return false
+		}
+	}
 	// The exact screen, first with the scrollback (Full), and in a
 	// flood's redraws the lines that scrolled by since the last one
 	// (Follow): the emulator's scrollback then holds every line the
@@ -218,13 +230,24 @@ func (f *follower) stream(conn *client.Conn) (exited bool) {
 		case proto.Screen:
 			f.mu.Lock()
 			exact := bytes.HasPrefix(fr.Payload, []byte(redrawPrefix))
+			stitching := st != nil && st.fresh && exact
 			if f.scr != nil && exact {
 				// A resync or a flood's redraw, over the screen in
 				// place as a terminal draws it (proto.RedrawInPlace):
 				// the lines it starts with scroll into the scrollback,
-				// and no ED 2 pushes a copy of the screen there.
+				// and no ED 2 pushes a copy of the screen there. A
+				// reconnect's baseline, the same without the lines the
+				// emulator has.
+				p, h := fr.Payload, 0
+				if stitching {
+					p, h = st.dedupe(p, f.scr)
+				}
+				seq := f.scr.HistorySeq()
 				rows, _ := f.scr.Size()
-				f.scr.Write(proto.RedrawInPlace(nil, fr.Payload, rows))
+				f.scr.Write(proto.RedrawInPlace(nil, p, rows))
+				if stitching {
+					st.drawn(f.scr, seq, h)
+				}
 			} else {
 				rows, cols := f.rows, f.cols
 				if rows <= 0 || cols <= 0 {
@@ -240,6 +263,9 @@ func (f *follower) stream(conn *client.Conn) (exited bool) {
 				}
 				f.scr = scr
 				f.scrGen++
+				if stitching {
+					st.drawn(scr, 0, int(scr.HistorySeq()))
+				}
 			}
 			f.mu.Unlock()
 			f.markDirty()
@@ -385,36 +411,70 @@ func (f *follower) current() (*snapshot, []string, int, <-chan struct{}) {
 }
 
 // send types b into the session over a command connection of its own
-// (DATA on the read-only one is ignored by the daemon).
+// (DATA on the read-only one is ignored by the daemon); for a session on
+// another host, over a route of its own, made again once if the last one
+// dropped.
 func (f *follower) send(b []byte) error {
 	if f.isEnded() {
 		return errors.New("the session has ended")
 	}
 	f.inMu.Lock()
 	defer f.inMu.Unlock()
-	if f.input == nil {
-		c, err := client.Dial(f.s.o.Root, f.id)
+	for try := 0; ; try++ {
+		reused := f.input != nil
+		if f.input == nil {
+			if err := f.openInputLocked(); err != nil {
+				return err
+			}
+		}
+		f.input.Raw().SetWriteDeadline(time.Now().Add(5 * time.Second))
+		err := f.input.Send(b)
+		if err == nil {
+			return nil
+		}
+		f.dropInputLocked()
+		if f.remote == nil || !reused || try > 0 {
+			return err
+		}
+	}
+}
+
+// openInputLocked opens the command connection send types on.
+func (f *follower) openInputLocked() error {
+	var c *client.Conn
+	closeIt := func() {}
+	if f.remote != nil {
+		rc, done, err := f.remote.host().Route(f.ctx, f.id)
 		if err != nil {
 			return err
 		}
-		f.input = c
-		// A command connection receives only EXIT and STATUS replies;
-		// reading them keeps the socket drained.
-		go func() {
-			for {
-				if _, err := c.Next(); err != nil {
-					return
-				}
+		c, closeIt = rc, done
+	} else {
+		lc, err := client.Dial(f.s.o.Root, f.id)
+		if err != nil {
+			return err
+		}
+		c = lc
+	}
+	f.input = c
+	f.inClose = func() { c.Close(); closeIt() }
+	// A command connection receives only EXIT and STATUS replies;
+	// reading them keeps the socket drained.
+	go func() {
+		for {
+			if _, err := c.Next(); err != nil {
+				return
 			}
-		}()
+		}
+	}()
+	return nil
+}
+
+func (f *follower) dropInputLocked() {
+	if f.input != nil {
+		f.inClose()
+		f.input, f.inClose = nil, nil
 	}
-	f.input.Raw().SetWriteDeadline(time.Now().Add(5 * time.Second))
-	err := f.input.Send(b)
-	if err != nil {
-		f.input.Close()
-		f.input = nil
-	}
-	return err
 }
 
 // modes returns the session's modes as the emulator has them.
@@ -537,8 +597,8 @@ func (s *server) liveSession(ctx context.Context, c *wsConn, id string) {
 }
 
 // liveSessionOn is liveSession of a session on rt's host (nil: this
-// host), which has no record here: it is shown as the host's list has it,
-// read-only, until its stream ends.
+// host), which has no record here: it is shown as the host's list has it
+// until its stream ends.
 func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget, id string) {
 	var sess layout.Session
 	var err error
@@ -559,14 +619,18 @@ func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget,
 	}
 	keep = min(keep+1, MaxHistoryLines)
 	hello := sessionMsg{T: "hello", ID: id, Name: listing.Printable(sess.Name()), Status: string(sess.Shown()),
-		Command: listing.Command(sess.Meta), Write: rt == nil && s.o.Write && sess.Shown() == layout.Running,
-		Actions: rt == nil && s.o.Write && s.o.Actions != nil, Scrollback: keep}
+		Command: listing.Command(sess.Meta), Write: s.o.Write && sess.Shown() == layout.Running,
+		Actions: s.o.Write && s.o.Actions != nil && (rt == nil || rt.host().Run != nil), Scrollback: keep}
 	if err := c.sendJSON(ctx, hello); err != nil {
 		return
 	}
 	if sess.Shown() != layout.Running {
 		s.sendEnded(ctx, c, id, sess)
-		s.sendRecentEvents(ctx, c, id)
+		if rt != nil {
+			rt.sendRecentEvents(ctx, c, id)
+		} else {
+			s.sendRecentEvents(ctx, c, id)
+		}
 		// Until the page goes: CloseRead's context ends with the
 		// connection.
 		<-c.c.CloseRead(ctx).Done()
@@ -593,6 +657,7 @@ func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget,
 	histGen, mark := 0, int64(-1)
 	var enc rowEncoder
 	lastEv := 0
+	lastLink := ""
 	awaiting := false
 	ackTimer := time.NewTimer(time.Hour)
 	ackTimer.Stop()
@@ -638,6 +703,12 @@ func (s *server) liveSessionOn(ctx context.Context, c *wsConn, rt *remoteTarget,
 			}
 			last = sn
 			histLeft = mark < sn.histSeq
+		}
+		if down := f.link(); down != lastLink {
+			lastLink = down
+			if err := c.sendJSON(ctx, map[string]string{"t": "link", "down": down}); err != nil {
+				return
+			}
 		}
 		if evSeq != lastEv {
 			lastEv = evSeq

@@ -65,8 +65,8 @@ func lastTickOn(t *testing.T, ctx context.Context) int {
 
 // pty web --remotes lists every host's sessions in a group of its own (a
 // host that is down with its error) and follows a remote session live on
-// its page, through a route, reconnecting when the host's end of the
-// route is killed.
+// its page, through a route, read-only without --write, reconnecting
+// when the host's end of the route is killed.
 func TestRemoteWeb(t *testing.T) {
 	f := newFleet(t)
 	testutil.MustRun(t, f.local, "run", "-d", "--id", "lochere", "--", "sleep", "100")
@@ -132,6 +132,10 @@ func TestRemoteWeb(t *testing.T) {
 		t.Fatal(err)
 	}
 	pageTrue(t, ctx, "ona's screen", `document.querySelector('#screen').textContent.includes('tick-')`)
+	// Without --write, read-only as a local page is; the host's events
+	// show all the same.
+	pageTrue(t, ctx, "a read-only page with the host's events", `document.querySelector('#mode').textContent === 'read-only' &&
+		document.querySelector('#acts').hidden && document.querySelector('#events').textContent.includes('session_start')`)
 	first := lastTickOn(t, ctx)
 	testutil.WaitFor(t, 15*time.Second, "the ticks to advance on the page", func() bool { return lastTickOn(t, ctx) >= first+3 })
 

@@ -1,8 +1,15 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	stdio "io"
+	"os"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
@@ -53,7 +60,88 @@ func remotes(io cli.IO) ([]web.RemoteHost, error) {
 				return c, func() { s.Close() }, nil
 			},
 			Final: func(err error) bool { return terr != nil || !rt.IsTransport(err) },
+			Run: func(ctx context.Context, args []string, out stdio.Writer) error {
+				if terr != nil {
+					return terr
+				}
+				return runOn(ctx, d, args, out)
+			},
 		})
 	}
 	return out, nil
+}
+
+// runOn runs "pty ARGS" on the host as pty --remote HOST does for a
+// command that is not routed (Dialer.Run), its standard output copied to
+// out; when it fails, what it said on standard error (its last 4 KiB) is
+// the error.
+func runOn(ctx context.Context, d rt.Dialer, args []string, out stdio.Writer) error {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	or, ow, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer or.Close()
+	er, ew, err := os.Pipe()
+	if err != nil {
+		ow.Close()
+		return err
+	}
+	defer er.Close()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); stdio.Copy(out, or) }()
+	errs := &lastBytes{n: 4 << 10}
+	go func() { defer wg.Done(); stdio.Copy(errs, er) }()
+	code, err := d.Run(ctx, args, null, ow, ew, false)
+	ow.Close()
+	ew.Close()
+	// The copies end with the command; a process of the host's that
+	// kept a descriptor would hold them, so not for long.
+	copied := make(chan struct{})
+	go func() { wg.Wait(); close(copied) }()
+	select {
+	case <-copied:
+	case <-time.After(time.Second):
+		or.Close()
+		er.Close()
+		<-copied
+	}
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		if msg := strings.TrimSpace(errs.String()); msg != "" {
+			return errors.New(msg)
+		}
+		return fmt.Errorf("pty %s on %s exited with status %d", args[0], d.Label(), code)
+	}
+	return nil
+}
+
+// lastBytes keeps the last n bytes written to it.
+type lastBytes struct {
+	mu sync.Mutex
+	n  int
+	b  []byte
+}
+
+func (l *lastBytes) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	if len(l.b) > l.n {
+		l.b = l.b[len(l.b)-l.n:]
+	}
+	return len(p), nil
+}
+
+func (l *lastBytes) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(bytes.ToValidUTF8(l.b, nil))
 }

@@ -43,8 +43,12 @@ pty restart -y and pty run -d do.
 With --remotes, the list also shows the sessions of every host of
 remotes.toml, grouped by host (each asked every 5 s, a host that fails
 with its error), and a remote session's page follows it live over a
-route to its host, reconnecting when the connection drops, read-only
-(see docs/remote.md).
+route to its host, reconnecting when the connection drops (the lines
+printed meanwhile are added to its scrollback), with the host's events
+(pty events, run there). With --write as well, typing goes to it over a
+route, Kill and Restart run pty kill and pty restart -y on the host,
+and the list's form can start a session there with pty run -d (see
+docs/web.md).
 
 Listens on ` + web.DefaultListen + ` unless --listen says otherwise. Anyone who
 can reach the address and holds the token can watch the sessions (and,
@@ -55,7 +59,7 @@ than listening beyond this machine. Limits: ` + strconv.Itoa(web.MaxLiveConns) +
 past that), ` + web.HeaderTimeout.String() + ` to send a request's headers.
 See docs/web.md.`
 	c.Flags.StringVar(&o.Listen, "listen", web.DefaultListen, "listen on `ADDR` (IP:PORT; a non-loopback address is reachable by others)")
-	c.Flags.BoolVar(&o.Remotes, "remotes", false, "also list and follow the sessions of the hosts of remotes.toml (read-only)")
+	c.Flags.BoolVar(&o.Remotes, "remotes", false, "also list and follow the sessions of the hosts of remotes.toml")
 	c.Flags.BoolVar(&o.Write, "write", false, "let pages type and paste into sessions, and kill, restart and start them (default: read-only)")
 	return c
 }

@@ -90,6 +90,7 @@ function listPage() {
   live('/live/list', (m) => {
     if (m.t !== 'list') return;
     $('new').hidden = !m.write;
+    newSessionHosts(m.write ? m.remote || [] : []);
     const out = [];
     if (m.error) out.push(el('p', 'error', m.error));
     if (m.sessions.length === 0 && !m.remote) out.push(el('p', 'empty', 'No sessions.'));
@@ -167,8 +168,11 @@ function newSessionForm() {
     $('newerror').hidden = true;
     $('newstart').disabled = true;
     try {
-      const r = await act({ op: 'start', command: $('newcmd').value, name: $('newname').value.trim(), cwd: $('newcwd').value.trim() });
-      location.href = '/s/' + encodeURIComponent(r.id);
+      const host = $('newhost').value;
+      const req = { op: 'start', command: $('newcmd').value, name: $('newname').value.trim(), cwd: $('newcwd').value.trim() };
+      if (host) req.host = host;
+      const r = await act(req);
+      location.href = host ? '/h/' + encodeURIComponent(host) + '/' + encodeURIComponent(r.id) : '/s/' + encodeURIComponent(r.id);
     } catch (err) {
       $('newerror').textContent = err.message;
       $('newerror').hidden = false;
@@ -176,6 +180,20 @@ function newSessionForm() {
       $('newstart').disabled = false;
     }
   });
+}
+
+// newSessionHosts offers the hosts of pty web --remotes in the form,
+// keeping the one chosen.
+function newSessionHosts(groups) {
+  const sel = $('newhost');
+  const want = groups.map((g) => g.label);
+  const have = Array.from(sel.options).slice(1).map((o) => o.value);
+  $('newhostl').hidden = want.length === 0;
+  if (want.join('\n') === have.join('\n')) return;
+  const chosen = sel.value;
+  sel.replaceChildren(el('option', '', 'this machine'), ...want.map((l) => { const o = el('option', '', l); o.value = l; return o; }));
+  sel.options[0].value = '';
+  sel.value = want.includes(chosen) ? chosen : '';
 }
 
 // ---- a session ----
@@ -443,6 +461,14 @@ function sessionPage() {
       case 'ended':
         ended(m);
         break;
+      case 'link': {
+        // The route to the session's host (pty web --remotes): down
+        // while it is made again.
+        const c = $('conn');
+        c.textContent = m.down || 'live';
+        c.className = 'conn ' + (m.down ? 'off' : 'on');
+        break;
+      }
       case 'gone':
         conn.stop('gone');
         $('status').textContent = 'removed';
@@ -457,7 +483,7 @@ function sessionPage() {
   });
 
   const finder = findBar(term);
-  actionButtons(id, () => name);
+  actionButtons(id, host, () => name);
 
   // Keys: a hidden textarea holds the focus, so phones show their keyboard
   // and input methods work. Keys without a character (arrows, Enter,
@@ -595,8 +621,10 @@ function findBar(term) {
 }
 
 // actionButtons are the session's kill and restart buttons (--write),
-// each asking first.
-function actionButtons(id, name) {
+// each asking first; host is the session's host of --remotes, '' for
+// this one.
+function actionButtons(id, host, name) {
+  const target = host ? { id, host } : { id };
   const bar = $('confirm');
   let pending = null;
   function ask(what, text, run) {
@@ -621,12 +649,12 @@ function actionButtons(id, name) {
   });
   $('kill').addEventListener('click', () => ask('Kill', 'Kill session ' + name() + '? Its programs get SIGHUP, then SIGTERM and SIGKILL.', async () => {
     notice('Killing…');
-    const r = await act({ op: 'kill', id });
+    const r = await act({ op: 'kill', ...target });
     notice(r.msg);
   }));
   $('restart').addEventListener('click', () => ask('Restart', 'Restart session ' + name() + '? If it runs it is killed first.', async () => {
     notice('Restarting…');
-    await act({ op: 'restart', id });
+    await act({ op: 'restart', ...target });
     location.reload();
   }));
 }

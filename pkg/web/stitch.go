@@ -1,0 +1,149 @@
+package web
+
+import (
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/proto"
+	"github.com/ptyorg/pty/pkg/term"
+)
+
+// A remote session's route can drop and be made again, and the new
+// connection's daemon knows nothing of what the old one sent: its
+// baseline starts the history afresh. The emulator and the pages keep
+// what they have; from the new baseline only the lines they lack are
+// taken, as pty attach --remote does for a terminal (pkg/client,
+// AttachRouted): the daemon's history count (STATUS) says how many lines
+// scrolled by while the route was down, the baseline brings those and a
+// few more, and the lines the emulator already has are found by their
+// text and left out.
+
+// stitchSlack is how many lines of history a reconnect asks for beyond
+// those the emulator lacks by the count: more than can scroll between the
+// count and the PEEK.
+const stitchSlack = 64
+
+// stitch is what a followed remote session's emulator knows of the
+// daemon's history across connections.
+type stitch struct {
+	again   bool  // the connection continues the emulator
+	fresh   bool  // its baseline is not drawn yet
+	before  int   // the daemon's history count before the PEEK
+	full    bool  // its scrollback was full then: counts say nothing
+	counted bool  // base is known
+	all     bool  // the baseline was asked for all of the history
+	win     int   // how many of a baseline's first lines may repeat the emulator's last; -1: any
+	base    int   // the daemon's history count when the baseline was drawn
+	baseSeq int64 // the emulator's HistorySeq once it was drawn
+	known   bool  // atDrop is known
+	atDrop  int   // the daemon's history count when the connection dropped
+	tail    []string
+}
+
+// begin asks the new connection's daemon for its history count and, on
+// a reconnect whose count tells, for the lines the emulator lacks and a
+// few more; otherwise the baseline brings all of the history.
+func (st *stitch) begin(c *client.Conn) error {
+	st.before, st.full, st.counted = historyCount(c)
+	st.fresh, st.all, st.win = true, true, -1
+	if st.again && st.known && st.counted && !st.full {
+		st.all, st.win = false, stitchSlack
+		return c.WriteFrame(proto.History, proto.HistoryLines(max(st.before-st.atDrop, 0)+stitchSlack))
+	}
+	return nil
+}
+
+// historyCount asks the daemon how many lines its scrollback holds, and
+// whether it is full (pkg/client reads STATUS so for a reattach).
+func historyCount(c *client.Conn) (n int, full, ok bool) {
+	b, err := c.Status(client.StatusTimeout)
+	if err != nil {
+		return 0, false, false
+	}
+	st, err := proto.ParseStatus(b)
+	if err != nil || st.Terminal.Rows <= 0 {
+		return 0, false, false
+	}
+	t := st.Terminal
+	return max(t.ScrollbackUsed-t.Rows, 0), t.ScrollbackCapacity > 0 && t.ScrollbackUsed >= t.ScrollbackCapacity, true
+}
+
+// dedupe is a reconnect's baseline p (the history form of PEEK with the
+// redraw and full bits) without the history lines scr already has: the
+// newest run of the baseline's history that continues scr's (any length,
+// or at most win lines) is left out, and the rest and the screen written
+// again as the daemon writes them. It returns how many history lines the
+// baseline had.
+func (st *stitch) dedupe(p []byte, scr *term.Screen) ([]byte, int) {
+	rows, cols := scr.Size()
+	scratch := term.New(rows, cols, term.Options{Scrollback: 1 << 20})
+	scratch.Write(p)
+	h := scratch.ScrollbackLen()
+	got := scratch.Lines(true)[:h]
+	n := h
+	if st.win >= 0 {
+		n = min(n, st.win)
+	}
+	j := overlap(got[:n], st.tail)
+	out := scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)
+	return append(out, scratch.Redraw()...), h
+}
+
+// overlap is the length of the longest prefix of got that is a suffix of
+// have (Knuth-Morris-Pratt over lines, so a long history costs its
+// length, not its square).
+func overlap(got, have []string) int {
+	if len(got) == 0 || len(have) == 0 {
+		return 0
+	}
+	if len(have) > len(got) {
+		have = have[len(have)-len(got):] // a longer suffix cannot be a prefix
+	}
+	fail := make([]int, len(got))
+	for i, k := 1, 0; i < len(got); i++ {
+		for k > 0 && got[i] != got[k] {
+			k = fail[k-1]
+		}
+		if got[i] == got[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	k := 0
+	for _, l := range have {
+		for k > 0 && (k == len(got) || l != got[k]) {
+			k = fail[k-1]
+		}
+		if l == got[k] {
+			k++
+		}
+	}
+	return k
+}
+
+// drawn records the baseline just drawn: the emulator's history went
+// from seq to scr's, and the baseline had h history lines.
+func (st *stitch) drawn(scr *term.Screen, seq int64, h int) {
+	st.fresh, st.tail = false, nil
+	st.baseSeq = scr.HistorySeq()
+	switch {
+	case st.all:
+		// All of the daemon's lines, unless the 32 MiB bound cut them.
+		st.base = h
+		st.counted = st.counted && h >= st.before
+	case st.known:
+		// The lines after atDrop, and no others.
+		st.base, st.counted = st.atDrop+int(st.baseSeq-seq), true
+	}
+}
+
+// dropped records the emulator as the connection leaves it.
+func (st *stitch) dropped(scr *term.Screen) {
+	st.again = scr != nil
+	st.known = st.counted && !st.fresh && scr != nil
+	if scr == nil {
+		return
+	}
+	if st.known {
+		st.atDrop = st.base + int(scr.HistorySeq()-st.baseSeq)
+	}
+	st.tail = scr.Lines(true)[:scr.ScrollbackLen()]
+}
