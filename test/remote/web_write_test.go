@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/cmd/remoteserve"
 )
 
 // webServer is a pty web --remotes of the test's, against the fleet.
@@ -155,8 +156,14 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 
 	// While the counter prints: the ssh processes of every route (the
 	// page's, the typing's) and of the events' follow are killed.
-	w.killCarriers(t, "remote-serve")
-	w.killCarriers(t, "events")
+	// Routes start pty-remote-serve --stdio; the follow of the events
+	// runs pty events --json -- ctr as one encoded word (--run=).
+	w.killCarriers(t, "remote-serve --stdio")
+	enc, err := remoteserve.EncodeArgs([]string{"events", "--json", "--", "ctr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.killCarriers(t, "--run="+enc)
 	testutil.MustRun(t, f.rootA, "emit", "ctr", "user.after-drop", "--text", "second")
 	pageTrue(t, ctx, "n200 on the page", `document.querySelector('#screen').textContent.includes('n200')`)
 	pageTrue(t, ctx, "an event logged after the drop", `document.querySelector('#events').textContent.includes('user.after-drop')`)
