@@ -176,6 +176,11 @@ func (f *follower) run() {
 	f.stream(conn, nil)
 }
 
+// peekFollow asks for the exact screen, first with the scrollback
+// (Full), and in a flood's redraws the lines that scrolled by since the
+// last one (Follow).
+const peekFollow = proto.PeekRedraw | proto.PeekFull | proto.PeekFollow
+
 // stream reads one connection's stream into the emulator until it ends,
 // and reports whether it ended with the session's EXIT. st, for a
 // session on another host, carries the emulator over reconnects
@@ -198,12 +203,14 @@ func (f *follower) stream(conn *client.Conn, st *stitch) (exited bool) {
 	// flood's redraws the lines that scrolled by since the last one
 	// (Follow): the emulator's scrollback then holds every line the
 	// session kept, once and in order, as an attached terminal's does.
-	if err := conn.WriteFrame(proto.Peek, proto.PeekRequest(proto.PeekRedraw|proto.PeekFull|proto.PeekFollow)); err != nil {
+	if err := conn.WriteFrame(proto.Peek, proto.PeekRequest(peekFollow)); err != nil {
 		return false
 	}
 	write := func(b []byte) {
 		f.mu.Lock()
-		if f.scr != nil {
+		// Before a reconnect's baseline is drawn (one was asked for
+		// again) the stream is not: the baseline has it.
+		if f.scr != nil && (st == nil || !st.fresh) {
 			f.scr.Write(b)
 		}
 		f.mu.Unlock()
@@ -240,7 +247,14 @@ func (f *follower) stream(conn *client.Conn, st *stitch) (exited bool) {
 				// emulator has.
 				p, h := fr.Payload, 0
 				if stitching {
-					p, h = st.dedupe(p, f.scr)
+					var ok bool
+					if p, h, ok = st.dedupe(p, f.scr); !ok {
+						f.mu.Unlock()
+						if st.askAll(conn) != nil {
+							return false
+						}
+						continue
+					}
 				}
 				seq := f.scr.HistorySeq()
 				rows, _ := f.scr.Size()

@@ -1,6 +1,9 @@
 package web
 
 import (
+	"math"
+	"slices"
+
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
@@ -33,6 +36,8 @@ type stitch struct {
 	win     int   // how many of a baseline's first lines may repeat the emulator's last; -1: any
 	base    int   // the daemon's history count when the baseline was drawn
 	baseSeq int64 // the emulator's HistorySeq once it was drawn
+	asked   int   // how many lines of history the baseline was asked for; 0: all
+	reasked bool  // the baseline was asked for again, with all of the history
 	known   bool  // atDrop is known
 	atDrop  int   // the daemon's history count when the connection dropped
 	tail    []string
@@ -43,12 +48,26 @@ type stitch struct {
 // few more; otherwise the baseline brings all of the history.
 func (st *stitch) begin(c *client.Conn) error {
 	st.before, st.full, st.counted = historyCount(c)
-	st.fresh, st.all, st.win = true, true, -1
+	st.fresh, st.all, st.win, st.asked, st.reasked = true, true, -1, 0, false
 	if st.again && st.known && st.counted && !st.full {
 		st.all, st.win = false, stitchSlack
-		return c.WriteFrame(proto.History, proto.HistoryLines(max(st.before-st.atDrop, 0)+stitchSlack))
+		st.asked = max(st.before-st.atDrop, 0) + stitchSlack
+		return c.WriteFrame(proto.History, proto.HistoryLines(st.asked))
 	}
 	return nil
+}
+
+// askAll asks the connection's daemon for its baseline again, with all
+// of its history: the one that came began after the emulator's last
+// line (more lines scrolled between the count and the PEEK than the
+// slack), so the lines between were in neither. Until the new baseline
+// the stream is not drawn: the baseline has it.
+func (st *stitch) askAll(c *client.Conn) error {
+	st.all, st.win, st.asked, st.reasked = true, -1, 0, true
+	if err := c.WriteFrame(proto.History, proto.HistoryLines(math.MaxInt32)); err != nil {
+		return err
+	}
+	return c.WriteFrame(proto.Peek, proto.PeekRequest(peekFollow))
 }
 
 // historyCount asks the daemon how many lines its scrollback holds, and
@@ -71,53 +90,59 @@ func historyCount(c *client.Conn) (n int, full, ok bool) {
 // newest run of the baseline's history that continues scr's (any length,
 // or at most win lines) is left out, and the rest and the screen written
 // again as the daemon writes them. It returns how many history lines the
-// baseline had.
-func (st *stitch) dedupe(p []byte, scr *term.Screen) ([]byte, int) {
+// baseline had; ok is false when the baseline, asked for a part of the
+// history, has none of scr's lines but had as many as it was asked for:
+// more lines scrolled between the count and the PEEK than the slack, and
+// those between scr's last and the baseline's first would be lost. The
+// caller then asks again for all of it (askAll).
+func (st *stitch) dedupe(p []byte, scr *term.Screen) (_ []byte, h int, ok bool) {
 	rows, cols := scr.Size()
 	scratch := term.New(rows, cols, term.Options{Scrollback: 1 << 20})
 	scratch.Write(p)
-	h := scratch.ScrollbackLen()
+	h = scratch.ScrollbackLen()
 	got := scratch.Lines(true)[:h]
 	n := h
 	if st.win >= 0 {
 		n = min(n, st.win)
 	}
 	j := overlap(got[:n], st.tail)
+	if j == 0 && st.win >= 0 {
+		if st.asked > 0 && h >= st.asked && !st.reasked {
+			return nil, h, false
+		}
+		// All of the daemon's history came: any run of it continues
+		// scr's.
+		j = overlap(got, st.tail)
+	}
 	out := scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)
-	return append(out, scratch.Redraw()...), h
+	return append(out, scratch.Redraw()...), h, true
 }
 
-// overlap is the length of the longest prefix of got that is a suffix of
-// have (Knuth-Morris-Pratt over lines, so a long history costs its
-// length, not its square).
+// overlap is how many of got's first lines the emulator has: the
+// largest number (at most len(got)) whose last lines, up to matchRun of
+// them, are the last lines of have. The run is bounded so that a line
+// the emulator lacks further back (lost in an outage longer than the
+// daemon's scrollback) does not make the whole baseline count as new.
 func overlap(got, have []string) int {
-	if len(got) == 0 || len(have) == 0 {
+	if len(have) == 0 {
 		return 0
 	}
-	if len(have) > len(got) {
-		have = have[len(have)-len(got):] // a longer suffix cannot be a prefix
-	}
-	fail := make([]int, len(got))
-	for i, k := 1, 0; i < len(got); i++ {
-		for k > 0 && got[i] != got[k] {
-			k = fail[k-1]
+	last := have[len(have)-1]
+	for j := len(got); j > 0; j-- {
+		if got[j-1] != last {
+			continue
 		}
-		if got[i] == got[k] {
-			k++
-		}
-		fail[i] = k
-	}
-	k := 0
-	for _, l := range have {
-		for k > 0 && (k == len(got) || l != got[k]) {
-			k = fail[k-1]
-		}
-		if l == got[k] {
-			k++
+		m := min(j, len(have), matchRun)
+		if slices.Equal(got[j-m:j], have[len(have)-m:]) {
+			return j
 		}
 	}
-	return k
+	return 0
 }
+
+// matchRun is how many of the emulator's last lines a baseline's must
+// repeat to count as the same.
+const matchRun = 64
 
 // drawn records the baseline just drawn: the emulator's history went
 // from seq to scr's, and the baseline had h history lines.

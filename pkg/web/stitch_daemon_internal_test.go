@@ -1,0 +1,250 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/proto"
+)
+
+// A followed remote session's emulator keeps every line once and in
+// order however often its route drops while the session prints: here
+// the "route" is a connection to a real daemon on this machine, which
+// the test closes at random moments, mid-line and mid-frame included.
+func TestStitchDropsUnderOutput(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		scrollback string // the session's; "" its default
+		lines      int
+		pace       string // a shell command between lines
+	}{
+		// Counted: the reconnect asks for the lines the emulator lacks.
+		{name: "counted", lines: 3000, pace: "[ $((i % 8)) = 0 ] && sleep 0.01"},
+		// The session's scrollback full: counts say nothing, all of it
+		// comes and is compared. Paced so that a drop's outage (the
+		// 100 ms backoff) scrolls by fewer lines than the session keeps.
+		{name: "full", scrollback: "800", lines: 2000, pace: "[ $((i % 4)) = 0 ] && sleep 0.01"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := testutil.Root(t)
+			gate := filepath.Join(t.TempDir(), "go")
+			args := []string{"run", "-d", "--id", "ctr"}
+			if tc.scrollback != "" {
+				args = append(args, "--scrollback", tc.scrollback)
+			}
+			testutil.MustRun(t, root, append(args, "--", "sh", "-c", fmt.Sprintf(
+				`while [ ! -e %s ]; do sleep 0.02; done; i=0; while [ $i -lt %d ]; do i=$((i+1)); echo n$i; %s; done; echo END; exec sleep 100`,
+				gate, tc.lines, tc.pace))...)
+
+			r := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+			var mu sync.Mutex
+			var cur *client.Conn
+			routes := 0
+			host := RemoteHost{Label: "local", Route: func(ctx context.Context, ref string) (*client.Conn, func(), error) {
+				mu.Lock()
+				lag := time.Duration(r.IntN(150)) * time.Millisecond
+				mu.Unlock()
+				c, err := slowRoute(t, root, ref, lag)
+				if err != nil {
+					return nil, nil, err
+				}
+				mu.Lock()
+				cur = c
+				routes++
+				mu.Unlock()
+				return c, func() { c.Close() }, nil
+			}}
+			s := &server{ctx: context.Background(), followers: map[string]*follower{}}
+			s.rem = newRemotes([]RemoteHost{host})
+			ctx, cancel := context.WithCancel(context.Background())
+			f := &follower{s: s, id: "ctr", remote: s.rem.target("local"), ctx: ctx, cancel: cancel,
+				dirty: make(chan struct{}, 1), changed: make(chan struct{}), code: -1, keep: 20000}
+			done := make(chan struct{})
+			go func() { f.run(); close(done) }()
+			defer func() { cancel(); <-done }()
+
+			text := func() []string {
+				f.mu.Lock()
+				defer f.mu.Unlock()
+				if f.scr == nil {
+					return nil
+				}
+				return f.scr.Lines(true)
+			}
+			testutil.WaitFor(t, 15*time.Second, "the first baseline", func() bool { return f.link() == "" && text() != nil })
+			if err := os.WriteFile(gate, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ended := func(ls []string) bool {
+				for _, l := range ls {
+					if l == "END" {
+						return true
+					}
+				}
+				return false
+			}
+			drops, dropped := 0, 0
+			for deadline := time.Now().Add(60 * time.Second); !ended(text()); drops++ {
+				if time.Now().After(deadline) {
+					t.Fatalf("no END after %d drops", drops)
+				}
+				// A while after a route is up, before its baseline came
+				// or after; every other time after, so that no outage
+				// outlasts what the session keeps.
+				var c *client.Conn
+				testutil.WaitFor(t, 15*time.Second, "a route after the last drop", func() bool {
+					mu.Lock()
+					defer mu.Unlock()
+					c = cur
+					return routes > dropped || ended(text())
+				})
+				mu.Lock()
+				pause := time.Duration(r.IntN(300)) * time.Millisecond
+				dropped = routes
+				mu.Unlock()
+				if drops%2 == 1 {
+					// Drawn: the emulator changes only once the route's
+					// baseline is (one asked for again is the second).
+					was := strings.Join(text(), "\n")
+					testutil.WaitFor(t, 15*time.Second, "a route's baseline drawn", func() bool {
+						return strings.Join(text(), "\n") != was || ended(text())
+					})
+				}
+				time.Sleep(pause)
+				c.Close()
+			}
+			testutil.WaitFor(t, 15*time.Second, "END on the screen after the last drop", func() bool { return f.link() == "" && ended(text()) })
+			var ns []string
+			for _, l := range text() {
+				if len(l) > 1 && l[0] == 'n' && strings.Trim(l[1:], "0123456789") == "" {
+					ns = append(ns, l)
+				}
+			}
+			if p := counterProblem(ns, tc.lines); p != "" {
+				t.Fatalf("after %d drops (%d routes): %s", drops, routes, p)
+			}
+			t.Logf("%d drops, %d routes, every line once", drops, routes)
+		})
+	}
+}
+
+// counterProblem says what is wrong with lines, which should be n1 to
+// nN once each and in order: the first line missing or repeated.
+func counterProblem(lines []string, n int) string {
+	want := 1
+	for i, l := range lines {
+		k, _ := strconv.Atoi(l[1:])
+		switch {
+		case k == want:
+			want++
+		case k < want:
+			return fmt.Sprintf("line %d is %s again (after n%d)", i, l, want-1)
+		default:
+			return fmt.Sprintf("n%d to n%d are missing (line %d is %s)", want, k-1, i, l)
+		}
+	}
+	if want != n+1 {
+		return fmt.Sprintf("the lines end at n%d, not n%d", want-1, n)
+	}
+	return ""
+}
+
+// slowRoute is a connection to session id's daemon carried, as a route
+// is, by a relay: here one that delays every byte by lag each way, as a
+// slow link does, so that lines scroll between a reconnect's count and
+// its baseline.
+func slowRoute(t *testing.T, root, id string, lag time.Duration) (*client.Conn, error) {
+	d, err := client.Dial(root, id)
+	if err != nil {
+		return nil, err
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	conns := make([]*net.UnixConn, 2)
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "route")
+		c, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c.(*net.UnixConn)
+	}
+	far := d.Raw()
+	var once sync.Once
+	end := func() { once.Do(func() { far.Close(); conns[1].Close() }) }
+	go lagCopy(conns[1], framesOf(far), lag, end)
+	go lagCopy(far, conns[1], lag, end)
+	return client.Relayed(conns[0]), nil
+}
+
+// framesOf is the daemon's stream as read from c, frame by frame, each
+// frame split in two at a random place (a drop can fall between them).
+func framesOf(c io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		r := proto.NewReader(c)
+		for {
+			fr, err := r.Next()
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			b := proto.AppendFrame(nil, fr.Type, fr.Payload)
+			cut := rand.IntN(len(b) + 1)
+			if _, err := pw.Write(b[:cut]); err != nil {
+				return
+			}
+			if _, err := pw.Write(b[cut:]); err != nil {
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+// lagCopy copies src to dst, each chunk lag after it was read, until
+// either fails; then end.
+func lagCopy(dst io.Writer, src io.Reader, lag time.Duration, end func()) {
+	type chunk struct {
+		at time.Time
+		b  []byte
+	}
+	q := make(chan chunk, 1024)
+	go func() {
+		defer close(q)
+		for {
+			b := make([]byte, 4096)
+			n, err := src.Read(b)
+			if n > 0 {
+				q <- chunk{time.Now().Add(lag), b[:n]}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer end()
+	for c := range q {
+		time.Sleep(time.Until(c.at))
+		if _, err := dst.Write(c.b); err != nil {
+			return
+		}
+	}
+}
