@@ -3,6 +3,7 @@ package remote
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -121,8 +122,12 @@ func TestRemoteWebWriteCounted(t *testing.T) { testRemoteWebWrite(t, "") }
 
 func testRemoteWebWrite(t *testing.T, scrollback string) {
 	f := newFleet(t)
+	// The counter waits at n200 for a file (the host is this machine),
+	// not for a line typed: a line that came early would let it go on,
+	// and what is typed later would be echoed into one of its lines.
+	gate := filepath.Join(t.TempDir(), "go")
 	run := testutil.Command(t, f.rootA, "", "run", "-d", "--id", "ctr", "--", "sh", "-c",
-		`echo ready; read x; echo got-$x; i=0; while [ $i -lt 400 ]; do i=$((i+1)); echo n$i; [ $i = 200 ] && read y; sleep 0.03; done; echo END; sleep 100`)
+		`echo ready; read x; echo got-$x; i=0; while [ $i -lt 400 ]; do i=$((i+1)); echo n$i; [ $i = 200 ] && while [ ! -e `+gate+` ]; do sleep 0.05; done; sleep 0.03; done; echo END; sleep 100`)
 	if scrollback != "" {
 		run.Env = append(run.Env, "PTY_SCROLLBACK="+scrollback)
 	}
@@ -204,26 +209,38 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 		}
 		return false
 	})
+	// Typing over a route made again after its host's end was killed:
+	// the tty echoes the line.
 	typeOn(t, ctx, "more")
+	testutil.WaitForState(t, 15*time.Second, "the typed line echoed on the host", func() (bool, string) {
+		out := testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout
+		return strings.Contains(out, "n200\nmore"), out
+	})
+	if r := testutil.Run(t, f.rootA, "peek", "--plain", "ctr"); strings.Contains(r.Stdout, "n201") {
+		t.Fatalf("the counter did not wait at n200: %q", r.Stdout)
+	}
+	// The counter goes on while the page's route is made again.
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	pageTrue(t, ctx, "END on the page", `document.querySelector('#screen').textContent.includes('END')`)
 
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](remoteBufferText))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ns []string
+	var ns, others []string
 	for _, l := range rows {
 		l = strings.TrimSpace(l)
 		if len(l) > 1 && l[0] == 'n' && strings.Trim(l[1:], "0123456789") == "" {
 			ns = append(ns, l)
+		} else if l != "" {
+			others = append(others, l)
 		}
 	}
-	ok := len(ns) == 400
-	for i := 0; ok && i < 400; i++ {
-		ok = ns[i] == "n"+strconv.Itoa(i+1)
-	}
-	if !ok {
-		t.Fatalf("the page's counter lines (want n1..n400 once each, in order): %d lines %v", len(ns), ns)
+	if p := counterProblem(ns, 400); p != "" {
+		t.Fatalf("the page's counter lines, n1 to n400 once each and in order: %s; its other lines: %q; the host's: %q",
+			p, others, nonCounter(testutil.Run(t, f.rootA, "peek", "--plain", "--full", "ctr").Stdout))
 	}
 
 	// An action's checks are those of a local one.
@@ -287,4 +304,37 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 	if r := testutil.Run(t, f.rootA, "list", "--json"); !strings.Contains(r.Stdout, `"from web"`) {
 		t.Fatalf("the host's list lacks the new session: %s", r.Stdout)
 	}
+}
+
+// counterProblem says what is wrong with lines, which should be n1 to
+// nN once each and in order: the first line missing or repeated.
+func counterProblem(lines []string, n int) string {
+	want := 1
+	for i, l := range lines {
+		k, _ := strconv.Atoi(l[1:])
+		switch {
+		case k == want:
+			want++
+		case k < want:
+			return fmt.Sprintf("line %d is %s again (after n%d)", i, l, want-1)
+		default:
+			return fmt.Sprintf("n%d to n%d are missing (line %d is %s)", want, k-1, i, l)
+		}
+	}
+	if want != n+1 {
+		return fmt.Sprintf("the lines end at n%d, not n%d", want-1, n)
+	}
+	return ""
+}
+
+// nonCounter are the lines of out that are not a counter's.
+func nonCounter(out string) []string {
+	var o []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !(len(l) > 1 && l[0] == 'n' && strings.Trim(l[1:], "0123456789") == "") {
+			o = append(o, l)
+		}
+	}
+	return o
 }
