@@ -369,3 +369,35 @@ func clip(b []byte) string {
 	}
 	return s
 }
+
+// FindRow is the row of rows that REF names by the rules a route
+// resolves it by on the host (layout's Resolve): the id, else the one
+// session of that display name, else the one whose id, then whose display
+// name, begins with REF. ok is false when none or several do.
+func FindRow(rows []Row, ref string) (Row, bool) {
+	for _, r := range rows {
+		if r.Name == ref {
+			return r, true
+		}
+	}
+	for _, match := range []func(Row) bool{
+		func(r Row) bool { return r.DisplayName != "" && r.DisplayName == ref },
+		func(r Row) bool { return ref != "" && strings.HasPrefix(r.Name, ref) },
+		func(r Row) bool { return ref != "" && r.DisplayName != ref && strings.HasPrefix(r.DisplayName, ref) },
+	} {
+		var found []Row
+		for _, r := range rows {
+			if match(r) {
+				found = append(found, r)
+			}
+		}
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0], true
+		}
+		return Row{}, false
+	}
+	return Row{}, false
+}
