@@ -373,11 +373,12 @@ func clip(b []byte) string {
 // FindRow is the row of rows that REF names by the rules a route
 // resolves it by on the host (layout's Resolve): the id, else the one
 // session of that display name, else the one whose id, then whose display
-// name, begins with REF. ok is false when none or several do.
-func FindRow(rows []Row, ref string) (Row, bool) {
+// name, begins with REF. n is how many the rule that decides names: 1
+// for the row found, 0 when no row matches, more when REF is ambiguous.
+func FindRow(rows []Row, ref string) (r Row, n int) {
 	for _, r := range rows {
 		if r.Name == ref {
-			return r, true
+			return r, 1
 		}
 	}
 	for _, match := range []func(Row) bool{
@@ -395,9 +396,9 @@ func FindRow(rows []Row, ref string) (Row, bool) {
 		case 0:
 			continue
 		case 1:
-			return found[0], true
+			return found[0], 1
 		}
-		return Row{}, false
+		return Row{}, len(found)
 	}
-	return Row{}, false
+	return Row{}, 0
 }

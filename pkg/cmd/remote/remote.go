@@ -163,8 +163,8 @@ func reconnecting(ctx context.Context, d rt.Dialer, route client.Router, ref str
 // its daemon's EXIT says), or an error that says what became of it: gone
 // from the list (removed, or its record reaped as it ended), or ended
 // without an exit code (the original's host lists none). A session
-// still listed as running or vanished, or a list that fails, leaves the
-// refusal as it is (nil).
+// still listed as running or vanished, a REF that names several now, or
+// a list that fails, leaves the refusal as it is (nil).
 func ended(ctx context.Context, d rt.Dialer, ref string, refusal error) (int, bool, error) {
 	var re *rt.RefusedError
 	if !errors.As(refusal, &re) {
@@ -174,9 +174,11 @@ func ended(ctx context.Context, d rt.Dialer, ref string, refusal error) (int, bo
 	if err != nil {
 		return 0, false, nil
 	}
-	r, ok := rt.FindRow(rows, ref)
+	r, n := rt.FindRow(rows, ref)
 	switch {
-	case !ok:
+	case n > 1:
+		return 0, false, nil // the refusal says so: sessions started meanwhile share REF
+	case n == 0:
 		return 0, false, errs.Sentence(fmt.Sprintf("Session %q is gone from %s: it was removed while the connection was down (pty rm, or its record reaped when it ended)", ref, d.Label()), nil)
 	case r.Status != "exited":
 		return 0, false, nil
