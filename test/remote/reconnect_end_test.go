@@ -22,26 +22,30 @@ import (
 // ends with one line that says so, exit status 1.
 func TestRemoteSessionEndsDuringOutage(t *testing.T) {
 	f := newFleet(t)
-	// ex exits 7 and rmme 3 when sent a line; kld is stopped with pty
-	// kill (its daemon's EXIT says 128 plus the signal's number).
+	// ex (display name exname) exits 7 and rmme 3 when sent a line; kld
+	// is stopped with pty kill (its daemon's EXIT says 128 plus the
+	// signal's number).
 	for id, code := range map[string]string{"ex": "7", "rmme": "3", "kld": ""} {
 		script := "echo ready-" + id + "; read x; exit " + code
 		if code == "" {
 			script = "echo ready-" + id + "; sleep 100"
 		}
-		testutil.MustRun(t, f.rootA, "run", "-d", "--id", id, "--", "sh", "-c", script)
+		testutil.MustRun(t, f.rootA, "run", "-d", "--id", id, "--name", id+"name", "--", "sh", "-c", script)
 	}
 	pty := filepath.Join(testutil.BinDir(t), "pty")
 	// The command's exit status is written below its last words.
-	client := func(id string, args ...string) *testutil.Tmux {
+	// ref names session id, which prints ready-ID.
+	client := func(id, ref string, args ...string) *testutil.Tmux {
 		argv := append([]string{"sh", "-c", `"$@"; echo "[rc=$?]"`, "sh", pty, "--remote", "hosta"}, args...)
-		tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, append(argv, id)...)
+		tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, append(argv, ref)...)
 		tm.WaitText("ready-" + id)
 		return tm
 	}
-	exAttach, exPeek := client("ex", "attach"), client("ex", "peek", "-f")
-	rmAttach, rmPeek := client("rmme", "attach"), client("rmme", "peek", "-f")
-	kldAttach := client("kld", "attach")
+	// The host's list is read by the route's rules: a display name, a
+	// prefix of an id.
+	exAttach, exPeek := client("ex", "exname", "attach"), client("ex", "e", "peek", "-f")
+	rmAttach, rmPeek := client("rmme", "rmme", "attach"), client("rmme", "rmme", "peek", "-f")
+	kldAttach := client("kld", "kld", "attach")
 	all := []*testutil.Tmux{exAttach, exPeek, rmAttach, rmPeek, kldAttach}
 
 	// The host goes out of reach: its sshd stopped, the shared
@@ -108,8 +112,8 @@ func TestRemoteSessionEndsDuringOutage(t *testing.T) {
 			return true, ""
 		})
 	}
-	ends(exAttach, "attach's end of ex", "[ex exited with code 7]", "[rc=7]")
-	ends(exPeek, "peek -f's end of ex", "[ex exited with code 7]", "[rc=7]")
+	ends(exAttach, "attach's end of ex", "[exname exited with code 7]", "[rc=7]")
+	ends(exPeek, "peek -f's end of ex", "[e exited with code 7]", "[rc=7]")
 	ends(kldAttach, "attach's end of kld", "[kld exited with code "+killedCode+"]", "[rc="+killedCode+"]")
 	gone := `Session "rmme" is gone from hosta: it was removed while the connection was down`
 	ends(rmAttach, "attach's end of rmme", gone, "[rc=1]")
