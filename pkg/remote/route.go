@@ -371,34 +371,15 @@ func clip(b []byte) string {
 }
 
 // FindRow is the row of rows that REF names by the rules a route
-// resolves it by on the host (layout's Resolve): the id, else the one
-// session of that display name, else the one whose id, then whose display
-// name, begins with REF. n is how many the rule that decides names: 1
-// for the row found, 0 when no row matches, more when REF is ambiguous.
+// resolves it by on the host (layout.MatchRef). n is how many the rule
+// that decides names: 1 for the row found, 0 when no row matches, more
+// when REF is ambiguous. A row without a display name has "".
 func FindRow(rows []Row, ref string) (r Row, n int) {
-	for _, r := range rows {
-		if r.Name == ref {
-			return r, 1
-		}
+	match := layout.MatchRef(ref, len(rows), func(i int) (string, string, bool) {
+		return rows[i].Name, rows[i].DisplayName, rows[i].DisplayName != ""
+	})
+	if len(match) != 1 {
+		return Row{}, len(match)
 	}
-	for _, match := range []func(Row) bool{
-		func(r Row) bool { return r.DisplayName != "" && r.DisplayName == ref },
-		func(r Row) bool { return ref != "" && strings.HasPrefix(r.Name, ref) },
-		func(r Row) bool { return ref != "" && r.DisplayName != ref && strings.HasPrefix(r.DisplayName, ref) },
-	} {
-		var found []Row
-		for _, r := range rows {
-			if match(r) {
-				found = append(found, r)
-			}
-		}
-		switch len(found) {
-		case 0:
-			continue
-		case 1:
-			return found[0], 1
-		}
-		return Row{}, len(found)
-	}
-	return Row{}, 0
+	return rows[match[0]], 1
 }
