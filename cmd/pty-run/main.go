@@ -22,7 +22,7 @@ import (
 const full = "pty-run-attach"
 
 func main() {
-	tty.IgnoreQuitKey()
+	tty.IgnoreQuitKeyStartingPty()
 	var o run.Options
 	c := run.Command(&o)
 	// --help and mistakes in the flags are answered here, as

@@ -39,3 +39,17 @@ func Size(fs ...*os.File) (rows, cols int) {
 func IgnoreQuitKey() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGQUIT)
 }
+
+// IgnoreQuitKeyStartingPty is IgnoreQuitKey for a process that starts no
+// program but pty's own (pty-run: pty-daemon for -d, else pty-run-attach):
+// the key is ignored outright, which costs no threads, where catching it
+// starts two (the runtime's signal-mask thread and the os/signal watcher),
+// a good part of the start of a short-lived command. The inherited
+// disposition goes no further: those programs are Go programs, whose
+// runtime installs its own handler for SIGQUIT whatever it inherited (it
+// keeps an inherited SIG_IGN only for SIGHUP and SIGINT), so the command a
+// daemon starts gets the default back as IgnoreQuitKey's children do
+// (test/run's TestRunDetachedLeavesQuitToTheCommand).
+func IgnoreQuitKeyStartingPty() {
+	signal.Ignore(syscall.SIGQUIT)
+}
