@@ -17,6 +17,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/internal/rawio"
+	"github.com/ptyorg/pty/internal/tty"
 	"github.com/ptyorg/pty/pkg/proto"
 )
 
@@ -68,17 +69,7 @@ type Result struct {
 
 // TermSize returns the size of the first terminal among fs, else 24x80,
 // within the largest size a session may have (proto.MaxRows, MaxCols).
-func TermSize(fs ...*os.File) (rows, cols int) {
-	for _, f := range fs {
-		if f == nil {
-			continue
-		}
-		if c, r, err := term.GetSize(int(f.Fd())); err == nil && r > 0 && c > 0 {
-			return proto.ClampSize(r, c)
-		}
-	}
-	return 24, 80
-}
+func TermSize(fs ...*os.File) (rows, cols int) { return tty.Size(fs...) }
 
 type frameOrErr struct {
 	f   proto.Frame
@@ -547,12 +538,5 @@ func waitHanded(c *Conn, o AttachOptions, st *term.State, rows, cols int, stop <
 func IsNotRunning(err error) bool { return errors.Is(err, ErrNotRunning) }
 
 // IgnoreQuitKey keeps a stray Ctrl+\ from killing this process while its
-// terminal is not in raw mode (before raw mode is set, or while the picker
-// hands the terminal to an attach and back): the terminal turns the key
-// into SIGQUIT, whose default action is a core dump. The signal is caught
-// and dropped rather than ignored, so programs this process starts (a
-// session's daemon, and through it the user's shell) get the default
-// disposition back at exec.
-func IgnoreQuitKey() {
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGQUIT)
-}
+// terminal is not in raw mode (tty.IgnoreQuitKey says how).
+func IgnoreQuitKey() { tty.IgnoreQuitKey() }

@@ -32,6 +32,13 @@ type Reconnect struct {
 	// answered that the session is not there, refused the login): the
 	// attach ends with it. Others are retried.
 	Final func(error) bool
+	// Ended, when set, is asked how session ref ended when a reconnect's
+	// route is refused for good (Final): the session went while the
+	// connection was down, and the host's answer says only that it is
+	// not there to attach to. exited: it ended with code, and the attach
+	// ends as on the session's EXIT; else err, when not nil, ends it
+	// instead of the refusal.
+	Ended func(ref string, refusal error) (code int, exited bool, err error)
 }
 
 // Backoff of AttachRouted: the first retry after 100 ms, each wait twice
@@ -69,6 +76,7 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 	tr := newTracker(o.Out, o.OutFile, o.In)
 	defer tr.stop()
 	o.Out = tr
+	name := o.Name // how messages call the session attached to now
 	c, done, err := route(ref, nil)
 	if err != nil {
 		return Result{}, err
@@ -85,7 +93,7 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 				return nil, "", "", err
 			}
 			done()
-			done, ref = nextDone, id
+			done, ref, name = nextDone, id, id
 			return next, id, "pty: " + id, nil
 		}
 		o.switched = func(c *Conn, ao *AttachOptions) {
@@ -153,7 +161,11 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 		if !lost {
 			return res, err
 		}
-		if c, done, err = reroute(route, ref, p, tr, err); err != nil {
+		var ended *Result
+		if c, done, ended, err = reroute(route, ref, name, p, tr, err); ended != nil || err != nil {
+			if ended != nil {
+				return *ended, nil
+			}
 			return Result{}, err
 		}
 	}
@@ -161,8 +173,11 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 
 // reroute waits and routes again until a connection opens, the user stops
 // (Ctrl+\ or Ctrl+C, which the terminal, back in its normal mode, turns
-// into signals), the attempts run out, or the host refuses for good.
-func reroute(route Router, ref string, p Reconnect, tr *tracker, why error) (*Conn, func(), error) {
+// into signals), the attempts run out, or the host refuses for good. A
+// refusal that p.Ended says is the session's exit ends the attach as
+// the EXIT would have: the result, and "[NAME exited with code N]" below
+// the reconnecting line.
+func reroute(route Router, ref, name string, p Reconnect, tr *tracker, why error) (*Conn, func(), *Result, error) {
 	msg := fmt.Sprintf("[reconnecting to %s... Ctrl+\\ to stop]", p.Host)
 	tr.raw([]byte("\x1b[999;1H\r\x1b[2K" + msg))
 	stop := make(chan os.Signal, 1)
@@ -173,21 +188,31 @@ func reroute(route Router, ref string, p Reconnect, tr *tracker, why error) (*Co
 		select {
 		case <-stop:
 			tr.raw([]byte("\r\n[stopped reconnecting]\r\n"))
-			return nil, nil, fmt.Errorf("stopped reconnecting to %s: %w", p.Host, why)
+			return nil, nil, nil, fmt.Errorf("stopped reconnecting to %s: %w", p.Host, why)
 		case <-time.After(wait):
 		}
 		c, done, err := route(ref, nil)
 		if err == nil {
-			return c, done, nil
+			return c, done, nil, nil
 		}
 		if p.Final != nil && p.Final(err) {
+			if p.Ended != nil {
+				code, exited, e := p.Ended(ref, err)
+				if exited {
+					tr.raw([]byte(fmt.Sprintf("\r\n[%s exited with code %d]\r\n", name, code)))
+					return nil, nil, &Result{Exited: true, Code: code}, nil
+				}
+				if e != nil {
+					err = e
+				}
+			}
 			tr.raw([]byte("\r\n"))
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		why = err
 		if p.MaxAttempts > 0 && attempt >= p.MaxAttempts {
 			tr.raw([]byte("\r\n[gave up reconnecting]\r\n"))
-			return nil, nil, fmt.Errorf("gave up reconnecting to %s after %d attempts: %w", p.Host, attempt, err)
+			return nil, nil, nil, fmt.Errorf("gave up reconnecting to %s after %d attempts: %w", p.Host, attempt, err)
 		}
 		wait = min(wait*2, backoffMax)
 	}

@@ -305,12 +305,8 @@ func (e *RefError) Error() string {
 // Is lets errors.Is(err, ErrNotFound) match a reference that found nothing.
 func (e *RefError) Is(target error) bool { return target == ErrNotFound && len(e.Candidates) == 0 }
 
-// resolve finds the session a user means, trying in turn: an exact id,
-// an exact display name, a prefix of ids, a prefix of display names. The
-// first step that matches decides: one match is the session, several are
-// ambiguous (the exact steps come first, so a session whose id or name is
-// another's prefix stays reachable). Prefixes are what tmux users type
-// for its targets; an empty ref is no prefix.
+// resolve finds the session a user means (see MatchRef). An exact id is
+// tried first, with no directory listing.
 func resolve(root, ref string) (Session, error) {
 	if ValidateID(ref) == nil {
 		if s, err := load(root, ref); err == nil {
@@ -323,32 +319,60 @@ func resolve(root, ref string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	var names, idPrefix, namePrefix []string
-	for _, id := range ids {
-		if ref != "" && strings.HasPrefix(id, ref) {
-			idPrefix = append(idPrefix, id)
-		}
-		m, err := readMetadata(root, id)
+	match := MatchRef(ref, len(ids), func(i int) (string, string, bool) {
+		m, err := readMetadata(root, ids[i])
 		if err != nil || m.DisplayName == nil {
-			continue
+			return ids[i], "", false
 		}
-		if *m.DisplayName == ref {
-			names = append(names, id)
-		} else if ref != "" && strings.HasPrefix(*m.DisplayName, ref) {
-			namePrefix = append(namePrefix, id)
+		return ids[i], *m.DisplayName, true
+	})
+	switch len(match) {
+	case 0:
+		return Session{}, &RefError{Ref: ref}
+	case 1:
+		return load(root, ids[match[0]])
+	}
+	cands := make([]string, len(match))
+	for i, j := range match {
+		cands[i] = ids[j]
+	}
+	return Session{}, &RefError{Ref: ref, Candidates: cands}
+}
+
+// MatchRef is the one rule by which a reference names a session, here and
+// for a list of another host's sessions: of n sessions, the i-th being
+// at(i) (its id, and its display name, named false when it has none), it
+// tries in turn an exact id, an exact display name, a prefix of ids, a
+// prefix of display names. The first step that matches decides, and its
+// matches are returned (indexes, in order): one is the session meant,
+// several make ref ambiguous, none is no session. The exact steps come
+// first, so a session whose id or name is another's prefix stays
+// reachable. Prefixes are what tmux users type for its targets; an empty
+// ref is no prefix. at is called once for each session.
+func MatchRef(ref string, n int, at func(i int) (id, name string, named bool)) []int {
+	var names, idPrefix, namePrefix []int
+	for i := range n {
+		id, name, named := at(i)
+		if id == ref {
+			return []int{i}
+		}
+		if ref != "" && strings.HasPrefix(id, ref) {
+			idPrefix = append(idPrefix, i)
+		}
+		switch {
+		case !named:
+		case name == ref:
+			names = append(names, i)
+		case ref != "" && strings.HasPrefix(name, ref):
+			namePrefix = append(namePrefix, i)
 		}
 	}
-	for _, match := range [][]string{names, idPrefix, namePrefix} {
-		switch len(match) {
-		case 0:
-			continue
-		case 1:
-			return load(root, match[0])
-		default:
-			return Session{}, &RefError{Ref: ref, Candidates: match}
+	for _, match := range [][]int{names, idPrefix, namePrefix} {
+		if len(match) > 0 {
+			return match
 		}
 	}
-	return Session{}, &RefError{Ref: ref}
+	return nil
 }
 
 // removeFiles deletes a session's files (socket, pid, metadata, events,

@@ -18,7 +18,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/registry"
-	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/client/quick"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/procs"
@@ -36,10 +36,10 @@ const (
 )
 
 // NotRunningError tells the user what to do with a stopped session. It
-// matches client.ErrNotRunning, as a session whose socket does not answer
+// matches quick.ErrNotRunning, as a session whose socket does not answer
 // does.
 func NotRunningError(id string) error {
-	return &msgErr{fmt.Sprintf("Session %q is not running. Use \"pty rm %s\" to remove it.", id, id), client.ErrNotRunning}
+	return &msgErr{fmt.Sprintf("Session %q is not running. Use \"pty rm %s\" to remove it.", id, id), quick.ErrNotRunning}
 }
 
 type msgErr struct {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/registry"
-	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/client/quick"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/spawn"
 )
@@ -89,7 +89,7 @@ func Relaunch(ctx context.Context, root string, s layout.Session, o RelaunchOpti
 	}
 	if s.Shown() == layout.Running {
 		res, err := Kill(root, s, KillOptions{})
-		if err != nil && !errors.Is(err, client.ErrNotRunning) {
+		if err != nil && !errors.Is(err, quick.ErrNotRunning) {
 			return "", err
 		}
 		if len(res.Survivors) > 0 {

@@ -154,3 +154,30 @@ func TestHostWordInRealShells(t *testing.T) {
 		}
 	}
 }
+
+// FindRow names the row a route to REF reaches, by the host's rules: the
+// id, then a display name, then a unique prefix of an id, then of a
+// display name; an ambiguous REF names no row, and says how many match.
+func TestFindRow(t *testing.T) {
+	rows := []Row{{Name: "web1", DisplayName: "api"}, {Name: "web2", DisplayName: "web1x"},
+		{Name: "db", DisplayName: "apiserver"}, {Name: "job", DisplayName: "job-a"}, {Name: "cron", DisplayName: "job-b"}}
+	for ref, want := range map[string]string{ // "": none, "*": several
+		"web1":  "web1", // the id before a display name's prefix
+		"api":   "web1", // a display name before another's prefix
+		"apis":  "db",   // a display name's prefix
+		"d":     "db",   // an id's prefix
+		"web":   "*",    // two ids begin so
+		"web1x": "web2",
+		"job":   "job", // the id, though display names begin with it
+		"job-":  "*",   // two display names begin so
+		"cr":    "cron",
+		"x":     "",
+		"":      "",
+	} {
+		r, n := FindRow(rows, ref)
+		switch {
+		case want == "*" && n < 2, want == "" && n != 0, want != "*" && want != "" && (n != 1 || r.Name != want):
+			t.Errorf("FindRow(%q) = %q, %d matches; want %q", ref, r.Name, n, want)
+		}
+	}
+}

@@ -369,3 +369,17 @@ func clip(b []byte) string {
 	}
 	return s
 }
+
+// FindRow is the row of rows that REF names by the rules a route
+// resolves it by on the host (layout.MatchRef). n is how many the rule
+// that decides names: 1 for the row found, 0 when no row matches, more
+// when REF is ambiguous. A row without a display name has "".
+func FindRow(rows []Row, ref string) (r Row, n int) {
+	match := layout.MatchRef(ref, len(rows), func(i int) (string, string, bool) {
+		return rows[i].Name, rows[i].DisplayName, rows[i].DisplayName != ""
+	})
+	if len(match) != 1 {
+		return Row{}, len(match)
+	}
+	return rows[match[0]], 1
+}

@@ -140,7 +140,10 @@ func (t Target) sshArgv(getenv Env, tty bool, remoteCmd string) ([]string, error
 		return nil, err
 	}
 	if tty {
-		args = append(args, "-tt")
+		// With a terminal, ssh's own notices ("Shared connection to HOST
+		// closed.") land in the user's terminal after every detach;
+		// errors still show.
+		args = append(args, "-tt", "-o", "LogLevel=ERROR")
 	} else {
 		args = append(args, "-T")
 	}

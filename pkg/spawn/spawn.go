@@ -463,7 +463,33 @@ func waitGone(root, id string, max time.Duration) bool {
 
 // Start creates the session and returns its id once its socket accepts
 // connections, its metadata names the daemon and session_start is logged.
+//
+// A new session's daemon is started first of all, before the settings are
+// checked: a new process's fork, exec and first scheduling are the longest
+// step of a start, and so they run beside the checks instead of after
+// them. Bad settings kill it again before it has its config, when it has
+// touched nothing. A replacement checks first: the leftovers of the record
+// it replaces are stopped before a daemon of the id runs.
 func Start(ctx context.Context, root string, o Options) (string, error) {
+	var l *launching
+	if !o.Replace {
+		if o.ID == "" {
+			o.ID = registry.RandomID()
+		}
+		if layout.ValidateIDInRoot(root, o.ID) == nil {
+			// A failure here (no pty-daemon) is said after the
+			// settings' mistakes: start tries again after checking them.
+			l, _ = prelaunch(root, o.ID, o.Env)
+		}
+	}
+	id, err := start(ctx, root, o, l)
+	if err != nil && l != nil {
+		l.abort()
+	}
+	return id, err
+}
+
+func start(ctx context.Context, root string, o Options, l *launching) (string, error) {
 	cfg, err := Prepare(root, o)
 	if err != nil {
 		return "", err
@@ -481,10 +507,12 @@ func Start(ctx context.Context, root string, o Options) (string, error) {
 			return "", err
 		}
 	}
-	if err := Launch(ctx, cfg, o.Env); err != nil {
-		return "", err
+	if l == nil {
+		if l, err = prelaunch(root, cfg.ID, o.Env); err != nil {
+			return "", err
+		}
 	}
-	return cfg.ID, nil
+	return cfg.ID, l.finish(ctx, cfg)
 }
 
 // stopLeftovers stops what the record about to be replaced left running,
@@ -553,34 +581,83 @@ func DaemonPath() (string, error) {
 // report, so that a command that cannot run fails here with the reason,
 // and nothing is left behind.
 func Launch(ctx context.Context, cfg launchconfig.Config, env []string) error {
-	path, err := DaemonPath()
+	gen := cfg.Generation
+	if gen == "" {
+		gen = NewGeneration()
+	}
+	l, err := prelaunchGen(cfg.Root, cfg.ID, gen, env)
 	if err != nil {
 		return err
+	}
+	return l.finish(ctx, cfg)
+}
+
+// launching is a session's daemon started (prelaunch) before its launcher
+// has claimed the session: it waits for its config, and until then has
+// done nothing but start.
+type launching struct {
+	id, gen          string
+	env              []string
+	cfgR, cfgW       *os.File
+	stR, stW, ln     *os.File
+	d                *daemonStart
+	claimed, aborted bool
+}
+
+// prelaunch starts pty-daemon for session id of root, with a new
+// generation, and the pipes and socket it is handed.
+func prelaunch(root, id string, env []string) (*launching, error) {
+	return prelaunchGen(root, id, NewGeneration(), env)
+}
+
+func prelaunchGen(root, id, gen string, env []string) (*launching, error) {
+	path, err := DaemonPath()
+	if err != nil {
+		return nil, err
 	}
 	if env == nil {
 		env = os.Environ()
 	}
-	if cfg.Generation == "" {
-		cfg.Generation = NewGeneration()
+	l := &launching{id: id, gen: gen, env: env}
+	if l.cfgR, l.cfgW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("start session %s: %w", id, err)
 	}
-	cfgR, cfgW, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("start session %s: %w", cfg.ID, err)
+	if l.stR, l.stW, err = os.Pipe(); err != nil {
+		l.cfgR.Close()
+		l.cfgW.Close()
+		return nil, fmt.Errorf("start session %s: %w", id, err)
 	}
+	if l.ln, err = newListener(); err != nil {
+		for _, f := range []*os.File{l.cfgR, l.cfgW, l.stR, l.stW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("start session %s: %w", id, err)
+	}
+	l.d = startDaemon(path, id, registry.DaemonArgs(root, id, gen), launchconfig.DaemonEnv(env), l.cfgR, l.stW, l.ln)
+	return l, nil
+}
+
+// abort kills a daemon that finish did not hand a session to (it has its
+// config only from finish) and closes what it was to be handed.
+func (l *launching) abort() {
+	if l.aborted || l.claimed {
+		return
+	}
+	l.aborted = true
+	l.d.cancel()
+	for _, f := range []*os.File{l.cfgR, l.cfgW, l.stR, l.stW, l.ln} {
+		f.Close()
+	}
+}
+
+// finish claims the session for the daemon l started and hands it cfg,
+// whose ID is l's.
+func (l *launching) finish(ctx context.Context, cfg launchconfig.Config) error {
+	l.claimed = true
+	cfg.Generation = l.gen
+	env, cfgW, stR, ln, cfgR, stW, d := l.env, l.cfgW, l.stR, l.ln, l.cfgR, l.stW, l.d
 	defer cfgW.Close()
-	stR, stW, err := os.Pipe()
-	if err != nil {
-		cfgR.Close()
-		return fmt.Errorf("start session %s: %w", cfg.ID, err)
-	}
 	defer stR.Close()
-	ln, err := newListener()
-	if err != nil {
-		cfgR.Close()
-		stW.Close()
-		return fmt.Errorf("start session %s: %w", cfg.ID, err)
-	}
-	d := startDaemon(path, cfg.ID, registry.DaemonArgs(cfg.Root, cfg.ID, cfg.Generation), launchconfig.DaemonEnv(env), cfgR, stW, ln)
 	cfg.Waited = !startable(cfg, env)
 	pid, err := claim(&cfg, ln, d)
 	if err != nil {
@@ -645,6 +722,7 @@ func Launch(ctx context.Context, cfg launchconfig.Config, env []string) error {
 // launcher claims the session.
 type daemonStart struct {
 	done chan struct{}
+	gone chan struct{} // closed once it has ended and been reaped
 	pid  int
 	err  error
 	used bool // the claim took it: the claim's own undo handles it from then on
@@ -665,10 +743,20 @@ func (d *daemonStart) take() (int, error) {
 // cancel waits for the daemon's start and kills it if the claim did not
 // take it (the claim's undo kills one it took). It waits for its config,
 // so it has touched nothing.
+//
+// It returns once the daemon is reaped, so that a start that failed
+// leaves no process of the id behind it for anyone to find (within a
+// bound: a SIGKILL ends it at once, but not a process stopped in the
+// kernel).
 func (d *daemonStart) cancel() {
 	pid, err := d.wait()
-	if err == nil && !d.used {
-		syscall.Kill(pid, syscall.SIGKILL)
+	if err != nil || d.used {
+		return
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	select {
+	case <-d.gone:
+	case <-time.After(5 * time.Second):
 	}
 }
 
@@ -679,8 +767,9 @@ func (d *daemonStart) cancel() {
 // os/exec: os.StartProcess first probes the kernel's pidfd support by
 // starting a child of its own, which the caller would wait for.
 func startDaemon(path, id string, argv, env []string, cfgR, stW, ln *os.File) *daemonStart {
-	d := &daemonStart{done: make(chan struct{})}
+	d := &daemonStart{done: make(chan struct{}), gone: make(chan struct{})}
 	go func() {
+		defer close(d.gone)
 		d.pid, d.err = forkDaemon(path, id, argv, env, cfgR, stW, ln)
 		close(d.done)
 		if d.err != nil {

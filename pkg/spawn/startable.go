@@ -2,11 +2,12 @@ package spawn
 
 import (
 	"bytes"
-	"debug/elf"
-	"github.com/ptyorg/pty/pkg/launchconfig"
+	"encoding/binary"
 	"io"
 	"os"
 	"runtime"
+
+	"github.com/ptyorg/pty/pkg/launchconfig"
 )
 
 // startable reports whether the daemon will plainly be able to start the
@@ -46,9 +47,9 @@ func startable(cfg launchconfig.Config, env []string) bool {
 	return ok && isExec(interp) && runnableELF(interp)
 }
 
-// elfMachine is the machine of the architectures the check knows;
-// elsewhere the launcher waits for the daemon.
-var elfMachine = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64, "riscv64": elf.EM_RISCV, "ppc64le": elf.EM_PPC64, "loong64": elf.EM_LOONGARCH}
+// elfMachine is the ELF machine (e_machine) of the architectures the
+// check knows; elsewhere the launcher waits for the daemon.
+var elfMachine = map[string]uint16{"amd64": 62, "arm64": 183, "riscv64": 243, "ppc64le": 21, "loong64": 258}
 
 // readHead reads the start of a file, where the kernel looks for "#!".
 func readHead(path string) []byte {
@@ -63,26 +64,60 @@ func readHead(path string) []byte {
 }
 
 // runnableELF reports whether path is a 64-bit little-endian executable
-// for this machine whose dynamic loader, if it names one, exists.
+// for this machine whose dynamic loader, if it names one, exists. It reads
+// the headers itself, as the kernel does, rather than through debug/elf,
+// whose decompressors and DWARF reader would be linked and set up in every
+// program that starts sessions (pty run -d above all) for 64 bytes and a
+// table. Where it is stricter than the kernel (program headers beyond one
+// page, say) the answer is false, the launcher's slow and safe path.
 func runnableELF(path string) bool {
-	f, err := elf.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if f.Class != elf.ELFCLASS64 || f.Data != elf.ELFDATA2LSB || f.Machine != elfMachine[runtime.GOARCH] ||
-		f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+	var h [64]byte // the ELF64 file header
+	if _, err := f.ReadAt(h[:], 0); err != nil {
 		return false
 	}
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_INTERP {
+	le := binary.LittleEndian
+	const (
+		class64, lsb, current = 2, 1, 1 // EI_CLASS, EI_DATA, EI_VERSION
+		etExec, etDyn         = 2, 3
+		phdrSize              = 56 // an ELF64 program header
+		ptInterp              = 3
+		pathMax               = 4096 // the kernel's bound on the loader's name
+	)
+	if string(h[:4]) != "\x7fELF" || h[4] != class64 || h[5] != lsb || h[6] != current {
+		return false
+	}
+	if typ := le.Uint16(h[16:]); typ != etExec && typ != etDyn || le.Uint16(h[18:]) != elfMachine[runtime.GOARCH] {
+		return false
+	}
+	phoff, phentsize, phnum := le.Uint64(h[32:]), le.Uint16(h[54:]), int(le.Uint16(h[56:]))
+	// The kernel takes only this header size, and at most a page of them.
+	if phentsize != phdrSize || phnum == 0 || phnum*phdrSize > 4096 || phoff > 1<<62 {
+		return false
+	}
+	ph := make([]byte, phnum*phdrSize)
+	if _, err := f.ReadAt(ph, int64(phoff)); err != nil {
+		return false
+	}
+	for i := 0; i < phnum; i++ {
+		p := ph[i*phdrSize:]
+		if le.Uint32(p) != ptInterp {
 			continue
 		}
-		loader, err := io.ReadAll(io.LimitReader(p.Open(), 4096))
-		if err != nil || len(loader) < 2 {
+		off, size := le.Uint64(p[8:]), le.Uint64(p[32:])
+		if size < 2 || size > pathMax || off > 1<<62 {
 			return false
 		}
-		return isExec(string(bytes.TrimRight(loader, "\x00")))
+		loader := make([]byte, size)
+		if _, err := f.ReadAt(loader, int64(off)); err != nil || loader[size-1] != 0 {
+			return false
+		}
+		loader, _, _ = bytes.Cut(loader, []byte{0})
+		return isExec(string(loader))
 	}
 	return true
 }

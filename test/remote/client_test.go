@@ -598,12 +598,17 @@ func TestRemoteReconnectStops(t *testing.T) {
 // detached from as here.
 func TestRemoteRunAttachedGetsATerminal(t *testing.T) {
 	f := newFleet(t)
-	tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, filepath.Join(testutil.BinDir(t), "pty"), "--remote", "hosta", "run", "--id", "tt", "--", "sh", "-c", "echo in-tty; read x; echo got-$x; sleep 100")
+	tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, "sh", "-c", `"$0" --remote hosta run --id tt -- sh -c 'echo in-tty; read x; echo got-$x; sleep 100'; echo "ended=$?"`, filepath.Join(testutil.BinDir(t), "pty"))
 	tm.WaitText("in-tty")
 	tm.Keys("hi", "Enter")
 	tm.WaitText("got-hi")
 	tm.Keys("C-\\")
 	tm.WaitText("[detached]")
+	// Nothing of ssh's own after the detach ("Shared connection to ...
+	// closed."): the user's terminal shows pty's words only.
+	if screen := tm.WaitText("ended=0"); strings.Contains(screen, "onnection to") {
+		t.Errorf("ssh's notice reached the terminal:\n%s", screen)
+	}
 	if r := testutil.MustRun(t, f.rootA, "list", "--json"); !strings.Contains(r.Stdout, `"tt"`) || !strings.Contains(r.Stdout, `"running"`) {
 		t.Fatalf("the session on the host after the detach: %s", r.Stdout)
 	}

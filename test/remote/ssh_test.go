@@ -77,7 +77,11 @@ func startSSHShell(t *testing.T, root, shell string, setenv ...string) *sshHost 
 		"PasswordAuthentication no",
 		"KbdInteractiveAuthentication no",
 		"PermitRootLogin prohibit-password",
-		"SetEnv PTY_ROOT=" + strings.Join(append([]string{root}, setenv...), " "),
+		// PYENV_REHASH_TIMEOUT: a login shell whose rc file runs
+		// `pyenv init` (root's on these machines) waits up to a minute
+		// for a rehash lock that a login this test killed mid-start left
+		// behind; the test's hosts must answer at once.
+		"SetEnv PTY_ROOT=" + strings.Join(append([]string{root}, setenv...), " ") + " PYENV_REHASH_TIMEOUT=1",
 		"LogLevel VERBOSE",
 		"",
 	}, "\n")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,11 +174,14 @@ func TestRunStartFailureAfterReturnIsTheExit(t *testing.T) {
 	}
 }
 
-// sessionDaemons lists the live daemons of session id in root.
+// sessionDaemons lists the live daemons of session id in root. A
+// daemon's child between its fork and its exec of the session's command
+// still shows the daemon's command line; it is the daemon's, not another
+// daemon, so a match whose parent matches too is left out.
 func sessionDaemons(t *testing.T, root, id string) []int {
 	t.Helper()
 	names, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var pids []int
+	parent := map[int]int{}
 	for _, n := range names {
 		b, err := os.ReadFile(n)
 		if err != nil {
@@ -186,8 +190,15 @@ func sessionDaemons(t *testing.T, root, id string) []int {
 		args := strings.Split(string(b), "\x00")
 		if len(args) >= 4 && filepath.Base(args[0]) == layout.DaemonName && args[1] == id && args[3] == root {
 			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(n)))
+			parent[pid] = ppid(pid)
+		}
+	}
+	var pids []int
+	for pid, pp := range parent {
+		if _, child := parent[pp]; !child {
 			pids = append(pids, pid)
 		}
 	}
+	slices.Sort(pids)
 	return pids
 }

@@ -93,8 +93,9 @@ Attaching needs a terminal on standard input. From a script or a pipe, use
 
 --remote HOST (or PTY_REMOTE=HOST) attaches to a session on another host
 over ssh, REF resolved there, with this terminal's detach key and history;
-when the connection drops it says so and reconnects. See 'pty remote
---help' and docs/remote.md.
+when the connection drops it says so and reconnects. A session that
+exits meanwhile ends it as on this host: [REF exited with code N], exit N.
+See 'pty remote --help' and docs/remote.md.
 
 ` + streamHelp
 	fs := c.Flags

@@ -59,7 +59,8 @@ does not answer within 10 seconds is reported as such, and peek exits 1.
 
 --remote HOST (or PTY_REMOTE=HOST) peeks a session on another host over
 ssh, REF resolved there; every mode works, and -f reconnects when the
-connection drops. See 'pty remote --help' and docs/remote.md.`
+connection drops (a session that exits meanwhile ends it with its exit
+status, as on this host). See 'pty remote --help' and docs/remote.md.`
 	fs := c.Flags
 	fs.BoolVar(&o.Plain, "plain", false, "plain text, without colours or attributes")
 	fs.BoolVar(&o.Full, "full", false, "include the scrollback, not just the visible screen")

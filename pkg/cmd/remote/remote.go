@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/cmd/attach"
@@ -120,7 +121,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		c := peek.Command(&po)
 		peek.Parse(c, &po, args[1:])
 		follow := func(ref string, ao client.AttachOptions) (client.Result, error) {
-			return reconnecting(d, route, ref, ao, io)
+			return reconnecting(ctx, d, route, ref, ao, io)
 		}
 		return peek.RunRemote(po, io, peek.Remote{Route: route, Follow: follow, OnHost: onHost})
 	case "send":
@@ -135,7 +136,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		ao.Args = c.Parse(args[1:])
 		client.IgnoreQuitKey()
 		return attach.RunRemote(ao, io, t.Label, func(ref string, o client.AttachOptions) (client.Result, error) {
-			return reconnecting(d, route, ref, o, io)
+			return reconnecting(ctx, d, route, ref, o, io)
 		})
 	case "remote", "remote-serve":
 		return fmt.Errorf("pty %s runs here, not through --remote", args[0])
@@ -144,13 +145,49 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 }
 
 // reconnecting is the attach loop that reconnects after a drop.
-func reconnecting(d rt.Dialer, route client.Router, ref string, ao client.AttachOptions, io cli.IO) (client.Result, error) {
+func reconnecting(ctx context.Context, d rt.Dialer, route client.Router, ref string, ao client.AttachOptions, io cli.IO) (client.Result, error) {
 	n, err := client.ParseReconnectAttempts(io.Getenv(client.ReconnectAttemptsEnv))
 	if err != nil {
 		return client.Result{}, err
 	}
 	return client.AttachRouted(route, ref, ao, client.Reconnect{Host: d.Label(), MaxAttempts: n,
-		Final: func(err error) bool { return !rt.IsTransport(err) }})
+		Final: func(err error) bool { return !rt.IsTransport(err) },
+		Ended: func(ref string, refusal error) (int, bool, error) { return ended(ctx, d, ref, refusal) }})
+}
+
+// ended is how session ref, attached to until the connection dropped,
+// ended by the host's list, now that its route is refused: a route
+// reaches only a session whose daemon answers, and the host keeps an
+// exited session's record, with its exit code, until it is removed.
+// exited with its code (128 plus the signal's number for one killed, as
+// its daemon's EXIT says), or an error that says what became of it: gone
+// from the list (removed, or its record reaped as it ended), or ended
+// without an exit code (the original's host lists none). A session
+// still listed as running or vanished, a REF that names several now, or
+// a list that fails, leaves the refusal as it is (nil).
+func ended(ctx context.Context, d rt.Dialer, ref string, refusal error) (int, bool, error) {
+	var re *rt.RefusedError
+	if !errors.As(refusal, &re) {
+		return 0, false, nil // a refused login, say: nothing about the session
+	}
+	rows, err := d.Target.List(ctx, d.Getenv)
+	if err != nil {
+		return 0, false, nil
+	}
+	r, n := rt.FindRow(rows, ref)
+	switch {
+	case n > 1:
+		return 0, false, nil // the refusal says so: sessions started meanwhile share REF
+	case n == 0:
+		return 0, false, errs.Sentence(fmt.Sprintf("Session %q is gone from %s: it was removed while the connection was down (pty rm, or its record reaped when it ended)", ref, d.Label()), nil)
+	case r.Status != "exited":
+		return 0, false, nil
+	case r.ExitCode != nil:
+		return *r.ExitCode, true, nil
+	case r.Signal != nil:
+		return 128 + *r.Signal, true, nil
+	}
+	return 0, false, errs.Sentence(fmt.Sprintf("Session %q on %s ended while the connection was down; its host does not say how (see pty --remote %s list)", ref, d.Label(), d.Label()), nil)
 }
 
 // passthrough runs "pty ARGS" on the host; a terminal there when this

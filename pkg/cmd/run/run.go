@@ -1,7 +1,12 @@
 // Package run is `pty run`: start a command in a new session and attach to
-// it, or leave it in the background, or (-a) reuse a session by id.
-// cmd/pty-run only parses the command line and calls Run, which does the
-// work against the streams, root and environment it is given.
+// it, or leave it in the background, or (-a) reuse a session by id. Run
+// does the work against the streams, root and environment it is given.
+//
+// Attaching is not here but behind Options.Attacher (package
+// run/attached), so that this package links neither the attach client nor
+// its terminal emulator: cmd/pty-run parses the command line and runs -d
+// itself, and execs cmd/pty-run-attach, which sets the Attacher, for every
+// form that attaches (docs/contributing.md, the dispatcher's size rule).
 package run
 
 import (
@@ -9,18 +14,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ptyorg/pty/internal/detachkey"
 	"os"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
 
-	"github.com/ptyorg/pty/internal/errs"
+	"github.com/ptyorg/pty/internal/detachkey"
 	"github.com/ptyorg/pty/internal/registry"
+	"github.com/ptyorg/pty/internal/tty"
 	"github.com/ptyorg/pty/pkg/cli"
-	"github.com/ptyorg/pty/pkg/client"
-	"github.com/ptyorg/pty/pkg/cmd/attach"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/lifecycle"
@@ -59,11 +62,30 @@ type Options struct {
 	// nil means Ctrl+\.
 	DetachKey detachkey.Source
 
+	// Attacher attaches to the session once it runs; without -d Run
+	// needs it (attached.Terminal), with -d it is never used.
+	Attacher Attacher
+
 	// unlock releases the name lock -a --name holds (lockName); attach
 	// calls it first, since the lock is held only until the session is
 	// in the registry.
 	unlock func()
 }
+
+// Attacher is the terminal side of pty run, which the detached start does
+// without (package attached has the one pty-run-attach uses).
+type Attacher interface {
+	// NeedTerminal refuses, before anything is started, an attach
+	// whose standard input is not a terminal.
+	NeedTerminal(in *os.File) error
+	// Attach attaches io's terminal to the session id of io.Root, which
+	// was just started or found running, with the detach key of src.
+	Attach(io cli.IO, id string, src detachkey.Source) error
+}
+
+// errNoAttacher is Run without -d and without an Attacher: a caller's
+// mistake, since cmd/pty-run leaves those forms to pty-run-attach.
+var errNoAttacher = errors.New("pty run without -d attaches to the session, which this program cannot do: run it as pty run, or add -d")
 
 // Command declares run's flags, filling o.
 func Command(o *Options) *cli.Command {
@@ -171,7 +193,10 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		if _, err := o.DetachKey.Key(io.Getenv); err != nil {
 			return err // a bad key is said first
 		}
-		if err := attach.NeedTerminal(io.In, "pty run", ""); err != nil {
+		if o.Attacher == nil {
+			return errNoAttacher
+		}
+		if err := o.Attacher.NeedTerminal(io.In); err != nil {
 			return err
 		}
 	}
@@ -212,7 +237,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	}
 	so.Rows, so.Cols = o.Rows, o.Cols
 	if so.Rows == 0 || so.Cols == 0 {
-		r, c := client.TermSize(io.OutFile(), io.In)
+		r, c := tty.Size(io.OutFile(), io.In)
 		if so.Rows == 0 {
 			so.Rows = r
 		}
@@ -262,7 +287,10 @@ func (o Options) attach(io cli.IO, id string) error {
 	if o.unlock != nil {
 		o.unlock()
 	}
-	return attachTo(io.Root, id, o.DetachKey, io)
+	if o.Attacher == nil {
+		return errNoAttacher
+	}
+	return o.Attacher.Attach(io, id, o.DetachKey)
 }
 
 // started reports the session id that -d started (or found running): the
@@ -457,7 +485,7 @@ func again(ctx context.Context, o Options, so *spawn.Options, nested bool, outer
 	}
 	rows, cols := o.Rows, o.Cols
 	if rows == 0 || cols == 0 {
-		r, c := client.TermSize(io.OutFile(), io.In)
+		r, c := tty.Size(io.OutFile(), io.In)
 		if rows == 0 {
 			rows = r
 		}
@@ -537,29 +565,4 @@ func inPlace(outer string, o spawn.Options, io cli.IO) error {
 	}
 	err = syscall.Exec(cmd, append([]string{o.Command}, o.Args...), env)
 	return fmt.Errorf("run %s: %v", cmd, err)
-}
-
-// attachTo attaches to a session just started (or found running). A
-// command that ends at once may be gone before we connect; its record,
-// when kept, still says how it ended.
-func attachTo(root, id string, src detachkey.Source, io cli.IO) error {
-	key, err := src.Key(io.Getenv)
-	if err != nil {
-		return err
-	}
-	conn, err := client.Dial(root, id)
-	if err != nil {
-		if m, merr := layout.At(root).Metadata(id); merr == nil && m.ExitCode != nil {
-			for _, l := range m.LastLines {
-				fmt.Fprintln(io.Out, l)
-			}
-			fmt.Fprintf(io.Out, "[%s exited with code %d]\n", id, *m.ExitCode)
-			if *m.ExitCode != 0 {
-				return cli.ExitCode(*m.ExitCode)
-			}
-			return nil
-		}
-		return errs.Sentence(fmt.Sprintf("Session %q ended before it could be attached.", id), nil)
-	}
-	return attach.Session(conn, id, key, nil, io)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
 	"github.com/ptyorg/pty/pkg/layout"
-	"github.com/ptyorg/pty/pkg/lifecycle"
 )
 
 // Options are send's flags and arguments.
@@ -117,12 +116,12 @@ func Run(o Options, io cli.IO) error {
 		return err
 	}
 
-	var items []lifecycle.Item
+	var items []Item
 	from := o.File
 	if len(pos) == 1 && pos[0] == "-" {
 		from = "-"
 	} else if len(pos) == 1 {
-		items = append(items, lifecycle.Item{Bytes: []byte(pos[0])})
+		items = append(items, Item{Bytes: []byte(pos[0])})
 		if looksLikeKey(pos[0]) {
 			fmt.Fprintf(io.Err, "pty: warning: %q is typed as text, not pressed as a key; to press it use: pty send REF --seq %s\n", pos[0], pos[0])
 		}
@@ -132,7 +131,7 @@ func Run(o Options, io cli.IO) error {
 		if err != nil {
 			return err
 		}
-		it := lifecycle.Item{Bytes: b}
+		it := Item{Bytes: b}
 		if keys.ItemDependsOnModes(s) {
 			it.Seq = s // encoded for the session's modes when its turn comes
 		}
@@ -166,9 +165,9 @@ func Run(o Options, io cli.IO) error {
 			return err
 		}
 		defer closeFrom()
-		items = []lifecycle.Item{{From: r}}
+		items = []Item{{From: r}}
 	}
-	return lifecycle.Send(root, s.ID, items, delay, o.Paste)
+	return Send(root, s.ID, items, delay, o.Paste)
 }
 
 // looksLikeKey: TEXT of the form of a --seq key item, which people give

@@ -1,4 +1,4 @@
-package lifecycle
+package send
 
 import (
 	"errors"
@@ -10,14 +10,8 @@ import (
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/keys"
+	"github.com/ptyorg/pty/pkg/lifecycle"
 	"github.com/ptyorg/pty/pkg/proto"
-)
-
-// Paste brackets: a program in bracketed-paste mode takes what is between
-// them as one pasted block, not as typed keys.
-const (
-	PasteStart = "\x1b[200~"
-	PasteEnd   = "\x1b[201~"
 )
 
 // SendTimeout bounds connecting and the final flush barrier.
@@ -87,10 +81,10 @@ func SendOn(c *client.Conn, id string, items []Item, delay time.Duration, paste 
 			}
 		}
 		if paste && i == 0 {
-			b = append([]byte(PasteStart), b...)
+			b = append([]byte(lifecycle.PasteStart), b...)
 		}
 		if paste && i == len(items)-1 {
-			b = append(b[:len(b):len(b)], PasteEnd...)
+			b = append(b[:len(b):len(b)], lifecycle.PasteEnd...)
 		}
 		if len(b) == 0 {
 			continue
@@ -147,7 +141,7 @@ func sendStream(c *client.Conn, id string, r io.Reader, start, end bool) error {
 		return nil
 	}
 	if start {
-		if err := write([]byte(PasteStart)); err != nil {
+		if err := write([]byte(lifecycle.PasteStart)); err != nil {
 			return err
 		}
 	}
@@ -167,7 +161,7 @@ func sendStream(c *client.Conn, id string, r io.Reader, start, end bool) error {
 		}
 	}
 	if end {
-		return write([]byte(PasteEnd))
+		return write([]byte(lifecycle.PasteEnd))
 	}
 	return nil
 }

@@ -1,0 +1,79 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/layout"
+)
+
+// pty-run starts a detached session itself and leaves every command line
+// that attaches to pty-run-attach, so that run -d, which scripts and
+// agents start many of, pays no set-up of the attach client: a linked
+// package's set-up and its share of the binary's page faults come with
+// every start, whether the run uses it or not.
+func TestRunLinksLittle(t *testing.T) {
+	unwanted := map[string]string{
+		"github.com/ptyorg/pty/pkg/term.":       "the terminal emulator (reattach's screen tracking)",
+		"github.com/charmbracelet/":             "the emulator's parser and width tables",
+		"github.com/mattn/go-runewidth.":        "width tables",
+		"github.com/ptyorg/pty/pkg/client.":     "the attach client (net, the emulator)",
+		"github.com/ptyorg/pty/pkg/cmd/attach.": "attaching",
+		"github.com/ptyorg/pty/pkg/remote.":     "remote routes (ssh, toml)",
+		"github.com/pelletier/go-toml":          "remotes.toml",
+		"golang.org/x/term.MakeRaw":             "raw mode",
+		"net.":                                  "the network poller",
+	}
+	for _, s := range testutil.Symbols(t, "pty-run") {
+		for pkg, why := range unwanted {
+			if strings.HasPrefix(s, pkg) {
+				t.Fatalf("pty-run links %s (%s: %s); run -d must not pay its set-up: keep it in pty-run-attach (pkg/cmd/run/attached)", strings.TrimSuffix(pkg, "."), s, why)
+			}
+		}
+	}
+}
+
+// Every command line that attaches is pty-run-attach's: pty-run runs it
+// with the same arguments, and says what to do when it is missing.
+func TestRunHandsOverToAttach(t *testing.T) {
+	root := testutil.Root(t)
+	// Standard input is not a terminal: pty-run-attach's refusal.
+	r := testutil.Run(t, root, "run", "--", "true")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "needs a terminal") || !strings.Contains(r.Stderr, "add -d") {
+		t.Fatalf("pty run -- true without a terminal: code %d, stderr %q", r.Code, r.Stderr)
+	}
+
+	// A copy of pty-run alone in a directory, with nothing on PATH.
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(testutil.BinDir(t), "pty-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lone := filepath.Join(dir, "pty-run")
+	if err := os.WriteFile(lone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	loneRun := func(args ...string) testutil.Result {
+		cmd := testutil.Command(t, root, "", args...)
+		cmd.Path, cmd.Args = lone, append([]string{lone}, args...)
+		cmd.Env = append(cmd.Env, "PATH="+dir)
+		return testutil.RunCmd(t, cmd)
+	}
+	// What the flags say is answered by pty-run itself.
+	if r := loneRun("--help"); r.Code != 0 || !strings.Contains(r.Stdout, "pty run [-d") {
+		t.Fatalf("lone pty-run --help: code %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := loneRun("--rows", "x", "--", "true"); r.Code != 1 || !strings.Contains(r.Stderr, "--rows") || strings.Contains(r.Stderr, "pty-run-attach") {
+		t.Fatalf("lone pty-run --rows x: code %d, stderr %q", r.Code, r.Stderr)
+	}
+	r = loneRun("--id", "lone", "--", "true")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "pty-run-attach") || strings.Count(r.Stderr, "\n") != 1 {
+		t.Fatalf("pty-run without pty-run-attach: code %d, stderr %q; want one line naming pty-run-attach", r.Code, r.Stderr)
+	}
+	if _, err := layout.At(root).Load("lone"); err == nil {
+		t.Fatalf("pty-run without pty-run-attach left a session behind")
+	}
+}
