@@ -294,7 +294,9 @@ func TestSendKeysFollowModeChangesMidSequence(t *testing.T) {
 	testutil.WaitFor(t, 10*time.Second, "ready", func() bool {
 		return strings.Contains(testutil.Run(t, root, "peek", "--plain", "mid").Stdout, "ready")
 	})
-	testutil.MustRun(t, root, "send", "mid", "--with-delay", "1", "--seq", "key:down", "--seq", "key:down")
+	// The pause between the keys is the program's time to switch modes
+	// after reading the first: generous, for a loaded machine under -race.
+	testutil.MustRun(t, root, "send", "mid", "--with-delay", "3", "--seq", "key:down", "--seq", "key:down")
 	waitBytes(t, out, []byte("\x1b[B\x1bOB"))
 }
 
