@@ -77,11 +77,13 @@ func startSSHShell(t *testing.T, root, shell string, setenv ...string) *sshHost 
 		"PasswordAuthentication no",
 		"KbdInteractiveAuthentication no",
 		"PermitRootLogin prohibit-password",
-		// PYENV_REHASH_TIMEOUT: a login shell whose rc file runs
-		// `pyenv init` (root's on these machines) waits up to a minute
-		// for a rehash lock that a login this test killed mid-start left
-		// behind; the test's hosts must answer at once.
-		"SetEnv PTY_ROOT=" + strings.Join(append([]string{root}, setenv...), " ") + " PYENV_REHASH_TIMEOUT=1",
+		// HOME: the login shell reads its rc files from the test's
+		// directory, not the user's: a host with stock shells. The
+		// user's may do anything at each login (root's on these
+		// machines runs pyenv init, whose rehash lock, left by a login a
+		// reconnect test killed mid-start, made every later login wait
+		// a minute). The working directory stays the account's home.
+		"SetEnv PTY_ROOT=" + strings.Join(append([]string{root}, setenv...), " ") + " HOME=" + dir,
 		"LogLevel VERBOSE",
 		"",
 	}, "\n")

@@ -180,9 +180,12 @@ func TestStaleClaimTakenOverAndCleaned(t *testing.T) {
 			killAtFileAnd(t, root, id, layout.SuffixMeta, true)
 			testutil.WaitFor(t, 10*time.Second, "the daemons of "+id+" to die", func() bool { return len(sessionDaemons(t, root, id)) == 0 })
 			if _, ok := registry.ReadLaunchClaim(root, id); ok {
+				t.Logf("%s: a claim left at try %d", id, try)
 				break
 			}
-			if try == 5 {
+			// The window is the launcher's, between the record and the
+			// config: a loaded machine may need many tries to hit it.
+			if try == 40 {
 				t.Fatalf("no try left a launch claim of %s behind", id)
 			}
 			// The launcher had finished: try again.
