@@ -389,7 +389,14 @@ func (p *pair) resize(rows, cols int) {
 			cmd.Process.Kill()
 			cmd.Wait()
 			f.Close()
-			<-done
+			// The read ends when no one holds the terminal's other side;
+			// should the daemon still hold the descriptor the attach
+			// handed it, say so rather than hang the package.
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				p.t.Errorf("pty attach was killed, but its terminal is still held open 15 s later (by the session's daemon?)")
+			}
 		})
 	}
 	p.t.Cleanup(p.detach)
