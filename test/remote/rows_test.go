@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -88,7 +87,7 @@ func TestRemotePickerAgeActivity(t *testing.T) {
 func TestRemoteWebAgeActivity(t *testing.T) {
 	f := rowsFleet(t)
 	f.write(t, "pty/remotes.toml", "[hosta]\nssh = \"hosta\"\n")
-	url, _ := startWeb(t, f)
+	url := startRemoteWeb(t, f).url
 	ctx := browser(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
@@ -98,49 +97,6 @@ func TestRemoteWebAgeActivity(t *testing.T) {
 	pageTrue(t, ctx, "hosta's rows with their ages and the bell", `!!`+ringer+` && /^up \d+s$/.test(`+ringer+`.querySelector('.when').textContent) &&
 		`+ringer+`.querySelector('.activity.bell').textContent === '[bell]' &&
 		/^ended \d+s ago$/.test(`+failed+`.querySelector('.when').textContent) && `+failed+`.querySelector('.exit').textContent === 'exit 3'`)
-}
-
-// startWeb starts pty web --remotes for the fleet and returns the URL it
-// printed (with its token) and its base.
-func startWeb(t *testing.T, f *fleet) (string, string) {
-	t.Helper()
-	web := exec.Command(filepath.Join(testutil.BinDir(t), "pty"), "web", "--remotes", "--listen", "127.0.0.1:0")
-	web.Env = f.env
-	out, err := web.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr testutil.SyncBuffer
-	web.Stderr = &stderr
-	if err := web.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		web.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { web.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			web.Process.Kill()
-		}
-	})
-	urlc := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		urlc <- strings.TrimSpace(l)
-	}()
-	select {
-	case url := <-urlc:
-		base, _, ok := strings.Cut(url, "/#")
-		if !ok {
-			t.Fatalf("pty web printed %q (stderr %s)", url, stderr.String())
-		}
-		return url, base
-	case <-time.After(30 * time.Second):
-		t.Fatalf("pty web printed no URL: %s", stderr.String())
-	}
-	return "", ""
 }
 
 // originalHost answers list requests on a Unix socket with the reply the

@@ -1,16 +1,12 @@
 package remote
 
 import (
-	"bufio"
 	"context"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -77,42 +73,8 @@ func TestRemoteWeb(t *testing.T) {
 	ln.Close()
 	f.write(t, "pty/remotes.toml", "[hosta]\nssh = \"hosta\"\n[down]\nssh = \"ssh://127.0.0.1:"+strconv.Itoa(down)+"\"\n[hostb]\nssh = \"hostb\"\n")
 
-	web := exec.Command(filepath.Join(testutil.BinDir(t), "pty"), "web", "--remotes", "--listen", "127.0.0.1:0")
-	web.Env = f.env
-	out, err := web.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr testutil.SyncBuffer
-	web.Stderr = &stderr
-	if err := web.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		web.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { web.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			web.Process.Kill()
-		}
-	})
-	urlc := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		urlc <- strings.TrimSpace(l)
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("pty web printed no URL: %s", stderr.String())
-	}
-	base, _, ok := strings.Cut(url, "/#")
-	if !ok {
-		t.Fatalf("pty web printed %q (stderr %s)", url, stderr.String())
-	}
+	w := startRemoteWeb(t, f)
+	url, base := w.url, w.base
 
 	ctx := browser(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
