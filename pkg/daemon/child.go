@@ -203,8 +203,10 @@ func (d *Daemon) stopTree() []int {
 // hangUp signals the session as the kernel does when a terminal's master
 // side closes: SIGHUP, then SIGCONT (so a stopped process handles it), to
 // the session leader, our child, and to the terminal's foreground process
-// group. Each process is taken from a snapshot of the tree and re-verified
-// by pkg/procs before it is signalled.
+// group, once each: a shell at its prompt is both, and bash killed itself
+// on a second SIGHUP while it saved its history on the first. Each
+// process is taken from a snapshot of the tree and re-verified by
+// pkg/procs before it is signalled.
 func (d *Daemon) hangUp() {
 	fg := 0
 	if rc, err := d.ptmx.SyscallConn(); err == nil {
@@ -219,7 +221,7 @@ func (d *Daemon) hangUp() {
 		if p.Pid == d.child.Pid {
 			leader = append(leader, p)
 		}
-		if fg > 1 && p.Pgid == fg {
+		if fg > 1 && p.Pgid == fg && p.Pid != d.child.Pid {
 			group = append(group, p)
 		}
 	}

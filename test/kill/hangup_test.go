@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,28 @@ func TestKillHangsUpAShellWhichSavesItsHistory(t *testing.T) {
 				t.Errorf("zsh after kill: list %q, exitCode %d signal %d; want the exit status zsh chose", got, *m.ExitCode, sig)
 			}
 		})
+	}
+}
+
+// A closing terminal hangs a program up once. A shell at its prompt is
+// both the session's leader and the terminal's foreground process group,
+// and a second SIGHUP while it is still saving its history on the first
+// killed bash with the file empty or not written at all.
+func TestKillHangsUpTheLeaderOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "hups")
+	prog := `$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $hup = 1 }; $| = 1; print "lead", "er-ready\n"; sleep 1 until $hup; select(undef, undef, undef, 0.3); exit 0`
+	for i := 0; i < 5; i++ {
+		id := "leader" + strconv.Itoa(i)
+		testutil.MustRun(t, root, "run", "-d", "--id", id, "--", "perl", "-e", prog, got+strconv.Itoa(i))
+		peekHas(t, root, id, "leader-ready", 1)
+		testutil.MustRun(t, root, "kill", id)
+		if b, _ := os.ReadFile(got + strconv.Itoa(i)); string(b) != "HUP\n" {
+			t.Fatalf("kill %d: the session's leader, in the foreground group, saw %q, want one SIGHUP", i, b)
+		}
 	}
 }
 
