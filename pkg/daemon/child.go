@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -221,15 +222,17 @@ func (d *Daemon) hangUp() {
 		if p.Pid == d.child.Pid {
 			leader = append(leader, p)
 		}
-		if fg > 1 && p.Pgid == fg && p.Pid != d.child.Pid {
+		if fg > 1 && p.Pgid == fg {
 			group = append(group, p)
 		}
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGCONT} {
+		sent := procs.Signal(group, sig)
 		for _, p := range leader {
-			procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
+			if !slices.Contains(sent, p.Pgid) {
+				procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
+			}
 		}
-		procs.Signal(group, sig)
 	}
 }
 
@@ -267,7 +270,7 @@ func sessionTree() []procs.Proc {
 // session freed (we reap it) and the kernel reused is never hit.
 func signalTree(sig syscall.Signal, max time.Duration) bool {
 	deadline := time.Now().Add(max)
-	sent := map[procs.Proc]bool{}
+	sent, groups := map[procs.Proc]bool{}, []int(nil)
 	for {
 		live := procs.Survivors(sessionTree())
 		if len(live) == 0 {
@@ -280,7 +283,7 @@ func signalTree(sig syscall.Signal, max time.Duration) bool {
 				fresh = append(fresh, p)
 			}
 		}
-		procs.Signal(fresh, sig)
+		groups = append(groups, procs.Signal(fresh, sig, groups...)...)
 		if time.Now().After(deadline) {
 			return false
 		}

@@ -8,6 +8,7 @@ package procs
 import (
 	"errors"
 	"os"
+	"slices"
 	"sort"
 	"syscall"
 	"time"
@@ -157,21 +158,36 @@ func Pids(ps []Proc) []int {
 // selfPid lets Groups-like callers avoid signalling themselves.
 var selfPid = os.Getpid()
 
-// Signal sends sig to each survivor of snap and to each of their safe
-// process groups. Each pid is re-verified as the same process (start
-// token) while it is pinned, so a recycled pid is never hit; a group is
-// signalled only while a verified member keeps its id in use. Errors are
-// ignored: a process that is gone is what we wanted.
-func Signal(snap []Proc, sig syscall.Signal, excludeGroups ...int) {
+// Signal sends sig once to each survivor of snap: to their safe process
+// groups as wholes (which also reaches what a group started since the
+// snapshot), and one by one to those not in a group signalled here. It
+// returns the groups it signalled, for a caller that signals again as
+// new processes appear and passes them back as excludeGroups, so that
+// the members it already reached are not hit again. Once matters: a
+// program that stops gently on the first SIGHUP or SIGTERM stops hard on
+// a second (bash dies without its history; a server drops its draining).
+// Each pid is re-verified as the same process (start token) while it is
+// pinned, so a recycled pid is never hit; a group is signalled only while
+// a verified member keeps its id in use. Errors are ignored: a process
+// that is gone is what we wanted.
+func Signal(snap []Proc, sig syscall.Signal, excludeGroups ...int) []int {
 	live := Survivors(snap)
-	for _, g := range Groups(live, excludeGroups...) {
+	groups := Groups(live, excludeGroups...)
+	for _, g := range groups {
 		syscall.Kill(-g, sig)
 	}
 	for _, p := range live {
-		if p.Pid > 1 && p.Pid != selfPid {
-			SignalIf(p.Pid, sig, func() bool { return Still(p) })
+		if p.Pid <= 1 || p.Pid == selfPid {
+			continue
 		}
+		SignalIf(p.Pid, sig, func() bool {
+			// Its group now, not the snapshot's: a shell's child may
+			// have moved to a group of its own since.
+			cur, ok := Lookup(p.Pid)
+			return ok && cur.Start == p.Start && !cur.Zombie && !slices.Contains(groups, cur.Pgid)
+		})
 	}
+	return groups
 }
 
 // ErrNotSame is returned by SignalIf when the check refused the process.
