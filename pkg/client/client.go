@@ -142,6 +142,25 @@ func (c *Conn) Send(data []byte) error {
 	return nil
 }
 
+// SendAsking types data as Send does and asks for a STATUS reply after
+// it, all in one write, and says how many bytes of it left: the reply,
+// when it comes, says the daemon has read data (it answers a connection's
+// frames in order). A write that fails with nothing written sent nothing,
+// so it is safe to make again on another connection; one that fails part
+// way may have typed some of data.
+func (c *Conn) SendAsking(data []byte) (int, error) {
+	var buf []byte
+	for len(data) > 0 {
+		n := min(len(data), 1<<20)
+		buf = proto.AppendFrame(buf, proto.Data, data[:n])
+		data = data[n:]
+	}
+	buf = proto.AppendFrame(buf, proto.Status, nil)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.w.Write(buf)
+}
+
 // Detach asks the daemon to close this connection.
 func (c *Conn) Detach() error { return c.WriteFrame(proto.Detach, nil) }
 

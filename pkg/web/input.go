@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +35,8 @@ type inputState struct {
 	c     *wsConn
 	write bool
 	acks  chan struct{} // the page drew a screen update
+	// tell shows the page an error message; nil: as a JSON error.
+	tell func(msg string)
 }
 
 func (in *inputState) readLoop(ctx context.Context) {
@@ -62,11 +65,28 @@ func (in *inputState) readLoop(ctx context.Context) {
 			if !ok {
 				continue
 			}
-			if err := in.f.send(data); err != nil {
+			if err := in.f.send(data, in); err != nil {
 				in.c.sendJSON(ctx, map[string]string{"t": "error", "msg": "could not type into the session: " + err.Error()})
 			}
 		}
 	}
+}
+
+// lost tells the page that n of its sends may not have reached the
+// session, and why.
+func (in *inputState) lost(n int, why string) {
+	what := "1 key or paste"
+	if n > 1 {
+		what = strconv.Itoa(n) + " keys or pastes"
+	}
+	msg := what + " typed last may not have reached the session (" + why + "): look at the screen before typing again"
+	if in.tell != nil {
+		in.tell(msg)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
+	defer cancel()
+	in.c.sendJSON(ctx, map[string]string{"t": "error", "msg": msg})
 }
 
 // bytesFor encodes one input message for the session, following its

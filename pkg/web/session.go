@@ -77,9 +77,57 @@ type follower struct {
 	events    []string
 	evSeq     int
 	// inMu guards input, so typing never holds up the stream (mu).
-	inMu    sync.Mutex
-	input   *client.Conn // a command connection, for typing
-	inClose func()       // ends input and, for a route, what carries it
+	inMu  sync.Mutex
+	input *typing // the connection typing goes on; nil until the first key
+}
+
+// typing is a command connection that a follower types on. Each send
+// asks for a STATUS reply after its bytes, which says they reached the
+// daemon; what was sent and not yet answered when the connection drops
+// (a route whose ssh died: the bytes went into a pipe nobody reads) may
+// be lost, and the pages that typed it are told, rather than told
+// nothing or sent it twice.
+type typing struct {
+	c     *client.Conn
+	close func() // ends c and, for a route, what carries it
+	// mu guards waiting, apart from inMu so that the reader never waits
+	// on a send.
+	mu      sync.Mutex
+	waiting []*inputState // who typed each send not yet answered, oldest first
+	dropped bool
+}
+
+// answered takes the oldest send off the waiting list.
+func (t *typing) answered() {
+	t.mu.Lock()
+	if len(t.waiting) > 0 {
+		t.waiting = t.waiting[1:]
+	}
+	t.mu.Unlock()
+}
+
+// drop ends the connection and tells each page whose sends were not
+// answered how many may be lost, once.
+func (t *typing) drop(why string) {
+	t.mu.Lock()
+	w, was := t.waiting, t.dropped
+	t.waiting, t.dropped = nil, true
+	t.mu.Unlock()
+	if was {
+		return
+	}
+	t.close()
+	n := map[*inputState]int{}
+	var order []*inputState
+	for _, in := range w {
+		if n[in] == 0 {
+			order = append(order, in)
+		}
+		n[in]++
+	}
+	for _, in := range order {
+		in.lost(n[in], why)
+	}
 }
 
 // follow returns the follower of id, starting it for the first viewer.
@@ -161,7 +209,7 @@ func (f *follower) run() {
 		f.ended = true
 		f.mu.Unlock()
 		f.inMu.Lock()
-		f.dropInputLocked()
+		f.dropInputLocked("the session ended before it answered")
 		f.inMu.Unlock()
 		f.markDirty()
 	}()
@@ -424,11 +472,13 @@ func (f *follower) current() (*snapshot, []string, int, <-chan struct{}) {
 	return f.snap, f.events, f.evSeq, f.changed
 }
 
-// send types b into the session over a command connection of its own
-// (DATA on the read-only one is ignored by the daemon); for a session on
-// another host, over a route of its own, made again once if the last one
-// dropped.
-func (f *follower) send(b []byte) error {
+// send types b, from the page of in, into the session over a command
+// connection of its own (DATA on the read-only one is ignored by the
+// daemon); for a session on another host, over a route of its own, made
+// again when the last one has dropped. A send whose write failed before
+// any of it left goes again once on a new connection; one that may have
+// been typed in part is not repeated, and in is told (typing.drop).
+func (f *follower) send(b []byte, in *inputState) error {
 	if f.isEnded() {
 		return errors.New("the session has ended")
 	}
@@ -441,12 +491,24 @@ func (f *follower) send(b []byte) error {
 				return err
 			}
 		}
-		f.input.Raw().SetWriteDeadline(time.Now().Add(5 * time.Second))
-		err := f.input.Send(b)
+		t := f.input
+		t.mu.Lock()
+		t.waiting = append(t.waiting, in)
+		t.mu.Unlock()
+		t.c.Raw().SetWriteDeadline(time.Now().Add(5 * time.Second))
+		n, err := t.c.SendAsking(b)
 		if err == nil {
 			return nil
 		}
-		f.dropInputLocked()
+		t.mu.Lock()
+		if k := len(t.waiting); k > 0 && t.waiting[k-1] == in {
+			t.waiting = t.waiting[:k-1] // this one is answered here
+		}
+		t.mu.Unlock()
+		f.dropInputLocked("the connection to the session dropped")
+		if n > 0 {
+			return errors.New("the connection dropped while typing; some of it may have reached the session: look at the screen before typing again")
+		}
 		if f.remote == nil || !reused || try > 0 {
 			return err
 		}
@@ -470,24 +532,43 @@ func (f *follower) openInputLocked() error {
 		}
 		c = lc
 	}
-	f.input = c
-	f.inClose = func() { c.Close(); closeIt() }
-	// A command connection receives only EXIT and STATUS replies;
-	// reading them keeps the socket drained.
+	t := &typing{c: c, close: func() { c.Close(); closeIt() }}
+	f.input = t
+	// A command connection receives STATUS replies and EXIT (and from
+	// the original's daemon, the live output, which is skipped); each
+	// STATUS answers the oldest send.
 	go func() {
 		for {
-			if _, err := c.Next(); err != nil {
+			fr, err := c.Next()
+			if err != nil {
+				f.inMu.Lock()
+				if f.input == t {
+					f.input = nil
+				}
+				f.inMu.Unlock()
+				t.drop(f.lostWhy())
 				return
+			}
+			if fr.Type == proto.Status {
+				t.answered()
 			}
 		}
 	}()
 	return nil
 }
 
-func (f *follower) dropInputLocked() {
+// lostWhy says why typing that was not answered may be lost.
+func (f *follower) lostWhy() string {
+	if f.remote != nil {
+		return "the connection to " + f.remote.host().Label + " dropped before the session answered"
+	}
+	return "the connection to the session dropped before it answered"
+}
+
+func (f *follower) dropInputLocked(why string) {
 	if f.input != nil {
-		f.inClose()
-		f.input, f.inClose = nil, nil
+		f.input.drop(why)
+		f.input = nil
 	}
 }
 
