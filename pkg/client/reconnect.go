@@ -536,8 +536,8 @@ const (
 // says it has none of the terminal's last lines but as many as were
 // asked for: it may begin after them, the lines between in neither.
 // When all of a full scrollback came without them, the lines between
-// are gone from the host too, and a marker line (lostMarker) stands for
-// them.
+// are gone from the host too, and a marker line (AppendLostMarker)
+// stands for them.
 func (t *tracker) dedupeLocked(p []byte) (_ []byte, h int, gap, ok bool) {
 	if !bytes.HasPrefix(p, []byte(redrawPrefix)) || !bytes.HasSuffix(p, []byte(redrawSuffix)) {
 		return nil, 0, false, false
@@ -556,23 +556,30 @@ func (t *tracker) dedupeLocked(p []byte) (_ []byte, h int, gap, ok bool) {
 	case t.ask.asked > 0 && h >= t.ask.asked:
 		gap = true
 	case t.ask.whole && t.ask.full && h > 0 && len(have) > 0:
-		// Into the scrollback on its own, before the history, which
-		// is written from the top of the blank screen: the line feeds
-		// push every row it took off the top.
-		out = append(out, lostMarker+"\r\n"...)
-		for i := 1; i < rows; i++ {
-			out = append(out, '\n')
-		}
+		out = AppendLostMarker(out, rows)
 	}
 	out = append(out, scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)...)
 	out = append(out, scratch.Redraw()...)
 	return append(out, redrawSuffix...), h, gap, true
 }
 
-// lostMarker is the line a reattach writes into the terminal's scrollback
-// where lines are missing that the session's scrollback no longer has,
-// dim, as the daemon's marker for lines it did not keep.
-const lostMarker = "\x1b[0;2m[pty: lines lost while reconnecting]\x1b[0m"
+// LostMarker is the line a reconnect writes into the scrollback (the
+// terminal's, pty web's emulator's) where lines are missing that the
+// session's scrollback no longer has: they left it during the outage.
+// How many is not known: a full scrollback's count stays the same.
+const LostMarker = "[pty: lines lost while reconnecting]"
+
+// AppendLostMarker writes LostMarker, dim as the daemon's marker for the
+// lines it did not keep, into the scrollback of a blank screen of rows
+// rows whose cursor is at the top: the line feeds push every row it took
+// off the top, and the history after it is written from the top again.
+func AppendLostMarker(b []byte, rows int) []byte {
+	b = append(b, "\x1b[0;2m"+LostMarker+"\x1b[0m\r\n"...)
+	for i := 1; i < rows; i++ {
+		b = append(b, '\n')
+	}
+	return b
+}
 
 // overlap is how many of got's first lines the terminal has: those up
 // to a line where got has have's last lines, as many of them as got has
