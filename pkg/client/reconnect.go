@@ -439,6 +439,7 @@ func (t *tracker) begin(base int, counted, all, again bool) {
 	t.prevBase, t.prevCounted = t.base, t.counted
 	t.fresh, t.base, t.counted, t.all, t.again = true, base, counted, all, again
 	t.holding, t.held, t.refused = false, nil, nil
+	t.reask = t.reask && again
 }
 
 // cutWith makes c the connection that a refused baseline ends.
