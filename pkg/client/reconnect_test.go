@@ -271,3 +271,32 @@ func TestReattachLinesLost(t *testing.T) {
 		t.Fatalf("%d marker lines after the next reattach", n)
 	}
 }
+
+// What a reattach asks for: the lines lacking and the slack; all of the
+// history after a refused baseline, within the user's --history.
+func TestReattachAsks(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		before, atDrop     int
+		full, reask, limit bool
+		lines              int
+		want               int
+		asked              int
+		whole              bool
+	}{
+		{name: "counted", before: 150, atDrop: 100, want: 50 + reattachSlack, asked: 50 + reattachSlack},
+		{name: "full", before: 5000, atDrop: 100, full: true, want: tracked, asked: tracked},
+		{name: "full, all of it compared", before: 800, atDrop: 100, full: true, want: 800, whole: true},
+		{name: "after a refusal", before: 150, atDrop: 100, reask: true, want: -1, whole: true},
+		{name: "after a refusal, full", before: 5000, atDrop: 100, full: true, reask: true, want: -1, whole: true},
+		{name: "--history", before: 150, atDrop: 100, limit: true, lines: 10, want: 10 + reattachSlack},
+		{name: "--history, more than lacking", before: 150, atDrop: 100, limit: true, lines: 100, want: 50 + reattachSlack, asked: 50 + reattachSlack},
+		{name: "--history after a refusal", before: 150, atDrop: 100, reask: true, limit: true, lines: 100, want: 100 + reattachSlack},
+	} {
+		tr := &tracker{known: true, atDrop: c.atDrop, reask: c.reask}
+		n := tr.reattach(c.before, c.full, true, c.limit, c.lines)
+		if n != c.want || tr.ask.asked != c.asked || tr.ask.whole != c.whole || tr.ask.full != c.full {
+			t.Errorf("%s: asks for %d lines, %+v; want %d, asked %d, whole %v", c.name, n, tr.ask, c.want, c.asked, c.whole)
+		}
+	}
+}
