@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -113,32 +114,8 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 			// The terminal as it is now: a resize during the outage
 			// moved lines between its screen and its scrollback.
 			tr.settle()
-			// The lines that scrolled off the session's screen while
-			// the terminal was away, which its scrollback lacks; none
-			// when they cannot be counted (the original's daemon, which
-			// sends all of its history whatever is asked). A few more
-			// than counted: lines that scroll between the count and the
-			// ATTACH are then in the baseline too, and the tracker drops
-			// those its terminal already has, as many as it finds (a
-			// count that ran behind the terminal's asks for more). A
-			// full scrollback counts the same however much scrolled:
-			// then as many lines as the tracker can compare are asked
-			// for, and compared.
-			n, window, expect := 0, reattachSlack, -1
-			lack := max(before-tr.atDrop, 0)
-			switch {
-			case full && tr.known:
-				n, window = min(before, tracked), tracked
-			case counted && tr.known:
-				n = lack + reattachSlack
-			}
-			if limit {
-				n = min(n, lines+reattachSlack)
-			}
-			if counted && tr.known && !full {
-				window, expect = min(n, tracked), max(min(n, before)-lack, 0)
-			}
-			if textFollow && n > 0 {
+			n := tr.reattach(before, full, counted, limit, lines)
+			if textFollow && n != 0 {
 				// The history comes only with the baseline of attach
 				// -R, in the form the tracker reads (Redraw's):
 				// peek -f is reattached as attach -R is, and goes on
@@ -146,20 +123,27 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 				o.PeekFlags |= proto.PeekFull | proto.PeekRedraw
 				textFollow = false
 			}
-			o.LimitHistory, o.History = true, n
-			tr.window(window, expect)
+			o.LimitHistory, o.History = n >= 0, n
 			// Blank the screen row by row, which no terminal copies
 			// into its scrollback (tmux does for ED 2), so that the
 			// redraw pushes nothing there.
 			tr.raw(proto.RedrawInPlace(nil, nil, tr.rows()))
 		}
 		tr.begin(before, counted, first && !limit && !textFollow, !first)
+		tr.cutWith(c)
 		res, err := Attach(c, o)
 		done()
 		lost := errors.Is(err, ErrConnectionLost)
-		tr.end(lost)
+		refused := tr.end(lost)
 		if !lost {
 			return res, err
+		}
+		if refused {
+			// Not a drop: the route is asked again at once, for all
+			// of the history. One that fails is a drop.
+			if c, done, err = route(ref, nil); err == nil {
+				continue
+			}
 		}
 		var ended *Result
 		if c, done, ended, err = reroute(route, ref, name, p, tr, err); ended != nil || err != nil {
@@ -169,6 +153,65 @@ func AttachRouted(route Router, ref string, o AttachOptions, p Reconnect) (Resul
 			return Result{}, err
 		}
 	}
+}
+
+// reattach is how many lines of history a reattach asks for (-1: all of
+// them) when the daemon's count is before (full: its scrollback is full;
+// counted: the count is known), within the user's --history lines when
+// limit; and it sets what the tracker compares the baseline's with.
+func (t *tracker) reattach(before int, full, counted, limit bool, lines int) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// The lines that scrolled off the session's screen while the
+	// terminal was away, which its scrollback lacks; none when they
+	// cannot be counted (the original's daemon, which sends all of its
+	// history whatever is asked). A few more than counted: lines that
+	// scroll between the count and the ATTACH are then in the baseline
+	// too, and the tracker drops those its terminal already has, as many
+	// as it finds (a count that ran behind the terminal's asks for more).
+	// A full scrollback counts the same however much scrolled: then as
+	// many lines as the tracker can compare are asked for, and compared.
+	//
+	// A baseline that came with none of the terminal's last lines though
+	// it had as many as were asked for may begin after them (more
+	// scrolled between the count and the ATTACH than the slack, or, in a
+	// full scrollback, than the copy compares): the tracker drew none of
+	// it and ended the connection (reask), and this reattach asks for
+	// all of the history, its overlap where the counts say when they do.
+	n, window, expect := 0, reattachSlack, -1
+	b := baselineAsk{}
+	lack := max(before-t.atDrop, 0)
+	switch {
+	case t.known && t.reask:
+		n, window, b.whole = -1, math.MaxInt, true
+		if counted && !full {
+			expect = t.atDrop
+		}
+	case full && t.known:
+		n, window = min(before, tracked), tracked
+		// A full scrollback keeps its count: asked for as many
+		// lines as it has, the baseline has all of them.
+		b.whole = n >= before
+		if !b.whole {
+			b.asked = n
+		}
+	case counted && t.known:
+		n = lack + reattachSlack
+		window, expect = min(n, tracked), max(min(n, before)-lack, 0)
+		b.asked = n
+	}
+	if limit && (n < 0 || n > lines+reattachSlack) {
+		// The user's --history bounds what a reattach brings
+		// too: the lines before it are left out on purpose, and
+		// a baseline without the terminal's is not asked again.
+		n, b = lines+reattachSlack, baselineAsk{}
+		if counted && t.known && !full {
+			window, expect = min(n, tracked), max(min(n, before)-lack, 0)
+		}
+	}
+	b.full = full
+	t.win, t.expect, t.ask = window, expect, b
+	return n
 }
 
 // reroute waits and routes again until a connection opens, the user stops
@@ -268,6 +311,30 @@ type tracker struct {
 	prevCounted bool
 	atDrop      int // the daemon's history count that the terminal's scrollback ends at
 	curRows     int
+	ask         baselineAsk // what the reattach's baseline was asked for
+	// cut ends the connection whose baseline is refused: it began after
+	// the terminal's last line. refused is that baseline as it would be
+	// drawn (none of it is; nor anything after it), and reask says the
+	// next reattach asks for all of the history.
+	cut     func()
+	refused []byte
+	reask   bool
+}
+
+// baselineAsk is what a reattach asked for, which says what its baseline
+// without the terminal's last lines means.
+type baselineAsk struct {
+	// asked is how many lines of history were asked for when that may
+	// be fewer than the daemon has: a baseline with as many, none of
+	// them the terminal's, may have begun after the terminal's last
+	// line. 0: no such ask.
+	asked int
+	// whole: all of the daemon's history was asked for.
+	whole bool
+	// full: the daemon's scrollback was full at the count, so lines
+	// have left it: a whole baseline without the terminal's last lines
+	// is after lines that are gone from the host too.
+	full bool
 }
 
 func newTracker(w io.Writer, outFile, in *os.File) *tracker {
@@ -308,18 +375,36 @@ func (t *tracker) Write(p []byte) (int, error) {
 		t.held = append(t.held, p...)
 		return len(p), nil
 	}
+	if t.refused != nil {
+		// The connection is being ended: what follows the refused
+		// baseline continues it.
+		return len(p), nil
+	}
 	t.resizeLocked()
+	h := -1 // the baseline's history lines, when read
 	if t.fresh && t.again && t.known {
-		if q, ok := t.dedupeLocked(p); ok {
-			p = q
+		q, n, gap, ok := t.dedupeLocked(p)
+		if ok && gap && t.cut != nil {
+			t.refused, t.reask = q, true
+			t.cut()
+			return len(p), nil
+		}
+		if ok {
+			p, h = q, n
 		}
 	}
 	seq := t.scr.HistorySeq()
 	t.scr.Write(p)
 	if t.fresh && t.again && t.known {
-		t.fresh = false
+		t.fresh, t.reask = false, false
 		t.baseSeq = t.scr.HistorySeq()
 		t.base, t.counted = t.atDrop+int(t.baseSeq-seq), true
+		if t.ask.whole && h >= 0 {
+			// All of the daemon's lines, wherever the terminal's
+			// ended (lines lost meanwhile, or a marker for them, make
+			// the two differ).
+			t.base = h
+		}
 		return t.w.Write(p)
 	}
 	if t.fresh {
@@ -353,20 +438,38 @@ func (t *tracker) begin(base int, counted, all, again bool) {
 	defer t.mu.Unlock()
 	t.prevBase, t.prevCounted = t.base, t.counted
 	t.fresh, t.base, t.counted, t.all, t.again = true, base, counted, all, again
-	t.holding, t.held = false, nil
+	t.holding, t.held, t.refused = false, nil, nil
+	t.reask = t.reask && again
+}
+
+// cutWith makes c the connection that a refused baseline ends.
+func (t *tracker) cutWith(c *Conn) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cut = func() { c.Close() }
 }
 
 // end settles what Attach wrote as it ended: passed on, or, when the
 // connection was lost and will be retried, only the modes' reset (the
-// terminal is left as the user had it while no session is drawn).
-func (t *tracker) end(lost bool) {
+// terminal is left as the user had it while no session is drawn). It
+// reports whether the connection was lost because the tracker refused
+// its baseline.
+func (t *tracker) end(lost bool) (refused bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	held := t.held
-	t.holding, t.held = false, nil
+	held, gapped := t.held, t.refused
+	t.holding, t.held, t.refused, t.cut = false, nil, nil, nil
 	if !lost {
+		if gapped != nil {
+			// The attach ended otherwise (the session's EXIT was read
+			// with the baseline): the baseline is all there is to
+			// draw.
+			t.scr.Write(gapped)
+			t.w.Write(gapped)
+			t.fresh, t.reask = false, false
+		}
 		t.w.Write(held)
-		return
+		return false
 	}
 	if t.fresh {
 		// Nothing of this connection reached the terminal (it dropped
@@ -378,6 +481,7 @@ func (t *tracker) end(lost bool) {
 	}
 	t.w.Write([]byte(proto.ResetModes))
 	t.scr.Write([]byte(proto.ResetModes))
+	return gapped != nil
 }
 
 // drew reports whether a baseline has reached the terminal.
@@ -413,15 +517,6 @@ const finishStart = proto.ResetModes + "\x1b[999;1H"
 // how many a reattach can compare.
 const tracked = 1000
 
-// window sets how many of the terminal's last lines the next baseline
-// may repeat, and how many it repeats if the counts are exact (-1:
-// unknown).
-func (t *tracker) window(n, expect int) {
-	t.mu.Lock()
-	t.win, t.expect = n, expect
-	t.mu.Unlock()
-}
-
 // reattachSlack is how many lines of history a reattach asks for beyond
 // those the terminal lacks by the count: more than can scroll by between
 // the count and the ATTACH, at the cost of their bytes.
@@ -438,28 +533,62 @@ const (
 // read by a copy of the daemon's emulator, the newest run of its history
 // that continues the terminal's (at most the window's lines, compared as
 // text) is dropped, and the rest and the screen are written again as the
-// daemon writes them.
-func (t *tracker) dedupeLocked(p []byte) ([]byte, bool) {
+// daemon writes them. h is how many history lines the baseline had. gap
+// says it has none of the terminal's last lines but as many as were
+// asked for: it may begin after them, the lines between in neither.
+// When all of a full scrollback came without them, the lines between
+// are gone from the host too, and a marker line (AppendLostMarker)
+// stands for them.
+func (t *tracker) dedupeLocked(p []byte) (_ []byte, h int, gap, ok bool) {
 	if !bytes.HasPrefix(p, []byte(redrawPrefix)) || !bytes.HasSuffix(p, []byte(redrawSuffix)) {
-		return nil, false
+		return nil, 0, false, false
 	}
 	payload := p[len(redrawPrefix) : len(p)-len(redrawSuffix)]
 	rows, cols := t.scr.Size()
 	scratch := term.New(rows, cols, term.Options{Scrollback: 1 << 20})
 	scratch.Write(payload)
-	h := scratch.ScrollbackLen()
+	h = scratch.ScrollbackLen()
 	got := scratch.Lines(true)[:h]
 	have := t.tailText
 	j := overlap(got, have, t.win, t.expect)
-	out := append([]byte(redrawPrefix), scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)...)
+	out := []byte(redrawPrefix)
+	switch {
+	case j > 0:
+	case t.ask.asked > 0 && h >= t.ask.asked:
+		gap = true
+	case t.ask.whole && t.ask.full && h > 0 && len(have) > 0:
+		out = AppendLostMarker(out, rows)
+	}
+	out = append(out, scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)...)
 	out = append(out, scratch.Redraw()...)
-	return append(out, redrawSuffix...), true
+	return append(out, redrawSuffix...), h, gap, true
+}
+
+// LostMarker is the line a reconnect writes into the scrollback (the
+// terminal's, pty web's emulator's) where lines are missing that the
+// session's scrollback no longer has: they left it during the outage.
+// How many is not known: a full scrollback's count stays the same.
+const LostMarker = "[pty: lines lost while reconnecting]"
+
+// AppendLostMarker writes LostMarker, dim as the daemon's marker for the
+// lines it did not keep, into the scrollback of a blank screen of rows
+// rows whose cursor is at the top: the line feeds push every row it took
+// off the top, and the history after it is written from the top again.
+func AppendLostMarker(b []byte, rows int) []byte {
+	b = append(b, "\x1b[0;2m"+LostMarker+"\x1b[0m\r\n"...)
+	for i := 1; i < rows; i++ {
+		b = append(b, '\n')
+	}
+	return b
 }
 
 // overlap is how many of got's first lines the terminal has: those up
 // to a line where got has have's last lines, as many of them as got has
-// before it. got may begin with lines older than the terminal's
-// scrollback (peek -f's, which began with the screen), which go too.
+// before it, up to matchRun: a line the terminal lacks further back
+// (lost in an outage longer than the session's scrollback) does not make
+// a whole baseline look new. got may begin with lines older than the
+// terminal's scrollback (peek -f's, which began with the screen), which
+// go too.
 // Of the numbers (at most win) at which the text is the same, the one
 // closest to expect (the larger of two as close), or the largest when
 // expect is unknown (-1): lines that repeat (blank ones, a program
@@ -474,7 +603,7 @@ func overlap(got, have []string, win, expect int) int {
 		if i <= 0 || i > win {
 			return false
 		}
-		m := min(i, len(have))
+		m := min(i, len(have), matchRun)
 		return equal(got[i-m:i], have[len(have)-m:])
 	}
 	if expect < 0 {
@@ -495,6 +624,10 @@ func overlap(got, have []string, win, expect int) int {
 	}
 	return 0
 }
+
+// matchRun is how many of the terminal's last lines a baseline's must
+// repeat to count as the same.
+const matchRun = 64
 
 func equal(a, b []string) bool {
 	for i := range a {

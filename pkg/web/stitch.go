@@ -94,7 +94,9 @@ func historyCount(c *client.Conn) (n int, full, ok bool) {
 // history, has none of scr's lines but had as many as it was asked for:
 // more lines scrolled between the count and the PEEK than the slack, and
 // those between scr's last and the baseline's first would be lost. The
-// caller then asks again for all of it (askAll).
+// caller then asks again for all of it (askAll). All of a full
+// scrollback without scr's lines comes after lines gone from the host
+// too: a marker line (client.LostMarker) stands for them.
 func (st *stitch) dedupe(p []byte, scr *term.Screen) (_ []byte, h int, ok bool) {
 	rows, cols := scr.Size()
 	scratch := term.New(rows, cols, term.Options{Scrollback: 1 << 20})
@@ -114,7 +116,14 @@ func (st *stitch) dedupe(p []byte, scr *term.Screen) (_ []byte, h int, ok bool) 
 		// scr's.
 		j = overlap(got, st.tail)
 	}
-	out := scratch.AppendHistory(nil, h-j, rows, proto.MaxPayload)
+	var out []byte
+	if j == 0 && st.all && st.full && h > 0 && len(st.tail) > 0 {
+		// All of a full scrollback, none of it the emulator's: the
+		// lines between left the session's scrollback during the
+		// outage, and a marker stands for them.
+		out = client.AppendLostMarker(out, rows)
+	}
+	out = scratch.AppendHistory(out, h-j, rows, proto.MaxPayload)
 	return append(out, scratch.Redraw()...), h, true
 }
 

@@ -3,21 +3,18 @@ package web
 import (
 	"context"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/internal/testutil/relay"
 	"github.com/ptyorg/pty/pkg/client"
-	"github.com/ptyorg/pty/pkg/proto"
 )
 
 // A followed remote session's emulator keeps every line once and in
@@ -57,7 +54,7 @@ func TestStitchDropsUnderOutput(t *testing.T) {
 				mu.Lock()
 				lag := time.Duration(r.IntN(150)) * time.Millisecond
 				mu.Unlock()
-				c, err := slowRoute(t, root, ref, lag)
+				c, err := relay.Slow(root, ref, lag)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -160,91 +157,4 @@ func counterProblem(lines []string, n int) string {
 		return fmt.Sprintf("the lines end at n%d, not n%d", want-1, n)
 	}
 	return ""
-}
-
-// slowRoute is a connection to session id's daemon carried, as a route
-// is, by a relay: here one that delays every byte by lag each way, as a
-// slow link does, so that lines scroll between a reconnect's count and
-// its baseline.
-func slowRoute(t *testing.T, root, id string, lag time.Duration) (*client.Conn, error) {
-	d, err := client.Dial(root, id)
-	if err != nil {
-		return nil, err
-	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		d.Close()
-		return nil, err
-	}
-	conns := make([]*net.UnixConn, 2)
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "route")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		conns[i] = c.(*net.UnixConn)
-	}
-	far := d.Raw()
-	var once sync.Once
-	end := func() { once.Do(func() { far.Close(); conns[1].Close() }) }
-	go lagCopy(conns[1], framesOf(far), lag, end)
-	go lagCopy(far, conns[1], lag, end)
-	return client.Relayed(conns[0]), nil
-}
-
-// framesOf is the daemon's stream as read from c, frame by frame, each
-// frame split in two at a random place (a drop can fall between them).
-func framesOf(c io.Reader) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		r := proto.NewReader(c)
-		for {
-			fr, err := r.Next()
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-			b := proto.AppendFrame(nil, fr.Type, fr.Payload)
-			cut := rand.IntN(len(b) + 1)
-			if _, err := pw.Write(b[:cut]); err != nil {
-				return
-			}
-			if _, err := pw.Write(b[cut:]); err != nil {
-				return
-			}
-		}
-	}()
-	return pr
-}
-
-// lagCopy copies src to dst, each chunk lag after it was read, until
-// either fails; then end.
-func lagCopy(dst io.Writer, src io.Reader, lag time.Duration, end func()) {
-	type chunk struct {
-		at time.Time
-		b  []byte
-	}
-	q := make(chan chunk, 1024)
-	go func() {
-		defer close(q)
-		for {
-			b := make([]byte, 4096)
-			n, err := src.Read(b)
-			if n > 0 {
-				q <- chunk{time.Now().Add(lag), b[:n]}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	defer end()
-	for c := range q {
-		time.Sleep(time.Until(c.at))
-		if _, err := dst.Write(c.b); err != nil {
-			return
-		}
-	}
 }

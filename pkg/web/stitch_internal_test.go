@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
 )
@@ -89,5 +90,40 @@ func TestDedupeBaselineAfterLastLine(t *testing.T) {
 	}
 	if p := counterProblem(ns, 300); p != "" {
 		t.Fatal(p)
+	}
+}
+
+// An outage longer than the session's scrollback: all of it came, none
+// of it the emulator's, and one marker line stands for the lines between,
+// gone from the host too.
+func TestDedupeLinesLost(t *testing.T) {
+	const rows, cols, capacity = 5, 40, 50
+	emu := term.New(rows, cols, term.Options{Scrollback: 1000})
+	daemon := term.New(rows, cols, term.Options{Scrollback: capacity})
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(emu, "n%d\r\n", i)
+	}
+	for i := 1; i <= 400; i++ {
+		fmt.Fprintf(daemon, "n%d\r\n", i)
+	}
+	st := stitch{again: true, fresh: true, all: true, full: true, win: -1, known: true, atDrop: 96}
+	st.tail = emu.Lines(true)[:emu.ScrollbackLen()]
+	p, _, ok := st.dedupe(append(daemon.AppendHistory(nil, -1, rows, proto.MaxPayload), daemon.Redraw()...), emu)
+	if !ok {
+		t.Fatal("all of the history refused")
+	}
+	emu.Write(proto.RedrawInPlace(nil, p, rows))
+	ls := emu.Lines(true)
+	marks := 0
+	for i, l := range ls {
+		if l == client.LostMarker {
+			marks++
+			if ls[i-1] != "n96" || ls[i+1] != "n347" {
+				t.Errorf("the marker is between %q and %q", ls[i-1], ls[i+1])
+			}
+		}
+	}
+	if marks != 1 {
+		t.Fatalf("%d marker lines:\n%s", marks, strings.Join(ls, "\n"))
 	}
 }

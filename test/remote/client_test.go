@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/pkg/client"
 )
 
 // fleet is two ssh servers on 127.0.0.1 with registries of their own,
@@ -384,7 +385,7 @@ func testAttachReconnect(t *testing.T, scrollback string) {
 	if scrollback == "" {
 		killCarriers(t, f, tm)
 	} else {
-		longOutage(t, f)
+		longOutage(t, f, "n150")
 	}
 	tm.WaitText("n150")
 	testutil.MustRun(t, f.rootA, "send", "ctr", "--seq", "more", "--seq", "key:return")
@@ -458,8 +459,8 @@ func killCarriers(t *testing.T, f *fleet, tm *testutil.Tmux) {
 
 // longOutage takes hosta away while more lines scroll than a reattach's
 // slack: the shared connection is closed (which drops the attach) and the
-// server stopped, then let go once the session has printed n150.
-func longOutage(t *testing.T, f *fleet) {
+// server stopped, then let go once the session has printed until.
+func longOutage(t *testing.T, f *fleet, until string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(f.a.dir, "sshd.pid"))
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
@@ -472,9 +473,67 @@ func longOutage(t *testing.T, f *fleet) {
 	if out, err := exit.CombinedOutput(); err != nil {
 		t.Fatalf("ssh -O exit: %v %s", err, out)
 	}
-	testutil.WaitFor(t, 20*time.Second, "n150 on the host", func() bool {
-		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout, "n150")
+	testutil.WaitFor(t, 20*time.Second, until+" on the host", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout, until)
 	})
+}
+
+// An outage longer than the session's scrollback: the lines that left it
+// meanwhile are gone from the host too, and the terminal gets one marker
+// line where they were, the lines before it and after it once each and
+// in order.
+func TestRemoteAttachReconnectOutageBeyondScrollback(t *testing.T) {
+	f := newFleet(t)
+	run := testutil.Command(t, f.rootA, "", "run", "-d", "--id", "ctr", "--", "sh", "-c",
+		`echo ready; read x; i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo n$i; [ $i = 500 ] && read y; sleep 0.005; done; echo END; sleep 100`)
+	run.Env = append(run.Env, "PTY_SCROLLBACK=150")
+	if r := testutil.RunCmd(t, run); r.Code != 0 {
+		t.Fatalf("run: %+v", r)
+	}
+	testutil.WaitFor(t, 15*time.Second, "ready", func() bool {
+		return strings.Contains(testutil.Run(t, f.rootA, "peek", "--plain", "ctr").Stdout, "ready")
+	})
+	tm := testutil.StartUserTmuxCmd(t, 12, 60, f.env, filepath.Join(testutil.BinDir(t), "pty"), "--remote", "hosta", "attach", "ctr")
+	tm.WaitText("ready")
+	tm.Keys("go", "Enter")
+	tm.WaitText("n40")
+	// The session stops at n500 until it is sent a line, far more than
+	// its 150 lines after the terminal's last.
+	longOutage(t, f, "n500")
+	tm.WaitText("n500")
+	testutil.MustRun(t, f.rootA, "send", "ctr", "--seq", "more", "--seq", "key:return")
+	tm.WaitText("END")
+	var before, after []int
+	marks := 0
+	for _, l := range tm.All() {
+		l = strings.TrimSpace(l)
+		if l == client.LostMarker {
+			marks++
+		}
+		if k, err := strconv.Atoi(strings.TrimPrefix(l, "n")); err == nil && strings.HasPrefix(l, "n") {
+			if marks == 0 {
+				before = append(before, k)
+			} else {
+				after = append(after, k)
+			}
+		}
+	}
+	run1 := func(ns []int, from, to int) bool {
+		if len(ns) == 0 || (from > 0 && ns[0] != from) || (to > 0 && ns[len(ns)-1] != to) {
+			return false
+		}
+		for i := range ns {
+			if ns[i] != ns[0]+i {
+				return false
+			}
+		}
+		return true
+	}
+	if marks != 1 || !run1(before, 1, 0) || !run1(after, 0, 600) || after[0] <= before[len(before)-1]+1 {
+		t.Fatalf("%d marker lines; before them %v, after them %v\n%s", marks, before, after, strings.Join(tm.All(), "\n"))
+	}
+	tm.Keys("C-\\")
+	tm.WaitText("[detached]")
 }
 
 // peek -f --remote follows, goes on after the ssh process carrying it is

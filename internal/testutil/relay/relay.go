@@ -1,0 +1,108 @@
+// Package relay carries a test's connections to a session's daemon the
+// way a route to another host does, slowly: through a relay that delays
+// every byte and splits the daemon's frames, so that lines scroll between
+// a reconnect's count and its baseline, and a connection closed at a
+// random moment ends mid-frame.
+package relay
+
+import (
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ptyorg/pty/pkg/client"
+	"github.com/ptyorg/pty/pkg/proto"
+)
+
+// Slow is a connection to session id's daemon under root carried, as a
+// route is, by a relay: here one that delays every byte by lag each way,
+// as a slow link does, and writes each of the daemon's frames in two
+// pieces cut at a random place. Closing the connection ends the relay
+// and its connection to the daemon.
+func Slow(root, id string, lag time.Duration) (*client.Conn, error) {
+	d, err := client.Dial(root, id)
+	if err != nil {
+		return nil, err
+	}
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	conns := make([]*net.UnixConn, 2)
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "route")
+		c, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			d.Close()
+			return nil, err
+		}
+		conns[i] = c.(*net.UnixConn)
+	}
+	far := d.Raw()
+	var once sync.Once
+	end := func() { once.Do(func() { far.Close(); conns[1].Close() }) }
+	go lagCopy(conns[1], framesOf(far), lag, end)
+	go lagCopy(far, conns[1], lag, end)
+	return client.Relayed(conns[0]), nil
+}
+
+// framesOf is the daemon's stream as read from c, frame by frame, each
+// frame split in two at a random place (a drop can fall between them).
+func framesOf(c io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		r := proto.NewReader(c)
+		for {
+			fr, err := r.Next()
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			b := proto.AppendFrame(nil, fr.Type, fr.Payload)
+			cut := rand.IntN(len(b) + 1)
+			if _, err := pw.Write(b[:cut]); err != nil {
+				return
+			}
+			if _, err := pw.Write(b[cut:]); err != nil {
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+// lagCopy copies src to dst, each chunk lag after it was read, until
+// either fails; then end.
+func lagCopy(dst io.Writer, src io.Reader, lag time.Duration, end func()) {
+	type chunk struct {
+		at time.Time
+		b  []byte
+	}
+	q := make(chan chunk, 1024)
+	go func() {
+		defer close(q)
+		for {
+			b := make([]byte, 4096)
+			n, err := src.Read(b)
+			if n > 0 {
+				q <- chunk{time.Now().Add(lag), b[:n]}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer end()
+	for c := range q {
+		time.Sleep(time.Until(c.at))
+		if _, err := dst.Write(c.b); err != nil {
+			return
+		}
+	}
+}
