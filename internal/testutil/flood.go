@@ -132,3 +132,25 @@ func floodSummary(lines []string) string {
 	}
 	return b.String()
 }
+
+// CounterProblem says what is wrong with lines, which should be a
+// counter's n1 to nN once each and in order: the first line missing or
+// repeated ("" for nothing).
+func CounterProblem(lines []string, n int) string {
+	want := 1
+	for i, l := range lines {
+		k, _ := strconv.Atoi(strings.TrimPrefix(l, "n"))
+		switch {
+		case k == want:
+			want++
+		case k < want:
+			return fmt.Sprintf("line %d is %s again (after n%d)", i, l, want-1)
+		default:
+			return fmt.Sprintf("n%d to n%d are missing (line %d is %s)", want, k-1, i, l)
+		}
+	}
+	if want != n+1 {
+		return fmt.Sprintf("the lines end at n%d, not n%d", want-1, n)
+	}
+	return ""
+}

@@ -185,31 +185,10 @@ func TestReattachDropsUnderOutput(t *testing.T) {
 			}
 			ls, _ := user.lines()
 			ns, _, _ := counter(ls)
-			if p := counterProblem(ns, tc.lines); p != "" {
+			if p := testutil.CounterProblem(ns, tc.lines); p != "" {
 				t.Fatalf("after %d drops (%d routes): %s", drops, routes, p)
 			}
 			t.Logf("%d drops, %d routes, every line once", drops, routes)
 		})
 	}
-}
-
-// counterProblem says what is wrong with lines, which should be n1 to
-// nN once each and in order: the first line missing or repeated.
-func counterProblem(lines []string, n int) string {
-	want := 1
-	for i, l := range lines {
-		k, _ := strconv.Atoi(l[1:])
-		switch {
-		case k == want:
-			want++
-		case k < want:
-			return fmt.Sprintf("line %d is %s again (after n%d)", i, l, want-1)
-		default:
-			return fmt.Sprintf("n%d to n%d are missing (line %d is %s)", want, k-1, i, l)
-		}
-	}
-	if want != n+1 {
-		return fmt.Sprintf("the lines end at n%d, not n%d", want-1, n)
-	}
-	return ""
 }

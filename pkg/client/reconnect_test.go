@@ -1,12 +1,12 @@
 package client
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
 )
@@ -149,27 +149,6 @@ func (r *stitchRig) numbers() []string {
 	return ns
 }
 
-// counterProblem says what is wrong with lines, which should be n1 to
-// nN once each and in order: the first line missing or repeated.
-func counterProblem(lines []string, n int) string {
-	want := 1
-	for i, l := range lines {
-		k, _ := strconv.Atoi(l[1:])
-		switch {
-		case k == want:
-			want++
-		case k < want:
-			return fmt.Sprintf("line %d is %s again (after n%d)", i, l, want-1)
-		default:
-			return fmt.Sprintf("n%d to n%d are missing (line %d is %s)", want, k-1, i, l)
-		}
-	}
-	if want != n+1 {
-		return fmt.Sprintf("the lines end at n%d, not n%d", want-1, n)
-	}
-	return ""
-}
-
 // The reattach that lost lines: the terminal's scrollback ends at n100,
 // the count asked for the 64 lines of slack beyond those it lacked, and
 // more than that scrolled before the ATTACH, so the baseline begins after
@@ -185,7 +164,7 @@ func TestReattachBaselineAfterLastLine(t *testing.T) {
 	was := scrollback()
 	n, refused := r.reattach(capacity, 200)
 	if !refused {
-		t.Fatalf("a baseline of %d lines from n%d on was taken after n100: %s", n, r.printed-r.rows+1-n, counterProblem(r.numbers(), r.printed))
+		t.Fatalf("a baseline of %d lines from n%d on was taken after n100: %s", n, r.printed-r.rows+1-n, testutil.CounterProblem(r.numbers(), r.printed))
 	}
 	if now := scrollback(); now != was {
 		t.Fatalf("the refused baseline reached the terminal:\n%s", now)
@@ -198,7 +177,7 @@ func TestReattachBaselineAfterLastLine(t *testing.T) {
 		t.Fatalf("the reattach after the refusal asked for %d lines (refused %v), not all of them", n, refused)
 	}
 	r.print(10, true)
-	if p := counterProblem(r.numbers(), r.printed); p != "" {
+	if p := testutil.CounterProblem(r.numbers(), r.printed); p != "" {
 		t.Fatal(p)
 	}
 	// And the next drop stitches by the counts again.
@@ -208,7 +187,7 @@ func TestReattachBaselineAfterLastLine(t *testing.T) {
 		t.Fatalf("the next reattach asked for %d lines (refused %v)", n, refused)
 	}
 	r.print(3, true)
-	if p := counterProblem(r.numbers(), r.printed); p != "" {
+	if p := testutil.CounterProblem(r.numbers(), r.printed); p != "" {
 		t.Fatal(p)
 	}
 }
@@ -229,7 +208,7 @@ func TestReattachFullBeyondTracked(t *testing.T) {
 	if _, refused := r.reattach(capacity, 0); refused {
 		t.Fatal("all of the history refused")
 	}
-	if p := counterProblem(r.numbers(), r.printed); p != "" {
+	if p := testutil.CounterProblem(r.numbers(), r.printed); p != "" {
 		t.Fatal(p)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/proto"
 	"github.com/ptyorg/pty/pkg/term"
@@ -88,7 +89,7 @@ func TestDedupeBaselineAfterLastLine(t *testing.T) {
 			ns = append(ns, l)
 		}
 	}
-	if p := counterProblem(ns, 300); p != "" {
+	if p := testutil.CounterProblem(ns, 300); p != "" {
 		t.Fatal(p)
 	}
 }

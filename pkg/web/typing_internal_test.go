@@ -2,16 +2,13 @@ package web
 
 import (
 	"context"
-	"io"
-	"net"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ptyorg/pty/internal/testutil"
+	"github.com/ptyorg/pty/internal/testutil/relay"
 	"github.com/ptyorg/pty/pkg/client"
 )
 
@@ -26,10 +23,10 @@ func TestTypingOnADroppedRouteIsReported(t *testing.T) {
 	testutil.MustRun(t, root, "run", "-d", "--id", "typed", "--", "cat")
 
 	var mu sync.Mutex
-	var relays []*blockRelay
+	var relays []*relay.Blocking
 	routes := 0
 	host := RemoteHost{Label: "hostx", Route: func(ctx context.Context, ref string) (*client.Conn, func(), error) {
-		r, c, err := newBlockRelay(root, ref)
+		r, c, err := relay.NewBlocking(root, ref)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -61,7 +58,7 @@ func TestTypingOnADroppedRouteIsReported(t *testing.T) {
 	})
 
 	mu.Lock()
-	relays[0].block()
+	relays[0].Block()
 	mu.Unlock()
 	if err := f.send([]byte("second\r"), in); err != nil {
 		t.Fatal(err)
@@ -72,7 +69,7 @@ func TestTypingOnADroppedRouteIsReported(t *testing.T) {
 	default:
 	}
 	mu.Lock()
-	relays[0].end()
+	relays[0].End()
 	mu.Unlock()
 	select {
 	case msg := <-told:
@@ -106,61 +103,3 @@ func TestTypingOnADroppedRouteIsReported(t *testing.T) {
 	default:
 	}
 }
-
-// blockRelay carries a connection to a daemon, as a route does; block
-// stops what the client writes from going on (it is read and dropped,
-// as by an ssh whose link is dead), end closes both sides.
-type blockRelay struct {
-	mu      sync.Mutex
-	blocked bool
-	near    *net.UnixConn
-	far     *net.UnixConn
-	once    sync.Once
-}
-
-func newBlockRelay(root, id string) (*blockRelay, *client.Conn, error) {
-	d, err := client.Dial(root, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		d.Close()
-		return nil, nil, err
-	}
-	conns := make([]*net.UnixConn, 2)
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "route")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			return nil, nil, err
-		}
-		conns[i] = c.(*net.UnixConn)
-	}
-	r := &blockRelay{near: conns[1], far: d.Raw()}
-	go func() { io.Copy(r.near, r.far); r.end() }()
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, err := r.near.Read(b)
-			r.mu.Lock()
-			blocked := r.blocked
-			r.mu.Unlock()
-			if n > 0 && !blocked {
-				if _, err := r.far.Write(b[:n]); err != nil {
-					break
-				}
-			}
-			if err != nil {
-				break
-			}
-		}
-		r.end()
-	}()
-	return r, client.Relayed(conns[0]), nil
-}
-
-func (r *blockRelay) block() { r.mu.Lock(); r.blocked = true; r.mu.Unlock() }
-
-func (r *blockRelay) end() { r.once.Do(func() { r.near.Close(); r.far.Close() }) }

@@ -3,7 +3,6 @@ package remote
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -238,7 +237,7 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 			others = append(others, l)
 		}
 	}
-	if p := counterProblem(ns, 400); p != "" {
+	if p := testutil.CounterProblem(ns, 400); p != "" {
 		t.Fatalf("the page's counter lines, n1 to n400 once each and in order: %s; its other lines: %q; the host's: %q",
 			p, others, nonCounter(testutil.Run(t, f.rootA, "peek", "--plain", "--full", "ctr").Stdout))
 	}
@@ -304,27 +303,6 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 	if r := testutil.Run(t, f.rootA, "list", "--json"); !strings.Contains(r.Stdout, `"from web"`) {
 		t.Fatalf("the host's list lacks the new session: %s", r.Stdout)
 	}
-}
-
-// counterProblem says what is wrong with lines, which should be n1 to
-// nN once each and in order: the first line missing or repeated.
-func counterProblem(lines []string, n int) string {
-	want := 1
-	for i, l := range lines {
-		k, _ := strconv.Atoi(l[1:])
-		switch {
-		case k == want:
-			want++
-		case k < want:
-			return fmt.Sprintf("line %d is %s again (after n%d)", i, l, want-1)
-		default:
-			return fmt.Sprintf("n%d to n%d are missing (line %d is %s)", want, k-1, i, l)
-		}
-	}
-	if want != n+1 {
-		return fmt.Sprintf("the lines end at n%d, not n%d", want-1, n)
-	}
-	return ""
 }
 
 // nonCounter are the lines of out that are not a counter's.

@@ -28,21 +28,10 @@ func Slow(root, id string, lag time.Duration) (*client.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	conns, err := pair()
 	if err != nil {
 		d.Close()
 		return nil, err
-	}
-	conns := make([]*net.UnixConn, 2)
-	for i, fd := range fds {
-		f := os.NewFile(uintptr(fd), "route")
-		c, err := net.FileConn(f)
-		f.Close()
-		if err != nil {
-			d.Close()
-			return nil, err
-		}
-		conns[i] = c.(*net.UnixConn)
 	}
 	far := d.Raw()
 	var once sync.Once
@@ -106,3 +95,82 @@ func lagCopy(dst io.Writer, src io.Reader, lag time.Duration, end func()) {
 		}
 	}
 }
+
+// pair is two connected Unix stream sockets: the client's end of a route
+// and the relay's.
+func pair() ([2]*net.UnixConn, error) {
+	var conns [2]*net.UnixConn
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		return conns, err
+	}
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "route")
+		c, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			for _, c := range conns {
+				if c != nil {
+					c.Close()
+				}
+			}
+			if i == 0 {
+				syscall.Close(fds[1])
+			}
+			return conns, err
+		}
+		conns[i] = c.(*net.UnixConn)
+	}
+	return conns, nil
+}
+
+// Blocking carries a connection to a daemon as a route does, until Block
+// stops what the client writes from going on (it is read and dropped, as
+// by an ssh whose link is dead); End closes both sides.
+type Blocking struct {
+	mu        sync.Mutex
+	blocked   bool
+	near, far *net.UnixConn
+	once      sync.Once
+}
+
+// NewBlocking is a Blocking relay to session id's daemon under root, and
+// the client's end of it.
+func NewBlocking(root, id string) (*Blocking, *client.Conn, error) {
+	d, err := client.Dial(root, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	conns, err := pair()
+	if err != nil {
+		d.Close()
+		return nil, nil, err
+	}
+	r := &Blocking{near: conns[1], far: d.Raw()}
+	go func() { io.Copy(r.near, r.far); r.End() }()
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := r.near.Read(b)
+			r.mu.Lock()
+			blocked := r.blocked
+			r.mu.Unlock()
+			if n > 0 && !blocked {
+				if _, err := r.far.Write(b[:n]); err != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		r.End()
+	}()
+	return r, client.Relayed(conns[0]), nil
+}
+
+// Block drops what the client writes from now on.
+func (r *Blocking) Block() { r.mu.Lock(); r.blocked = true; r.mu.Unlock() }
+
+// End closes both sides, as a route's end does when its ssh dies.
+func (r *Blocking) End() { r.once.Do(func() { r.near.Close(); r.far.Close() }) }
