@@ -3,7 +3,6 @@ package layout
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/user"
 	"slices"
@@ -202,7 +201,7 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
-	return fmt.Sprintf("cannot read session %q in %s (owned by %s): permission denied; run pty as that user", e.ID, e.Root, e.Owner)
+	return "cannot read session " + strconv.Quote(e.ID) + " in " + e.Root + " (owned by " + e.Owner + "): permission denied; run pty as that user"
 }
 
 func (e *PermissionError) Is(target error) bool { return target == os.ErrPermission }
