@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Command is one built-in subcommand.
@@ -93,6 +94,19 @@ func Program(name string) (string, error) {
 		}
 	}
 	return "", os.ErrNotExist
+}
+
+// Exec replaces this process with the program name, found as Program
+// finds it, given this process's arguments and environment: how a
+// command's small program (pty-peek, pty-list, pty-run) hands a command
+// line it does not serve to the whole command. It returns only when it
+// could not.
+func Exec(name string) error {
+	path, err := Program(name)
+	if err == nil {
+		err = syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
+	}
+	return err
 }
 
 // dirs are where programs are looked for: beside this executable, then
