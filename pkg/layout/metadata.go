@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/user"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -217,10 +217,22 @@ func permissionError(root, id string) error {
 	return &PermissionError{ID: id, Root: root, Owner: owner}
 }
 
+// userName is the login name of uid from /etc/passwd, or "uid N". It
+// reads the file itself, as os/user does in the static builds pty is
+// installed as (no cgo, so no other name service), because os/user
+// brings fmt into pty-peek and pty-list, which link neither.
 func userName(uid uint32) string {
 	id := strconv.FormatUint(uint64(uid), 10)
-	if u, err := user.LookupId(id); err == nil && u.Username != "" {
-		return u.Username
+	if b, err := os.ReadFile("/etc/passwd"); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			// name:password:uid:gid:...
+			name, rest, _ := strings.Cut(strings.TrimSpace(line), ":")
+			_, rest, _ = strings.Cut(rest, ":")
+			u, _, ok := strings.Cut(rest, ":")
+			if ok && u == id && name != "" && name[0] != '#' {
+				return name
+			}
+		}
 	}
 	return "uid " + id
 }
