@@ -134,9 +134,9 @@ func isExecutable(p string) bool {
 
 // Internal are the pty-* programs that pty's own commands run, which are
 // neither commands nor plugins: the session daemon, and the whole of
-// pty peek and of pty run, which pty-peek and pty-run run for what they
-// do not do themselves.
-var Internal = []string{"daemon", "peek-full", "run-attach"}
+// pty peek, pty list and pty run, which pty-peek, pty-list and pty-run
+// run for what they do not do themselves.
+var Internal = []string{"daemon", "peek-full", "list-full", "run-attach"}
 
 // Plugins lists the pty-* programs beside pty and on $PATH that are not
 // built in, sorted (the Internal ones are not plugins).
