@@ -53,12 +53,28 @@ var Builtin = []Command{
 	{"completions", "print a shell completion script (bash, zsh, fish)"},
 }
 
-// Aliases map short names to commands.
-var Aliases = map[string]string{"ls": "list", "a": "attach", "i": "ui", "interactive": "ui", "remove": "rm"}
+// Alias is a short name of a command.
+type Alias struct{ Name, Command string }
+
+// Aliases are the short names of commands. They are a slice, not a map:
+// the initializer of a package builds its map literals at every start of
+// every program that links it (the dispatcher's, then the command's), and
+// a map's hash seed is a program's first draw of random bytes.
+var Aliases = []Alias{{"ls", "list"}, {"a", "attach"}, {"i", "ui"}, {"interactive", "ui"}, {"remove", "rm"}}
+
+// Unalias is the command that name is an alias of, and whether it is one.
+func Unalias(name string) (string, bool) {
+	for _, a := range Aliases {
+		if a.Name == name {
+			return a.Command, true
+		}
+	}
+	return "", false
+}
 
 // Lookup finds a built-in command by name or alias.
 func Lookup(name string) (Command, bool) {
-	if a, ok := Aliases[name]; ok {
+	if a, ok := Unalias(name); ok {
 		name = a
 	}
 	for _, c := range Builtin {
