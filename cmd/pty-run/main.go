@@ -10,7 +10,6 @@ package main
 import (
 	"context"
 	"os"
-	"syscall"
 
 	"github.com/ptyorg/pty/internal/tty"
 	"github.com/ptyorg/pty/pkg/cli"
@@ -31,10 +30,7 @@ func main() {
 	if o.Detach {
 		cli.Exit(run.Run(context.Background(), o, c.System()))
 	}
-	path, err := commands.Program(full)
-	if err == nil {
-		err = syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
-	}
+	err := commands.Exec(full)
 	os.Stderr.WriteString("pty: cannot run " + full + " (" + err.Error() + "), which pty run needs to attach; install pty again (install/install.sh) so that it is beside pty-run, or start the session in the background with -d\n")
 	os.Exit(1)
 }

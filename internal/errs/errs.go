@@ -18,3 +18,17 @@ type wrapped struct {
 
 func (e *wrapped) Error() string { return e.text }
 func (e *wrapped) Unwrap() error { return e.err }
+
+// Both returns an error that reads "first: second" and unwraps to both,
+// as fmt.Errorf("%w: %w", first, second) does.
+func Both(first, second error) error {
+	return &both{first.Error() + ": " + second.Error(), [2]error{first, second}}
+}
+
+type both struct {
+	text string
+	errs [2]error
+}
+
+func (e *both) Error() string   { return e.text }
+func (e *both) Unwrap() []error { return e.errs[:] }

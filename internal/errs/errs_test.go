@@ -34,3 +34,17 @@ func TestSentenceSaysSoAndUnwraps(t *testing.T) {
 		t.Fatalf("Sentence gives %q, unwrapping to %v, sentence %v", err, errors.Unwrap(err), ok)
 	}
 }
+
+func TestBothReadsAndUnwrapsLikeErrorf(t *testing.T) {
+	first := errors.New("session is not running")
+	second := &fs.PathError{Op: "connect", Path: "/x.sock", Err: fs.ErrNotExist}
+	got := Both(first, second)
+	want := fmt.Errorf("%w: %w", first, second)
+	if got.Error() != want.Error() {
+		t.Fatalf("Error() = %q, fmt.Errorf gives %q", got, want)
+	}
+	var pe *fs.PathError
+	if !errors.Is(got, first) || !errors.Is(got, fs.ErrNotExist) || !errors.As(got, &pe) || pe != second {
+		t.Fatalf("%v does not unwrap to both %v and %v", got, first, second)
+	}
+}

@@ -2,8 +2,8 @@ package fsx
 
 import (
 	"errors"
-	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 
 	"github.com/ptyorg/pty/internal/errs"
@@ -41,7 +41,7 @@ func checkSocketStat(path string, st *syscall.Stat_t) error {
 	if err := syscall.Stat(dirOf(path), &dir); err == nil && dir.Uid == st.Uid {
 		return nil
 	}
-	return errs.Text(fmt.Sprintf("%s is owned by uid %d, neither you nor the owner of its directory; pty does not connect to it: remove it", path, st.Uid), ErrNotSocket)
+	return errs.Text(path+" is owned by uid "+strconv.FormatUint(uint64(st.Uid), 10)+", neither you nor the owner of its directory; pty does not connect to it: remove it", ErrNotSocket)
 }
 
 func dirOf(path string) string {

@@ -25,6 +25,7 @@ import (
 	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/rootdir"
 	"github.com/ptyorg/pty/internal/textdist"
+	"github.com/ptyorg/pty/pkg/cli/lite"
 	"github.com/ptyorg/pty/pkg/commands"
 	"github.com/ptyorg/pty/pkg/layout"
 )
@@ -180,30 +181,14 @@ func (c *Command) Root(getenv func(string) string) (dir string, warnings []strin
 			return env(k)
 		}
 	}
-	r, err := layout.ResolveRoot(getenv)
-	if err != nil {
-		return "", nil, err
-	}
-	if err := rootdir.Check(r.Dir); err != nil {
-		return "", nil, err
-	}
-	return r.Dir, r.Warnings, nil
+	return lite.Root(getenv)
 }
 
 // System is the IO of a real run of c (the package's System) with the root
 // Root finds from the process's environment. It prints the deprecation
 // notices on stderr, and ends the process through Exit when there is no
 // usable root.
-func (c *Command) System() IO {
-	dir, warnings, err := c.Root(os.Getenv)
-	if err != nil {
-		Exit(err)
-	}
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, w)
-	}
-	return System(dir)
-}
+func (c *Command) System() IO { return lite.SystemFrom(c.Root) }
 
 // PrintHelp writes --help output.
 func (c *Command) PrintHelp(w io.Writer) {
@@ -401,7 +386,7 @@ func (e envError) Error() string { return e.msg }
 
 // DescribeEnv set to 1 asks a command to print its flags instead of
 // running (see describe).
-const DescribeEnv = "PTY_DESCRIBE_FLAGS"
+const DescribeEnv = lite.DescribeEnv
 
 // describe answers shell completion: with PTY_DESCRIBE_FLAGS=1 the
 // command prints every name of every flag of its flag set, one a line as
@@ -511,35 +496,6 @@ func valueProblem(f *flag.Flag, why string) string {
 		return "is not a duration (write it like 30s, 5m or 2h)"
 	}
 	return "is not valid"
-}
-
-// Message is the line a failed command prints for err: "pty: " and the
-// message, or the message as it is for an error that is a sentence naming
-// its own subject ("Session "web" not found."): one that says so with a
-// method Sentence() bool (errs.Sentence, Sentencef), and pkg/layout's
-// reference and root errors. An error wrapping one of those has its own
-// text first, so it is not a sentence unless it says so itself.
-func Message(err error) string {
-	msg := strings.TrimRight(err.Error(), "\n")
-	if IsSentence(err) {
-		return msg
-	}
-	return "pty: " + msg
-}
-
-// IsSentence reports whether err is printed without "pty: " (see
-// Message), for a command that builds its message from err's.
-func IsSentence(err error) bool {
-	if s, ok := err.(interface{ Sentence() bool }); ok {
-		return s.Sentence()
-	}
-	if _, ok := err.(*layout.RefError); ok {
-		return true
-	}
-	// The root checks (internal/rootdir, layout.EnsureRoot
-	// and the locks that call them) do not mark their errors; each begins
-	// with the root it is about.
-	return strings.HasPrefix(err.Error(), "pty root ")
 }
 
 // Sentencef is an error made with fmt.Sprintf whose text begins with what

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Command is one built-in subcommand.
@@ -52,12 +53,28 @@ var Builtin = []Command{
 	{"completions", "print a shell completion script (bash, zsh, fish)"},
 }
 
-// Aliases map short names to commands.
-var Aliases = map[string]string{"ls": "list", "a": "attach", "i": "ui", "interactive": "ui", "remove": "rm"}
+// Alias is a short name of a command.
+type Alias struct{ Name, Command string }
+
+// Aliases are the short names of commands. They are a slice, not a map:
+// the initializer of a package builds its map literals at every start of
+// every program that links it (the dispatcher's, then the command's), and
+// a map's hash seed is a program's first draw of random bytes.
+var Aliases = []Alias{{"ls", "list"}, {"a", "attach"}, {"i", "ui"}, {"interactive", "ui"}, {"remove", "rm"}}
+
+// Unalias is the command that name is an alias of, and whether it is one.
+func Unalias(name string) (string, bool) {
+	for _, a := range Aliases {
+		if a.Name == name {
+			return a.Command, true
+		}
+	}
+	return "", false
+}
 
 // Lookup finds a built-in command by name or alias.
 func Lookup(name string) (Command, bool) {
-	if a, ok := Aliases[name]; ok {
+	if a, ok := Unalias(name); ok {
 		name = a
 	}
 	for _, c := range Builtin {
@@ -95,6 +112,19 @@ func Program(name string) (string, error) {
 	return "", os.ErrNotExist
 }
 
+// Exec replaces this process with the program name, found as Program
+// finds it, given this process's arguments and environment: how a
+// command's small program (pty-peek, pty-list, pty-run) hands a command
+// line it does not serve to the whole command. It returns only when it
+// could not.
+func Exec(name string) error {
+	path, err := Program(name)
+	if err == nil {
+		err = syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
+	}
+	return err
+}
+
 // dirs are where programs are looked for: beside this executable, then
 // $PATH.
 func dirs() []string {
@@ -120,9 +150,9 @@ func isExecutable(p string) bool {
 
 // Internal are the pty-* programs that pty's own commands run, which are
 // neither commands nor plugins: the session daemon, and the whole of
-// pty peek and of pty run, which pty-peek and pty-run run for what they
-// do not do themselves.
-var Internal = []string{"daemon", "peek-full", "run-attach"}
+// pty peek, pty list and pty run, which pty-peek, pty-list and pty-run
+// run for what they do not do themselves.
+var Internal = []string{"daemon", "peek-full", "list-full", "run-attach"}
 
 // Plugins lists the pty-* programs beside pty and on $PATH that are not
 // built in, sorted (the Internal ones are not plugins).

@@ -241,8 +241,8 @@ func commandCandidates(src Source) []Candidate {
 	for _, c := range Commands {
 		out = append(out, Candidate{c.Name, c.Summary})
 	}
-	for a, c := range Aliases {
-		out = append(out, Candidate{a, "alias of " + c})
+	for _, a := range Aliases {
+		out = append(out, Candidate{a.Name, "alias of " + a.Command})
 	}
 	out = append(out, src.Plugins()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Value < out[j].Value })

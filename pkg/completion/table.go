@@ -93,7 +93,7 @@ var Commands = func() []Cmd {
 	return out
 }()
 
-// Aliases map short names to commands, as the dispatcher does.
+// Aliases are the short names of commands, as the dispatcher has them.
 var Aliases = commands.Aliases
 
 // GlobalFlags come before the subcommand.

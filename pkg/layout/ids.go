@@ -1,8 +1,10 @@
 package layout
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -29,39 +31,48 @@ var reservedIDSuffixes = []string{".json", ".jsonl", ".events", ".sock", ".pid",
 // --id, $PTY_SESSION) goes through it, and so does reading the root: a
 // name that fails it is not a session.
 func ValidateID(id string) error {
+	// Its messages are put together without fmt: pty-peek and pty-list
+	// check every id they are given, and link no fmt (test/peek,
+	// test/list).
 	switch {
 	case id == "":
-		return fmt.Errorf("session id is empty: use letters, digits, '.', '_' or '-'")
+		return errors.New("session id is empty: use letters, digits, '.', '_' or '-'")
 	case id == "." || id == "..":
-		return fmt.Errorf("session id %q is not allowed: choose a name other than . or ..", id)
+		return errors.New("session id " + strconv.Quote(id) + " is not allowed: choose a name other than . or ..")
 	case len(id) > MaxIDLen:
-		return fmt.Errorf("session id is %d bytes long: at most %d are allowed", len(id), MaxIDLen)
+		return errors.New("session id is " + strconv.Itoa(len(id)) + " bytes long: at most " + strconv.Itoa(MaxIDLen) + " are allowed")
 	}
 	for i, r := range id {
 		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
 			continue
 		}
 		if _, size := utf8.DecodeRuneInString(id[i:]); r == utf8.RuneError && size == 1 {
-			return fmt.Errorf("session id %q contains the byte 0x%02x, which is not valid UTF-8: use only letters, digits, '.', '_' or '-'", id, id[i])
+			return errors.New("session id " + strconv.Quote(id) + " contains the byte 0x" + hex2(id[i]) + ", which is not valid UTF-8: use only letters, digits, '.', '_' or '-'")
 		}
-		return fmt.Errorf("session id %q contains %q: use only letters, digits, '.', '_' or '-'", id, r)
+		return errors.New("session id " + strconv.Quote(id) + " contains " + strconv.QuoteRune(r) + ": use only letters, digits, '.', '_' or '-'")
 	}
 	switch id[0] {
 	case '-':
-		return fmt.Errorf("session id %q starts with '-', so it would read as an option (did --id miss its value?): start it with a letter, digit or '_'", id)
+		return errors.New("session id " + strconv.Quote(id) + " starts with '-', so it would read as an option (did --id miss its value?): start it with a letter, digit or '_'")
 	case '.':
-		return fmt.Errorf("session id %q starts with '.', which would make its files hidden: start it with a letter, digit or '_'", id)
+		return errors.New("session id " + strconv.Quote(id) + " starts with '.', which would make its files hidden: start it with a letter, digit or '_'")
 	}
 	lower := strings.ToLower(id)
 	if strings.Contains(lower, ".tmp.") {
-		return fmt.Errorf("session id %q contains \".tmp.\", which marks pty's temporary files: choose another id", id)
+		return errors.New("session id " + strconv.Quote(id) + " contains \".tmp.\", which marks pty's temporary files: choose another id")
 	}
 	for _, s := range reservedIDSuffixes {
 		if strings.HasSuffix(lower, s) {
-			return fmt.Errorf("session id %q ends in %q, like the names of pty's own files: choose another id", id, s)
+			return errors.New("session id " + strconv.Quote(id) + " ends in " + strconv.Quote(s) + ", like the names of pty's own files: choose another id")
 		}
 	}
 	return nil
+}
+
+// hex2 is b as two lower-case hex digits, as fmt's %02x writes it.
+func hex2(b byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[b>>4], digits[b&15]})
 }
 
 // ValidateIDInRoot also checks that the id's socket path fits the kernel

@@ -2,7 +2,6 @@ package layout
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/fsx"
 	"golang.org/x/sys/unix"
 )
@@ -70,7 +70,7 @@ func readEntries(root string, fd int) (entries, error) {
 		n++
 	})
 	if err != nil {
-		return entries{}, fmt.Errorf("read pty root %s: %w", root, err)
+		return entries{}, errs.Wrap("read pty root "+root, err)
 	}
 	all := string(arena)
 	type ent struct {
@@ -146,7 +146,7 @@ func listFast(root string) ([]Session, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("read pty root %s: %w", root, &os.PathError{Op: "open", Path: root, Err: err})
+		return nil, errs.Wrap("read pty root "+root, &os.PathError{Op: "open", Path: root, Err: err})
 	}
 	dirs := listDirs{root: fd, proc: openDir("/proc")}
 	defer dirs.close()

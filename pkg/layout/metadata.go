@@ -3,11 +3,10 @@ package layout
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
-	"os/user"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -202,7 +201,7 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
-	return fmt.Sprintf("cannot read session %q in %s (owned by %s): permission denied; run pty as that user", e.ID, e.Root, e.Owner)
+	return "cannot read session " + strconv.Quote(e.ID) + " in " + e.Root + " (owned by " + e.Owner + "): permission denied; run pty as that user"
 }
 
 func (e *PermissionError) Is(target error) bool { return target == os.ErrPermission }
@@ -218,10 +217,22 @@ func permissionError(root, id string) error {
 	return &PermissionError{ID: id, Root: root, Owner: owner}
 }
 
+// userName is the login name of uid from /etc/passwd, or "uid N". It
+// reads the file itself, as os/user does in the static builds pty is
+// installed as (no cgo, so no other name service), because os/user
+// brings fmt into pty-peek and pty-list, which link neither.
 func userName(uid uint32) string {
 	id := strconv.FormatUint(uint64(uid), 10)
-	if u, err := user.LookupId(id); err == nil && u.Username != "" {
-		return u.Username
+	if b, err := os.ReadFile("/etc/passwd"); err == nil {
+		for line := range strings.SplitSeq(string(b), "\n") {
+			// name:password:uid:gid:...
+			name, rest, _ := strings.Cut(strings.TrimSpace(line), ":")
+			_, rest, _ = strings.Cut(rest, ":")
+			u, _, ok := strings.Cut(rest, ":")
+			if ok && u == id && name != "" && name[0] != '#' {
+				return name
+			}
+		}
 	}
 	return "uid " + id
 }

@@ -2,13 +2,13 @@ package layout
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/procs"
 )
@@ -277,7 +277,7 @@ func idsWith(root, suffix string) ([]string, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("read pty root %s: %w", root, err)
+		return nil, errs.Wrap("read pty root "+root, err)
 	}
 	var ids []string
 	for _, e := range ents {
@@ -297,9 +297,9 @@ type RefError struct {
 
 func (e *RefError) Error() string {
 	if len(e.Candidates) > 0 {
-		return fmt.Sprintf("Session reference %q is ambiguous. Matching stable session IDs: %s", e.Ref, strings.Join(e.Candidates, ", "))
+		return "Session reference " + strconv.Quote(e.Ref) + " is ambiguous. Matching stable session IDs: " + strings.Join(e.Candidates, ", ")
 	}
-	return fmt.Sprintf("Session %q not found.", e.Ref)
+	return "Session " + strconv.Quote(e.Ref) + " not found."
 }
 
 // Is lets errors.Is(err, ErrNotFound) match a reference that found nothing.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/rootdir"
 )
 
@@ -52,7 +54,7 @@ func ResolveRoot(getenv func(string) string) (RootEnv, error) {
 		if home == "" {
 			h, err := os.UserHomeDir()
 			if err != nil {
-				return r, fmt.Errorf("cannot find the pty root: set PTY_ROOT or HOME: %w", err)
+				return r, errs.Wrap("cannot find the pty root: set PTY_ROOT or HOME", err)
 			}
 			home = h
 		}
@@ -60,7 +62,7 @@ func ResolveRoot(getenv func(string) string) (RootEnv, error) {
 	}
 	abs, err := filepath.Abs(r.Dir)
 	if err != nil {
-		return r, fmt.Errorf("pty root %q: %w", r.Dir, err)
+		return r, errs.Wrap("pty root "+strconv.Quote(r.Dir), err)
 	}
 	r.Dir = abs
 	if err := checkRootLen(r.Dir); err != nil {
@@ -72,7 +74,7 @@ func ResolveRoot(getenv func(string) string) (RootEnv, error) {
 // checkRootLen rejects a root whose socket paths could exceed the kernel limit.
 func checkRootLen(dir string) error {
 	if len(dir) > MaxRootLen {
-		return fmt.Errorf("PTY_ROOT is too long (%d bytes): it must be at most %d bytes, because session sockets live under it and the kernel limits a socket path to %d bytes. Choose a shorter directory", len(dir), MaxRootLen, MaxSocketPath)
+		return errors.New("PTY_ROOT is too long (" + strconv.Itoa(len(dir)) + " bytes): it must be at most " + strconv.Itoa(MaxRootLen) + " bytes, because session sockets live under it and the kernel limits a socket path to " + strconv.Itoa(MaxSocketPath) + " bytes. Choose a shorter directory")
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/jsonlite"
 	"github.com/ptyorg/pty/pkg/layout"
 )
 
@@ -115,12 +116,11 @@ func Select(all []layout.Session, f Filter, now time.Time) []layout.Session {
 // Sort orders sessions as every listing shows them: by display name ?? id,
 // with the id breaking ties between equal display names.
 func Sort(ss []layout.Session) {
-	sort.SliceStable(ss, func(i, j int) bool {
-		a, b := ss[i].Name(), ss[j].Name()
-		if a != b {
-			return a < b
+	slices.SortStableFunc(ss, func(a, b layout.Session) int {
+		if c := strings.Compare(a.Name(), b.Name()); c != 0 {
+			return c
 		}
-		return ss[i].ID < ss[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 }
 
@@ -184,14 +184,79 @@ func Command(m *layout.Metadata) string {
 	return strings.TrimSpace(strings.Join(append([]string{m.Command}, m.Args...), " "))
 }
 
-// WriteJSON writes the --json array (an empty registry is []).
+// WriteJSON writes the --json array (an empty registry is []), byte for
+// byte as json.MarshalIndent(entries, "", "  ") writes []Entry, then a
+// newline. It is written by hand (internal/jsonlite) because pty-list
+// prints it itself, and links no reflection-based JSON (test/list).
 func WriteJSON(w io.Writer, ss []layout.Session) error {
-	out := make([]Entry, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, NewEntry(s))
+	// Compact first, then indented as json.MarshalIndent does (Marshal,
+	// then Indent).
+	compact := []byte{'['}
+	for i, s := range ss {
+		if i > 0 {
+			compact = append(compact, ',')
+		}
+		compact = NewEntry(s).appendJSON(compact)
 	}
-	return writeIndented(w, out)
+	compact = append(compact, ']')
+	b, err := jsonlite.AppendIndent(make([]byte, 0, 2*len(compact)+1), compact, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
+
+// appendJSON appends e compact, as json.Marshal writes an Entry: fields
+// in struct order, the omitempty ones only when set.
+func (e Entry) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = jsonlite.AppendString(b, e.Name)
+	b = append(b, `,"status":`...)
+	b = jsonlite.AppendString(b, string(e.Status))
+	b = append(b, `,"pid":`...)
+	b = appendIntPtr(b, e.Pid)
+	b = append(b, `,"command":`...)
+	b = jsonlite.AppendString(b, e.Command)
+	b = append(b, `,"cwd":`...)
+	b = jsonlite.AppendString(b, e.Cwd)
+	b = append(b, `,"createdAt":`...)
+	b = jsonlite.AppendString(b, e.CreatedAt)
+	b = append(b, `,"exitCode":`...)
+	b = appendIntPtr(b, e.ExitCode)
+	b = append(b, `,"exitedAt":`...)
+	if e.ExitedAt == nil {
+		b = append(b, "null"...)
+	} else {
+		b = jsonlite.AppendString(b, *e.ExitedAt)
+	}
+	if len(e.Tags) > 0 {
+		b = append(b, `,"tags":`...)
+		b, _ = jsonlite.AppendObject(b, e.Tags, appendStringValue)
+	}
+	if e.DisplayName != nil {
+		b = append(b, `,"displayName":`...)
+		b = jsonlite.AppendString(b, *e.DisplayName)
+	}
+	if len(e.Activity) > 0 {
+		b = append(b, `,"activity":`...)
+		b, _ = jsonlite.AppendArray(b, e.Activity, appendStringValue)
+	}
+	if e.Damaged != "" {
+		b = append(b, `,"damaged":`...)
+		b = jsonlite.AppendString(b, e.Damaged)
+	}
+	return append(b, '}')
+}
+
+func appendIntPtr(b []byte, p *int) []byte {
+	if p == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, int64(*p), 10)
+}
+
+func appendStringValue(b []byte, s string) ([]byte, error) { return jsonlite.AppendString(b, s), nil }
 
 func writeIndented(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")

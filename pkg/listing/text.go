@@ -1,7 +1,6 @@
 package listing
 
 import (
-	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -110,7 +109,7 @@ type row struct {
 // heap is a page fault.
 func WriteText(w io.Writer, ss []layout.Session, st Style, emptyMsg string) error {
 	if len(ss) == 0 {
-		_, err := fmt.Fprintln(w, emptyMsg)
+		_, err := io.WriteString(w, emptyMsg+"\n")
 		return err
 	}
 	sections := [...]struct {
@@ -280,7 +279,10 @@ func Printable(s string) string {
 		switch {
 		case r == utf8.RuneError:
 			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				fmt.Fprintf(&b, "\\x%02x", s[i])
+				const hex = "0123456789abcdef"
+				b.WriteString(`\x`)
+				b.WriteByte(hex[s[i]>>4])
+				b.WriteByte(hex[s[i]&15])
 				continue
 			}
 			b.WriteRune(r)

@@ -16,24 +16,10 @@ import (
 // package's set-up and its share of the binary's page faults come with
 // every start, whether the run uses it or not.
 func TestRunLinksLittle(t *testing.T) {
-	unwanted := map[string]string{
-		"github.com/ptyorg/pty/pkg/term.":       "the terminal emulator (reattach's screen tracking)",
-		"github.com/charmbracelet/":             "the emulator's parser and width tables",
-		"github.com/mattn/go-runewidth.":        "width tables",
-		"github.com/ptyorg/pty/pkg/client.":     "the attach client (net, the emulator)",
-		"github.com/ptyorg/pty/pkg/cmd/attach.": "attaching",
-		"github.com/ptyorg/pty/pkg/remote.":     "remote routes (ssh, toml)",
-		"github.com/pelletier/go-toml":          "remotes.toml",
-		"golang.org/x/term.MakeRaw":             "raw mode",
-		"net.":                                  "the network poller",
-	}
-	for _, s := range testutil.Symbols(t, "pty-run") {
-		for pkg, why := range unwanted {
-			if strings.HasPrefix(s, pkg) {
-				t.Fatalf("pty-run links %s (%s: %s); run -d must not pay its set-up: keep it in pty-run-attach (pkg/cmd/run/attached)", strings.TrimSuffix(pkg, "."), s, why)
-			}
-		}
-	}
+	unwanted := testutil.Unwanted(false)
+	unwanted["github.com/ptyorg/pty/pkg/cmd/attach."] = "attaching"
+	unwanted["golang.org/x/term.MakeRaw"] = "raw mode"
+	testutil.LinksNone(t, "pty-run", unwanted, "run -d must not pay its set-up: keep it in pty-run-attach (pkg/cmd/run/attached)")
 }
 
 // Every command line that attaches is pty-run-attach's: pty-run runs it

@@ -9,7 +9,6 @@ package quick
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/internal/errs"
 	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -53,7 +53,7 @@ func Peek(root, id string, flags byte, timeout time.Duration) ([]byte, error) {
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	name, done, err := fsx.SocketTarget(layout.At(root).Paths(id).Sock())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
+		return nil, errs.Both(ErrNotRunning, err)
 	}
 	defer done()
 	sa := &unix.SockaddrUnix{Name: name}
@@ -62,7 +62,7 @@ func Peek(root, id string, flags byte, timeout time.Duration) ([]byte, error) {
 			// A full backlog: the daemon has stopped accepting.
 			return nil, timedOut(timeout)
 		}
-		return nil, fmt.Errorf("%w: %w", ErrNotRunning, err)
+		return nil, errs.Both(ErrNotRunning, err)
 	}
 	if err := writeAll(fd, proto.AppendFrame(nil, proto.Peek, proto.PeekRequest(flags))); err != nil {
 		if errors.Is(err, unix.EAGAIN) {
@@ -201,7 +201,7 @@ func (e *EndedError) Is(target error) bool { return target == ErrNotRunning }
 // timedOut is the error of a socket whose kernel timeout expired: a
 // blocking read or write then fails with EAGAIN.
 func timedOut(d time.Duration) error {
-	return fmt.Errorf("%w (no answer within %s)", os.ErrDeadlineExceeded, d)
+	return errs.Text(os.ErrDeadlineExceeded.Error()+" (no answer within "+d.String()+")", os.ErrDeadlineExceeded)
 }
 
 // retry repeats a system call interrupted by a signal (the runtime's own

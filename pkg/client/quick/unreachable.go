@@ -2,9 +2,9 @@ package quick
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -77,10 +77,11 @@ func Settle(root string, s layout.Session) layout.Session {
 func Unreachable(root string, s layout.Session, err error) error {
 	who := ""
 	if s.Pid > 0 {
-		who = fmt.Sprintf(" (daemon pid %d)", s.Pid)
+		who = " (daemon pid " + strconv.Itoa(s.Pid) + ")"
 	}
-	return fmt.Errorf("session %q is running%s but its socket %s %s; if another user started it, run pty as that user, otherwise stop it with: pty kill %s",
-		s.ID, who, layout.At(root).Paths(s.ID).Sock(), reason(err), s.ID)
+	// Put together without fmt, which pty-peek does not link.
+	return errors.New("session " + strconv.Quote(s.ID) + " is running" + who + " but its socket " + layout.At(root).Paths(s.ID).Sock() + " " + reason(err) +
+		"; if another user started it, run pty as that user, otherwise stop it with: pty kill " + s.ID)
 }
 
 func reason(err error) string {

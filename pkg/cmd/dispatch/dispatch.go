@@ -115,7 +115,7 @@ func pickerFlag(a string) bool {
 }
 
 func dispatch(io IO, env []string, sub string, args []string) int {
-	if a, ok := commands.Aliases[sub]; ok {
+	if a, ok := commands.Unalias(sub); ok {
 		sub = a
 	}
 	if strings.HasPrefix(sub, "-") {
@@ -208,8 +208,8 @@ func suggest(sub string) []string {
 	for _, b := range commands.Builtin {
 		names = append(names, b.Name)
 	}
-	for a := range commands.Aliases {
-		names = append(names, a)
+	for _, a := range commands.Aliases {
+		names = append(names, a.Name)
 	}
 	names = append(names, commands.Plugins()...)
 	slices.Sort(names)

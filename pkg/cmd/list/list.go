@@ -1,16 +1,17 @@
 // Package list is "pty list": print the session registry. It only reads:
 // no cleanup, no lock files, not even the root is created, so it is safe
-// to run from prompts, status bars and watch loops. cmd/pty-list only
-// parses the command line and calls Run.
+// to run from prompts, status bars and watch loops. cmd/pty-list prints
+// the plain command lines itself (package show); cmd/pty-list-full parses
+// every other one and calls Run, which prints with show.Print.
 package list
 
 import (
 	"fmt"
-
-	"golang.org/x/term"
+	"io"
 
 	"github.com/ptyorg/pty/internal/duration"
 	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/cmd/list/show"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/listing"
 )
@@ -104,32 +105,18 @@ func Run(o Options, io cli.IO) error {
 		}
 	}
 
-	all, err := layout.At(io.Root).List()
-	if err != nil {
-		return err
-	}
-	now := io.Now()
-	ss := listing.Select(all, f, now)
+	return show.Print(io, show.Options{JSON: o.JSON, Tags: o.Tags, Filter: f, Summary: summary(o.Summary)})
+}
 
-	_, noColor := io.LookupEnv("NO_COLOR")
-	out := io.OutFile()
-	style := listing.Style{
-		Color:    !noColor && out != nil && term.IsTerminal(int(out.Fd())),
-		ShowTags: o.Tags,
-		Home:     io.Getenv("HOME"),
-		Now:      now,
+// summary is --summary's printer, or nil without it.
+func summary(on bool) func(io.Writer, []layout.Session, listing.Style, bool) error {
+	if !on {
+		return nil
 	}
-	switch {
-	case o.Summary && o.JSON:
-		return listing.WriteSummaryJSON(io.Out, listing.Summarize(ss, now))
-	case o.Summary:
-		return listing.WriteSummaryText(io.Out, listing.Summarize(ss, now), style)
-	case o.JSON:
-		return listing.WriteJSON(io.Out, ss)
+	return func(w io.Writer, ss []layout.Session, st listing.Style, json bool) error {
+		if json {
+			return listing.WriteSummaryJSON(w, listing.Summarize(ss, st.Now))
+		}
+		return listing.WriteSummaryText(w, listing.Summarize(ss, st.Now), st)
 	}
-	empty := "No sessions."
-	if len(all) > 0 {
-		empty = "No sessions match."
-	}
-	return listing.WriteText(io.Out, ss, style, empty)
 }

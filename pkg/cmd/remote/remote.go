@@ -217,7 +217,7 @@ func passthrough(ctx context.Context, d rt.Dialer, args []string, io cli.IO) err
 }
 
 func canonical(sub string) string {
-	if a, ok := commands.Aliases[sub]; ok {
+	if a, ok := commands.Unalias(sub); ok {
 		return a
 	}
 	return strings.TrimSpace(sub)

@@ -73,7 +73,7 @@ func RunArgs(word string) error {
 		return err
 	}
 	sub := args[0]
-	if a, ok := commands.Aliases[sub]; ok {
+	if a, ok := commands.Unalias(sub); ok {
 		sub = a
 	}
 	if _, builtin := commands.Lookup(sub); builtin && !strings.HasPrefix(sub, "-") {

@@ -8,11 +8,12 @@ package screen
 
 import (
 	"errors"
-	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ptyorg/pty/pkg/cli"
+	"github.com/ptyorg/pty/pkg/cli/lite"
 	"github.com/ptyorg/pty/pkg/client/quick"
 	"github.com/ptyorg/pty/pkg/layout"
 	"github.com/ptyorg/pty/pkg/proto"
@@ -48,7 +49,7 @@ func Args(args []string) (ref string, flags byte, ok bool) {
 // connection straight to its socket with kernel timeouts and no registry
 // read; a daemon that accepts and does not answer is reported after one
 // wait (answer; 0 is DefaultAnswer), never asked twice.
-func Print(io cli.IO, ref string, flags byte, answer time.Duration) error {
+func Print(io lite.IO, ref string, flags byte, answer time.Duration) error {
 	if answer <= 0 {
 		answer = DefaultAnswer
 	}
@@ -80,7 +81,7 @@ func Print(io cli.IO, ref string, flags byte, answer time.Duration) error {
 			return err
 		}
 		if ended.Code < 0 {
-			return cli.ExitCode(1)
+			return lite.ExitCode(1)
 		}
 		return exitCode(ended.Code)
 	}
@@ -105,7 +106,7 @@ func exitCode(code int) error {
 	if code == 0 {
 		return nil
 	}
-	return cli.ExitCode(code)
+	return lite.ExitCode(code)
 }
 
 // notAnswering is the one line for a running session whose daemon took
@@ -113,7 +114,7 @@ func exitCode(code int) error {
 // meanwhile (the connection was queued on a socket its dying process
 // still held) is not one: the session has ended, and what it left is
 // printed.
-func notAnswering(io cli.IO, id string, err error) error {
+func notAnswering(io lite.IO, id string, err error) error {
 	s, lerr := layout.At(io.Root).Load(id)
 	if lerr != nil {
 		s = layout.Session{ID: id}
@@ -135,14 +136,14 @@ func Unserved(root string, s layout.Session, err error) (layout.Session, error) 
 }
 
 // PrintDead prints what an ended session left behind.
-func PrintDead(io cli.IO, s layout.Session) error {
+func PrintDead(w lite.IO, s layout.Session) error {
 	if err := s.DamagedErr(); err != nil {
 		return err // nothing it left can be read
 	}
 	if len(s.Meta.LastLines) == 0 {
-		fmt.Fprintf(io.Out, "Session %q has %s with no saved output\n", s.ID, s.Shown())
+		io.WriteString(w.Out, "Session "+strconv.Quote(s.ID)+" has "+string(s.Shown())+" with no saved output\n")
 		return nil
 	}
-	fmt.Fprintln(io.Out, strings.Join(s.Meta.LastLines, "\n"))
+	io.WriteString(w.Out, strings.Join(s.Meta.LastLines, "\n")+"\n")
 	return nil
 }
