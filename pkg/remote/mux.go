@@ -17,6 +17,7 @@ import (
 // wraps and a user can see and end.
 type onMaster struct {
 	s      *sshmux.Session
+	stderr io.Writer
 	copied chan struct{} // closed when the last of its standard error is passed on
 }
 
@@ -38,7 +39,7 @@ func (t Target) startOnMaster(getenv Env, line string, stdin, stdout *os.File, s
 		er.Close()
 		return nil, err
 	}
-	m := &onMaster{s: s, copied: make(chan struct{})}
+	m := &onMaster{s: s, stderr: stderr, copied: make(chan struct{})}
 	go func() {
 		io.Copy(stderr, er)
 		er.Close()
@@ -49,10 +50,14 @@ func (t Target) startOnMaster(getenv Env, line string, stdin, stdout *os.File, s
 
 // wait is the command's exit status once it has ended and its standard
 // error has been passed on: 255 as ssh's when the master said none (the
-// connection broke, or the command was killed by a signal).
+// connection broke, or the command was killed by a signal), after which
+// a line saying so is written to stderr, as ssh's would be.
 func (m *onMaster) wait() int {
-	code, _ := m.s.Wait()
+	code, exited := m.s.Wait()
 	<-m.copied
+	if !exited {
+		io.WriteString(m.stderr, "ssh: the command ended without an exit status (killed by a signal, or the shared connection closed)\n")
+	}
 	return code
 }
 

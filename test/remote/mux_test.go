@@ -19,8 +19,9 @@ import (
 
 // muxFleet is a fleet whose PTY_SSH_COMMAND is a wrapper of ssh that
 // writes each of its command lines to a log, and whose hosts have the
-// plugin pty-xtest: it writes "out:" and its standard input to standard
-// output, "to-stderr" to standard error, and exits with its argument.
+// plugins pty-xtest, which writes "out:" and its standard input to
+// standard output, "to-stderr" to standard error, and exits with its
+// argument, and pty-xsleep, which writes "started" and sleeps.
 type muxFleet struct {
 	*fleet
 	wrapper, log string
@@ -30,6 +31,7 @@ func newMuxFleet(t *testing.T) *muxFleet {
 	t.Helper()
 	plug := t.TempDir()
 	os.WriteFile(filepath.Join(plug, "pty-xtest"), []byte("#!/bin/sh\nprintf out:; cat; echo to-stderr >&2; exit \"$1\"\n"), 0o755)
+	os.WriteFile(filepath.Join(plug, "pty-xsleep"), []byte("#!/bin/sh\necho started; exec sleep 60\n"), 0o755)
 	f := newFleetPath(t, plug)
 	m := &muxFleet{fleet: f, wrapper: filepath.Join(f.dir, "ssh-logged"), log: filepath.Join(f.dir, "ssh.log")}
 	f.write(t, "ssh-logged", "#!/bin/sh\necho \"$*\" >>"+m.log+"\nexec ssh -F "+filepath.Join(f.dir, "ssh_config")+" \"$@\"\n")
@@ -111,7 +113,21 @@ func TestRemoteShortCommandsThroughTheMaster(t *testing.T) {
 		t.Fatalf("ssh ran %q after the master stopped, want once (it makes a new one)", runs)
 	}
 
-	out, err := m.ctl("hosta", "check").CombinedOutput()
+	m.killMaster(t, "hosta")
+	m.checks(t, "cc")
+	if runs := m.sshRuns(); len(runs) != 1 {
+		t.Fatalf("ssh ran %q after the master was killed, want once", runs)
+	}
+	if n := m.a.accepted(); n != 3 {
+		t.Fatalf("%d logins, want 3 (one per master)", n)
+	}
+}
+
+// killMaster kills the master of the shared connection to host, which
+// leaves its socket behind.
+func (m *muxFleet) killMaster(t *testing.T, host string) {
+	t.Helper()
+	out, err := m.ctl(host, "check").CombinedOutput()
 	pid := regexp.MustCompile(`pid=(\d+)`).FindSubmatch(out)
 	if err != nil || pid == nil {
 		t.Fatalf("ssh -O check: %v %s", err, out)
@@ -119,12 +135,37 @@ func TestRemoteShortCommandsThroughTheMaster(t *testing.T) {
 	n, _ := strconv.Atoi(string(pid[1]))
 	syscall.Kill(n, syscall.SIGKILL)
 	testutil.WaitFor(t, 10*time.Second, "the master to die", func() bool { return syscall.Kill(n, 0) != nil })
-	m.checks(t, "cc")
-	if runs := m.sshRuns(); len(runs) != 1 {
-		t.Fatalf("ssh ran %q after the master was killed, want once", runs)
+}
+
+// A command running on the host through the master whose connection
+// breaks ends at once, with ssh's status for it (255) and a line that
+// says it has none of its own.
+func TestRemoteMasterGoneMidCommand(t *testing.T) {
+	m := newMuxFleet(t)
+	m.mustPty(t, "--remote", "hosta", "list") // makes the shared connection
+	cmd := exec.Command(filepath.Join(testutil.BinDir(t), "pty"), "--remote", "hosta", "xsleep")
+	cmd.Env = m.env
+	var out, errb testutil.SyncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if n := m.a.accepted(); n != 3 {
-		t.Fatalf("%d logins, want 3 (one per master)", n)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	testutil.WaitFor(t, 15*time.Second, "xsleep to start", func() bool { return strings.Contains(out.String(), "started") })
+	m.sshRuns()
+	m.killMaster(t, "hosta")
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("pty --remote hosta xsleep still running 20 s after its connection broke")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 255 || !strings.Contains(errb.String(), "without an exit status") {
+		t.Fatalf("exit %d, stderr %q; want 255 and a line saying there is no exit status", code, errb.String())
+	}
+	if runs := m.sshRuns(); len(runs) != 0 {
+		t.Fatalf("ssh ran: %q", runs)
 	}
 }
 
