@@ -20,11 +20,23 @@ import (
 type Dialer struct {
 	Target Target
 	Getenv Env
+	// Lasting says that its routes and commands carry an attach or a
+	// follow, not one short exchange: each has an ssh process of its own
+	// (onMaster).
+	Lasting bool
 }
 
-// Route is Target.Route with the dialer's environment.
+// Route connects to session REF on the host, resolved there by the usual
+// rules, and returns a client connection to its daemon. A host that
+// answers that it has no such session gives a *RefusedError; a host that
+// cannot be reached, an *Error.
+//
+// early are bytes for the daemon sent right behind the request line, in
+// the same write (remote-serve passes them on once it has connected), so
+// that a request such as a PEEK costs no round trip of its own; a host
+// that refuses the route drops them.
 func (d Dialer) Route(ctx context.Context, ref string, early ...byte) (*client.Conn, *Stream, error) {
-	return d.Target.Route(ctx, d.Getenv, ref, early...)
+	return d.Target.route(ctx, d.Getenv, ref, d.Lasting, early...)
 }
 
 // Label is how messages call the host.
@@ -157,6 +169,12 @@ func (d Dialer) runOnce(ctx context.Context, line string, stdin *os.File, stdout
 			}()
 		})
 	}}
+	if !d.Lasting {
+		if code, ok := d.runOnMaster(ctx, line, pr, stdout, g); ok {
+			pr.Close()
+			return code, g, nil
+		}
+	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pr, stdout, g
 	cmd.WaitDelay = time.Second
@@ -171,6 +189,40 @@ func (d Dialer) runOnce(ctx context.Context, line string, stdin *os.File, stdout
 		return 1, nil, fmt.Errorf("ssh to %s: %v", t.Label, err)
 	}
 	return code, g, nil
+}
+
+// runOnMaster runs line through the shared connection's master when it
+// is up (onMaster); ok is false when it is not, and nothing ran. The
+// command writes to stdout itself when it is a file (the user's standard
+// output, say).
+func (d Dialer) runOnMaster(ctx context.Context, line string, stdin *os.File, stdout io.Writer, stderr io.Writer) (code int, ok bool) {
+	out, _ := stdout.(*os.File)
+	var copied chan struct{}
+	if out == nil {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return 0, false
+		}
+		defer pr.Close()
+		defer pw.Close()
+		out = pw
+		copied = make(chan struct{})
+		go func() { io.Copy(stdout, pr); close(copied) }()
+	}
+	m, err := d.Target.startOnMaster(d.Getenv, line, stdin, out, stderr)
+	if copied != nil {
+		out.Close()
+	}
+	if err != nil {
+		return 0, false
+	}
+	stop := context.AfterFunc(ctx, m.kill)
+	defer stop()
+	code = m.wait()
+	if copied != nil {
+		<-copied
+	}
+	return code, true
 }
 
 // notFound says whether a shell's words say it found no such command:

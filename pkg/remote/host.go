@@ -2,7 +2,9 @@
 // (ssh HOST pty remote-serve --stdio, or pty CMD ARGS for the commands
 // that run there), or through a fabric peer's tunnel, as the original pty
 // does. pty opens no port and adds no authentication: ssh's keys, config
-// and host key checks are the security model (docs/remote.md).
+// and host key checks are the security model (docs/remote.md). Short
+// commands go over the shared connection that ssh made without starting
+// ssh again (mux.go).
 package remote
 
 import (

@@ -28,25 +28,27 @@ const fabricEnv = "PTY_FABRIC_BIN"
 const fabricService = "pty-remote"
 
 // Stream is one interaction with a host's remote-serve: a connection
-// whose other end is ssh's standard input and output (or fabric's
-// socket), and the ssh process carrying it.
+// whose other end is the remote command's standard input and output (or
+// fabric's socket), and the ssh process or the master's session carrying
+// it.
 type Stream struct {
 	t    Target
 	uc   *net.UnixConn
-	cmd  *exec.Cmd
+	cmd  *exec.Cmd // the ssh process, or
+	mux  *onMaster // the session on the shared connection's master
 	errs *tail
-	done chan struct{} // closed when cmd has exited
-	werr error
+	done chan struct{} // closed when cmd or mux has ended
+	code int           // then its exit status, -1 for an ssh killed by a signal
 	once sync.Once
 }
 
 // serve sends req to t's remote-serve and reads its answer with read,
 // trying serveLines in turn while the host's shell finds no program to
 // run: the request is ours to send again, and nothing else went.
-func (t Target) serve(ctx context.Context, getenv Env, req []byte, read func(*Stream) ([]byte, error)) (*Stream, []byte, error) {
+func (t Target) serve(ctx context.Context, getenv Env, lasting bool, req []byte, read func(*Stream) ([]byte, error)) (*Stream, []byte, error) {
 	lines := t.serveLines()
 	for i, line := range lines {
-		s, err := t.open(ctx, getenv, line, req)
+		s, err := t.open(ctx, getenv, lasting, line, req)
 		if err == nil {
 			var b []byte
 			if b, err = read(s); err == nil {
@@ -62,8 +64,9 @@ func (t Target) serve(ctx context.Context, getenv Env, req []byte, read func(*St
 }
 
 // open starts the transport to t's remote-serve, running line on the
-// host, and sends req.
-func (t Target) open(ctx context.Context, getenv Env, line string, req []byte) (*Stream, error) {
+// host, and sends req: through the shared connection's master when it is
+// up and the stream does not last (onMaster), else by running ssh.
+func (t Target) open(ctx context.Context, getenv Env, lasting bool, line string, req []byte) (*Stream, error) {
 	if t.Fabric != "" {
 		return t.openFabric(ctx, getenv, req)
 	}
@@ -94,16 +97,24 @@ func (t Target) open(ctx context.Context, getenv Env, line string, req []byte) (
 		return nil, err
 	}
 	s := &Stream{t: t, uc: fc.(*net.UnixConn), errs: &tail{}, done: make(chan struct{})}
-	s.cmd = exec.Command(argv[0], argv[1:]...)
-	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = theirs, theirs, s.errs
-	s.cmd.WaitDelay = time.Second
-	err = s.cmd.Start()
-	theirs.Close()
-	if err != nil {
-		s.uc.Close()
-		return nil, fmt.Errorf("start ssh: %w (is OpenSSH's ssh installed?)", err)
+	if !lasting {
+		s.mux, _ = t.startOnMaster(getenv, line, theirs, theirs, s.errs)
 	}
-	go func() { s.werr = s.cmd.Wait(); close(s.done) }()
+	if s.mux != nil {
+		theirs.Close()
+		go func() { s.code = s.mux.wait(); close(s.done) }()
+	} else {
+		s.cmd = exec.Command(argv[0], argv[1:]...)
+		s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = theirs, theirs, s.errs
+		s.cmd.WaitDelay = time.Second
+		err = s.cmd.Start()
+		theirs.Close()
+		if err != nil {
+			s.uc.Close()
+			return nil, fmt.Errorf("start ssh: %w (is OpenSSH's ssh installed?)", err)
+		}
+		go func() { s.code = exitCode(s.cmd.Wait()); close(s.done) }()
+	}
 	stop := context.AfterFunc(ctx, func() { s.kill() })
 	defer stop()
 	if _, err := s.uc.Write(req); err != nil {
@@ -151,13 +162,17 @@ func (t Target) openFabric(ctx context.Context, getenv Env, req []byte) (*Stream
 }
 
 func (s *Stream) kill() {
+	if s.mux != nil {
+		s.mux.kill()
+	}
 	if s.cmd != nil && s.cmd.Process != nil {
 		s.cmd.Process.Kill()
 	}
 }
 
-// Close ends the interaction: our end is closed, which ends ssh, and ssh
-// is waited for (killed if it does not go within a second).
+// Close ends the interaction: our end is closed, which ends the remote
+// command, and its carrier is waited for (ended if it does not go within
+// a second).
 func (s *Stream) Close() error {
 	s.once.Do(func() {
 		s.uc.Close()
@@ -175,7 +190,7 @@ func (s *Stream) Close() error {
 // answered: what ssh's exit and standard error say.
 func (s *Stream) failed(doing string) error {
 	s.uc.Close()
-	if s.cmd == nil {
+	if s.cmd == nil && s.mux == nil {
 		return &Error{Host: s.t.Label, Transport: true, Msg: fmt.Sprintf("%s closed the connection before answering (%s)", s.t.Label, doing)}
 	}
 	select {
@@ -184,7 +199,7 @@ func (s *Stream) failed(doing string) error {
 		s.kill()
 		<-s.done
 	}
-	code := exitCode(s.werr)
+	code := s.code
 	if code == 0 {
 		return &Error{Host: s.t.Label, Transport: true, Msg: fmt.Sprintf("pty remote-serve on %s ended without answering: is the pty installed there too old to have it? (pty --version there)", s.t.Label)}
 	}
@@ -222,18 +237,11 @@ func (s *Stream) readLine(deadline time.Time) ([]byte, error) {
 	return nil, &Error{Host: s.t.Label, Msg: fmt.Sprintf("%s answered with a line longer than 64 KiB: is it running pty remote-serve?", s.t.Label)}
 }
 
-// Route connects to session REF on t, resolved there by the usual rules,
-// and returns a client connection to its daemon. A host that answers
-// that it has no such session gives a *RefusedError; a host that cannot
-// be reached, an *Error.
-//
-// early are bytes for the daemon sent right behind the request line, in
-// the same write (remote-serve passes them on once it has connected), so
-// that a request such as a PEEK costs no round trip of its own; a host
-// that refuses the route drops them.
-func (t Target) Route(ctx context.Context, getenv Env, ref string, early ...byte) (*client.Conn, *Stream, error) {
+// route is Dialer.Route; lasting says the route is to carry more than
+// one short exchange (open).
+func (t Target) route(ctx context.Context, getenv Env, ref string, lasting bool, early ...byte) (*client.Conn, *Stream, error) {
 	req, _ := json.Marshal(map[string]string{"op": "route", "name": ref})
-	s, line, err := t.serve(ctx, getenv, append(append(req, '\n'), early...), func(s *Stream) ([]byte, error) {
+	s, line, err := t.serve(ctx, getenv, lasting, append(append(req, '\n'), early...), func(s *Stream) ([]byte, error) {
 		return s.readLine(time.Now().Add(ConnectTimeout + AckWait))
 	})
 	if err != nil {
@@ -321,7 +329,7 @@ func (r Row) ActivityText() string {
 
 // List asks t's remote-serve for its sessions.
 func (t Target) List(ctx context.Context, getenv Env) ([]Row, error) {
-	s, b, err := t.serve(ctx, getenv, []byte(`{"op":"list"}`+"\n"), func(s *Stream) ([]byte, error) {
+	s, b, err := t.serve(ctx, getenv, false, []byte(`{"op":"list"}`+"\n"), func(s *Stream) ([]byte, error) {
 		s.uc.SetReadDeadline(time.Now().Add(ConnectTimeout + AckWait))
 		b, err := io.ReadAll(io.LimitReader(s.uc, maxList))
 		if len(bytes.TrimSpace(b)) == 0 {

@@ -1,8 +1,11 @@
 package remote
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,36 +45,60 @@ const sshCommandEnv = "PTY_SSH_COMMAND"
 // Env is what the transport reads of the environment.
 type Env func(string) string
 
-// sshBase is the ssh program and the options every pty connection uses:
-// batch mode (never a prompt), a bounded connect, keepalives, and
-// connection sharing in a private directory.
-func sshBase(getenv Env) ([]string, error) {
-	base := []string{"ssh"}
+// sshProgram is the ssh program and its own options (PTY_SSH_COMMAND).
+func sshProgram(getenv Env) []string {
 	if v := strings.Fields(getenv(sshCommandEnv)); len(v) > 0 {
-		base = v
+		return v
 	}
+	return []string{"ssh"}
+}
+
+// sshBase is the ssh program and the options every pty connection to t
+// uses: batch mode (never a prompt), a bounded connect, keepalives, and
+// connection sharing in a private directory.
+func (t Target) sshBase(getenv Env) ([]string, error) {
+	base := sshProgram(getenv)
 	args := append(base[:len(base):len(base)],
 		"-o", "BatchMode=yes",
 		"-o", "ConnectTimeout="+strconv.Itoa(int(ConnectTimeout/time.Second)),
 		"-o", "ServerAliveInterval="+strconv.Itoa(int(AliveInterval/time.Second)),
 		"-o", "ServerAliveCountMax="+strconv.Itoa(AliveCount))
-	dir, err := controlDir(getenv)
+	path, err := t.ControlPath(getenv)
 	if err != nil {
 		return nil, err
 	}
 	return append(args,
 		"-o", "ControlMaster=auto",
 		"-o", "ControlPersist="+strconv.Itoa(int(ControlPersist/time.Second)),
-		"-o", "ControlPath="+filepath.Join(dir, "%C")), nil
+		"-o", "ControlPath="+path), nil
+}
+
+// ControlPath is the socket of the shared connection to t: in the
+// private directory (controlDir), named for the ssh command, the
+// destination and the port. pty names it itself, where ssh's %C would
+// hash what ssh makes of its config, so that it can find the master
+// without running ssh (mux.go); a change of PTY_SSH_COMMAND is another
+// connection.
+func (t Target) ControlPath(getenv Env) (string, error) {
+	dir, err := controlDir(getenv)
+	if err != nil {
+		return "", err
+	}
+	h := sha1.New()
+	for _, w := range sshProgram(getenv) {
+		io.WriteString(h, w+"\x00")
+	}
+	io.WriteString(h, t.SSH+"\x00"+strconv.Itoa(t.Port))
+	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil))), nil
 }
 
 // sunPathMax is the smallest limit of a Unix socket's path among the
 // systems pty runs on (macOS's 104 bytes with its terminating NUL).
 const sunPathMax = 103
 
-// controlPathRoom is what ssh adds to the control directory: "/", %C
-// (40 hex digits) and, while it sets up a master, "." and 16 random
-// characters.
+// controlPathRoom is what goes after the control directory: "/", the
+// socket's name (40 hex digits, ControlPath) and, while ssh sets up a
+// master, "." and 16 random characters.
 const controlPathRoom = 1 + 40 + 17
 
 // controlDir is the private directory (0700, ours, not a symbolic link)
@@ -135,7 +162,7 @@ func privateDir(d string) error {
 // sshArgv is the command line that runs remoteCmd (a shell command line
 // for the host's login shell) on t. tty asks for a terminal there.
 func (t Target) sshArgv(getenv Env, tty bool, remoteCmd string) ([]string, error) {
-	args, err := sshBase(getenv)
+	args, err := t.sshBase(getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
+	rt "github.com/ptyorg/pty/pkg/remote"
 )
 
 // fleet is two ssh servers on 127.0.0.1 with registries of their own,
@@ -29,8 +30,18 @@ type fleet struct {
 
 func newFleet(t *testing.T) *fleet {
 	t.Helper()
+	return newFleetPath(t, "")
+}
+
+// newFleetPath is newFleet whose hosts' PATH starts with dir (programs
+// of the test's, plugins say) when it is not "".
+func newFleetPath(t *testing.T, dir string) *fleet {
+	t.Helper()
 	f := &fleet{local: testutil.Root(t), rootA: testutil.Root(t), rootB: testutil.Root(t)}
 	path := "PATH=" + testutil.BinDir(t) + ":/usr/local/bin:/usr/bin:/bin"
+	if dir != "" {
+		path = "PATH=" + dir + ":" + strings.TrimPrefix(path, "PATH=")
+	}
 	f.a = startSSH(t, f.rootA, path)
 	f.b = startSSH(t, f.rootB, path)
 	dir, err := os.MkdirTemp("", "rc")
@@ -40,9 +51,7 @@ func newFleet(t *testing.T) *fleet {
 	t.Cleanup(func() {
 		// The shared connections' masters exit with their sockets' directory
 		// gone at the next check; stop them now.
-		for _, h := range []string{"hosta", "hostb"} {
-			exec.Command("ssh", "-F", filepath.Join(dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(dir, "run", "pty-ssh", "%C"), "-O", "exit", h).Run()
-		}
+		stopMasters(dir)
 		os.RemoveAll(dir)
 	})
 	f.dir = dir
@@ -85,6 +94,33 @@ func (f *fleet) mustPty(t *testing.T, args ...string) testutil.Result {
 		t.Fatalf("pty %q: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
 	}
 	return r
+}
+
+// masterExit is "ssh -O exit HOST" for pty's shared connection to HOST
+// (a host of the ssh config in dir), which stops its master.
+func masterExit(dir, host string) *exec.Cmd {
+	return masterCtl(dir, "ssh -F "+filepath.Join(dir, "ssh_config"), host, "exit")
+}
+
+// stopMasters stops the masters of every shared connection made with
+// the runtime directory of dir, whatever PTY_SSH_COMMAND made them.
+func stopMasters(dir string) {
+	socks, _ := filepath.Glob(filepath.Join(dir, "run", "pty-ssh", "*"))
+	for _, s := range socks {
+		exec.Command("ssh", "-F", "/dev/null", "-o", "ControlPath="+s, "-O", "exit", "any").Run()
+	}
+}
+
+// masterCtl is "ssh -O op HOST" for the shared connection that pty makes
+// with sshCommand (PTY_SSH_COMMAND) to HOST, a host of the ssh config in
+// dir.
+func masterCtl(dir, sshCommand, host, op string) *exec.Cmd {
+	env := map[string]string{"PTY_SSH_COMMAND": sshCommand, "XDG_RUNTIME_DIR": filepath.Join(dir, "run")}
+	path, err := rt.Target{SSH: host}.ControlPath(func(k string) string { return env[k] })
+	if err != nil {
+		panic(err)
+	}
+	return exec.Command("ssh", "-F", filepath.Join(dir, "ssh_config"), "-o", "ControlPath="+path, "-O", op, host)
 }
 
 // accepted counts the logins a server has let in.
@@ -469,7 +505,7 @@ func longOutage(t *testing.T, f *fleet, until string) {
 	}
 	syscall.Kill(pid, syscall.SIGSTOP)
 	defer syscall.Kill(pid, syscall.SIGCONT)
-	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hosta")
+	exit := masterExit(f.dir, "hosta")
 	if out, err := exit.CombinedOutput(); err != nil {
 		t.Fatalf("ssh -O exit: %v %s", err, out)
 	}
@@ -642,7 +678,7 @@ func TestRemoteReconnectStops(t *testing.T) {
 		t.Fatalf("sshd pid: %q %v", b, err)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hostb")
+	exit := masterExit(f.dir, "hostb")
 	if out, err := exit.CombinedOutput(); err != nil {
 		t.Fatalf("ssh -O exit: %v %s", err, out)
 	}

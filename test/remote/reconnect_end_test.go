@@ -2,7 +2,6 @@ package remote
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -62,7 +61,7 @@ func TestRemoteSessionEndsDuringOutage(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGCONT)
 		}
 	}()
-	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hosta")
+	exit := masterExit(f.dir, "hosta")
 	if out, err := exit.CombinedOutput(); err != nil {
 		t.Fatalf("ssh -O exit: %v %s", err, out)
 	}

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,7 +141,7 @@ func resizedOutage(t *testing.T, f *fleet, tm *testutil.Tmux) {
 	}
 	syscall.Kill(pid, syscall.SIGSTOP)
 	defer syscall.Kill(pid, syscall.SIGCONT)
-	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hosta")
+	exit := masterCtl(f.dir, "sh "+filepath.Join(f.dir, "cutssh"), "hosta", "exit")
 	if out, err := exit.CombinedOutput(); err != nil {
 		t.Fatalf("ssh -O exit: %v %s", err, out)
 	}

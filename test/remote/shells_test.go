@@ -61,7 +61,7 @@ func shellFleet(t *testing.T, shell string) *fleet {
 	}
 	f.dir = dir
 	t.Cleanup(func() {
-		exec.Command("ssh", "-F", filepath.Join(dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(dir, "run", "pty-ssh", "%C"), "-O", "exit", "hostx").Run()
+		stopMasters(dir)
 		os.RemoveAll(dir)
 	})
 	f.write(t, "ssh_config", fmt.Sprintf("Host hostx\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  IdentitiesOnly yes\n  UserKnownHostsFile %s\n  StrictHostKeyChecking yes\n",

@@ -186,7 +186,7 @@ func testRemoteWebWrite(t *testing.T, scrollback string) {
 			syscall.Kill(pid, syscall.SIGCONT)
 		}
 	}()
-	exit := exec.Command("ssh", "-F", filepath.Join(f.dir, "ssh_config"), "-o", "ControlPath="+filepath.Join(f.dir, "run", "pty-ssh", "%C"), "-O", "exit", "hosta")
+	exit := masterExit(f.dir, "hosta")
 	if out, err := exit.CombinedOutput(); err != nil {
 		t.Fatalf("ssh -O exit: %v %s", err, out)
 	}

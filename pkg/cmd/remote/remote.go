@@ -60,8 +60,10 @@ COMMAND ARGS on the host, with its input, output and exit status.
 ssh always runs in batch mode (a host that needs a password or an unknown
 host key is an error, never a prompt), and repeated commands to a host
 share one connection for 10 minutes (ControlMaster, in a private
-directory). PTY_SSH_COMMAND replaces "ssh" and may add options, as
-GIT_SSH_COMMAND does for git. See docs/remote.md.
+directory); while it is up, list, peek, send and the commands run there
+without a terminal go to it directly, starting no ssh. PTY_SSH_COMMAND
+replaces "ssh" and may add options, as GIT_SSH_COMMAND does for git. See
+docs/remote.md.
 
 "pty list --remote" without a host (or --all-hosts) lists this host's
 sessions and every remotes.toml host's, asked in parallel.`
@@ -103,13 +105,20 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 	if len(args) == 0 {
 		args = []string{"ui"} // as pty alone opens the picker
 	}
-	route := func(ref string, early []byte) (*client.Conn, func(), error) {
-		c, s, err := d.Route(ctx, ref, early...)
-		if err != nil {
-			return nil, nil, err
+	router := func(d rt.Dialer) client.Router {
+		return func(ref string, early []byte) (*client.Conn, func(), error) {
+			c, s, err := d.Route(ctx, ref, early...)
+			if err != nil {
+				return nil, nil, err
+			}
+			return c, func() { s.Close() }, nil
 		}
-		return c, func() { s.Close() }, nil
 	}
+	route := router(d)
+	// An attach and a follow keep their route open.
+	lasting := d
+	lasting.Lasting = true
+	longRoute := router(lasting)
 	onHost := func() error { return passthrough(ctx, d, args, io) }
 	switch canonical(args[0]) {
 	case "list":
@@ -121,7 +130,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		c := peek.Command(&po)
 		peek.Parse(c, &po, args[1:])
 		follow := func(ref string, ao client.AttachOptions) (client.Result, error) {
-			return reconnecting(ctx, d, route, ref, ao, io)
+			return reconnecting(ctx, d, longRoute, ref, ao, io)
 		}
 		return peek.RunRemote(po, io, peek.Remote{Route: route, Follow: follow, OnHost: onHost})
 	case "send":
@@ -136,7 +145,7 @@ func Run(ctx context.Context, o Options, io cli.IO) error {
 		ao.Args = c.Parse(args[1:])
 		client.IgnoreQuitKey()
 		return attach.RunRemote(ao, io, t.Label, func(ref string, o client.AttachOptions) (client.Result, error) {
-			return reconnecting(ctx, d, route, ref, o, io)
+			return reconnecting(ctx, d, longRoute, ref, o, io)
 		})
 	case "remote", "remote-serve":
 		return fmt.Errorf("pty %s runs here, not through --remote", args[0])

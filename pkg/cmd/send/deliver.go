@@ -98,7 +98,43 @@ func SendOn(c *client.Conn, id string, items []Item, delay time.Duration, paste 
 	// If the program exits right after reading our input, the daemon
 	// sends EXIT and closes, and this write can fail with a broken pipe
 	// although the data went through; the EXIT frame, read below, tells.
-	statusErr := c.WriteFrame(proto.Status, nil)
+	return confirm(c, id, c.WriteFrame(proto.Status, nil))
+}
+
+// ahead is what SendOn would write for items when none of them waits
+// for an answer (for the session's modes, or the end of a stream) or a
+// pause: their DATA frames and the STATUS request, to go with the
+// request for a route and save a round trip; nil otherwise, or when it
+// is more than a frame's worth of text.
+func ahead(items []Item, delay time.Duration, paste bool) []byte {
+	if delay > 0 && len(items) > 1 {
+		return nil
+	}
+	var b []byte
+	for i, it := range items {
+		if it.From != nil || it.Seq != "" {
+			return nil
+		}
+		p := it.Bytes
+		if paste && i == 0 {
+			p = append([]byte(lifecycle.PasteStart), p...)
+		}
+		if paste && i == len(items)-1 {
+			p = append(p[:len(p):len(p)], lifecycle.PasteEnd...)
+		}
+		if len(p) > 0 {
+			b = proto.AppendFrame(b, proto.Data, p)
+		}
+		if len(b) > SendPiece {
+			return nil
+		}
+	}
+	return proto.AppendFrame(b, proto.Status, nil)
+}
+
+// confirm waits for the daemon to have read what was sent before the
+// STATUS request, whose writing failed with statusErr (nil if it went).
+func confirm(c *client.Conn, id string, statusErr error) error {
 	if statusErr == nil {
 		c.Raw().CloseWrite()
 	}

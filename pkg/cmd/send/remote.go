@@ -17,6 +17,17 @@ func sendRouted(o Options, io cli.IO, ref, from string, items []Item, delay time
 		defer closeFrom()
 		items = []Item{{From: r}}
 	}
+	if early := ahead(items, delay, o.Paste); early != nil {
+		// Sent with the route's request: the host's ack and the data
+		// do not wait on each other.
+		c, done, err := o.Route(ref, early)
+		if err != nil {
+			return err
+		}
+		defer done()
+		c.Raw().SetDeadline(time.Now().Add(SendTimeout))
+		return confirm(c, ref, nil)
+	}
 	c, done, err := o.Route(ref, nil)
 	if err != nil {
 		return err

@@ -31,7 +31,9 @@ func remotes(io cli.IO) ([]web.RemoteHost, error) {
 	out := make([]web.RemoteHost, 0, len(cfg.Names))
 	for _, name := range cfg.Names {
 		t, terr := rt.Resolve(name, cfg)
-		d := rt.Dialer{Target: t, Getenv: io.Getenv}
+		// Its routes carry a page's live screen, and its commands follow
+		// the session's events.
+		d := rt.Dialer{Target: t, Getenv: io.Getenv, Lasting: true}
 		out = append(out, web.RemoteHost{
 			Label: name,
 			List: func(ctx context.Context) ([]web.RemoteRow, error) {
