@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -129,7 +128,7 @@ func (t Type) String() string {
 	case History:
 		return "HISTORY"
 	}
-	return fmt.Sprintf("TYPE(%d)", uint8(t))
+	return "TYPE(" + strconv.Itoa(int(t)) + ")"
 }
 
 // Peek flags.

@@ -117,3 +117,12 @@ func allocs() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// A type without a name prints its number, as logs and errors show it.
+func TestTypeString(t *testing.T) {
+	for typ, want := range map[Type]string{Screen: "SCREEN", History: "HISTORY", 99: "TYPE(99)", 255: "TYPE(255)"} {
+		if got := typ.String(); got != want {
+			t.Errorf("Type(%d).String() = %q, want %q", uint8(typ), got, want)
+		}
+	}
+}
