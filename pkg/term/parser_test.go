@@ -93,3 +93,44 @@ func TestParserMatchesToolkit(t *testing.T) {
 }
 
 func tail[S ~string | ~[]byte](s S, n int) S { return s[max(0, len(s)-n):] }
+
+// parserInput is what reaches the parser rather than the Screen's fast
+// paths: private modes, sequences with intermediates, DCS queries.
+var parserInput = []byte(strings.Repeat("\x1b[?1049h\x1b[?25l\x1b[>4;2m\x1b[4 q\x1b[?2026h\x1bP$qm\x1b\\\x1b(0\x1b)B\x1b[!p\x1b[?2026l", 64))
+
+type nopHandler struct{}
+
+func (nopHandler) printRune(r rune)                                {}
+func (nopHandler) execute(b byte)                                  {}
+func (nopHandler) handleCSI(cmd seqCmd, ps seqParams)              {}
+func (nopHandler) handleESC(cmd seqCmd)                            {}
+func (nopHandler) handleDCS(cmd seqCmd, ps seqParams, data []byte) {}
+
+func BenchmarkParser(b *testing.B) {
+	p := parser{s: nopHandler{}}
+	p.reset()
+	b.SetBytes(int64(len(parserInput)))
+	for b.Loop() {
+		for _, c := range parserInput {
+			p.advance(c)
+		}
+	}
+}
+
+// BenchmarkToolkitParser is BenchmarkParser's input through the parser
+// the package's replaced, for comparison.
+func BenchmarkToolkitParser(b *testing.B) {
+	p := ansi.NewParser()
+	p.SetDataSize(maxData)
+	p.SetHandler(ansi.Handler{
+		Print: func(rune) {}, Execute: func(byte) {},
+		HandleCsi: func(ansi.Cmd, ansi.Params) {}, HandleEsc: func(ansi.Cmd) {},
+		HandleDcs: func(ansi.Cmd, ansi.Params, []byte) {},
+	})
+	b.SetBytes(int64(len(parserInput)))
+	for b.Loop() {
+		for _, c := range parserInput {
+			p.Advance(c)
+		}
+	}
+}
