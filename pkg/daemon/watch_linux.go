@@ -73,7 +73,11 @@ func (w *fileWatch) next(timeout time.Duration) bool {
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
 	}
-	if w.f.SetReadDeadline(deadline) != nil || w.woken.Swap(false) {
+	if w.f.SetReadDeadline(deadline) != nil {
+		w.failed = true // not in the poller: it could not be woken
+		return false
+	}
+	if w.woken.Swap(false) {
 		return false
 	}
 	n, err := w.f.Read(w.buf[:])
