@@ -461,9 +461,11 @@ func (d *Daemon) startFailed(err error) int {
 // daemon process.
 func (d *Daemon) Serve() int {
 	sigs := d.sigs
-	d.startWatching()
+	// The output path first: the watch's start (the record's fsync) may
+	// hold the one processor until the runtime hands it on.
 	go d.pump()
 	go d.acceptLoop()
+	d.startWatching()
 
 	// This goroutine reaps the children and takes the stops while the
 	// session runs: an idle daemon's goroutines each keep a stack, so
