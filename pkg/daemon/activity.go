@@ -20,7 +20,7 @@ const (
 )
 
 // activity is the daemon's side of the markers. marks is guarded by
-// Daemon.mu; kick (capacity 1) wakes metaLoop to write them.
+// Daemon.mu; kick (capacity 1) wakes recordLoop to write them.
 type activity struct {
 	marks uint8 // what the record is to hold
 	kick  chan struct{}
@@ -49,6 +49,7 @@ func (d *Daemon) noteActivityLocked(e string) {
 	case d.act.kick <- struct{}{}:
 	default:
 	}
+	d.wakeRecorder()
 }
 
 // watchedLocked reports whether someone watches the session: a client
@@ -72,7 +73,7 @@ func watching(c *client) bool {
 }
 
 // seenLocked is called when a client begins watching (see watchedLocked):
-// what the session did is seen now, and metaLoop records the attach
+// what the session did is seen now, and recordLoop records the attach
 // (lastAttachAt) and the cleared markers in one write.
 func (d *Daemon) seenLocked() {
 	d.act.marks = 0
@@ -80,6 +81,7 @@ func (d *Daemon) seenLocked() {
 	case d.attached <- struct{}{}:
 	default:
 	}
+	d.wakeRecorder()
 }
 
 // activityMarks returns the markers the record is to hold, as it holds
@@ -107,7 +109,7 @@ func setActivity(m *layout.Metadata, marks []string) bool {
 	return true
 }
 
-// writeActivity brings the record's markers up to date (metaLoop's).
+// writeActivity brings the record's markers up to date (recordLoop's).
 func (d *Daemon) writeActivity() {
 	marks := d.activityMarks()
 	err := d.update(func(m *layout.Metadata) bool { return setActivity(m, marks) })

@@ -49,34 +49,46 @@ func exitCodeOf(ws unix.WaitStatus) (code, sig int) {
 	return ws.ExitStatus(), 0
 }
 
-// reap collects every child: the session's process, and, as a subreaper,
-// whatever orphans its tree leaves, so no zombie accumulates. It waits for
-// SIGCHLD rather than in a blocking wait4, which would pin an OS thread
-// (and its stacks) for the whole life of the session. SIGCHLDs coalesce,
-// so each one drains every zombie there is.
-func (d *Daemon) reap() {
+// reapZombies collects every child that has ended: the session's
+// process, and, as a subreaper, whatever orphans its tree leaves, so no
+// zombie accumulates. SIGCHLDs coalesce, so each one drains every zombie
+// there is. It never waits (WNOHANG): a blocking wait4 would pin an OS
+// thread (and its stacks) for the whole life of the session. ended
+// reports the session's process's end, with its status ws; none that no
+// child is left at all.
+func (d *Daemon) reapZombies() (ws unix.WaitStatus, ended, none bool) {
 	pid := d.child.Pid
 	for {
-		for {
-			var ws unix.WaitStatus
-			wpid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			if err != nil {
-				if errors.Is(err, unix.ECHILD) && d.childGone.Load() {
-					signal.Stop(d.sigchld)
-					return // the tree is empty and the session over
-				}
-				break
-			}
-			if wpid <= 0 {
-				break
-			}
-			if wpid == pid && (ws.Exited() || ws.Signaled()) {
-				d.childGone.Store(true)
-				d.childExit <- ws
-			}
+		var st unix.WaitStatus
+		wpid, err := unix.Wait4(-1, &st, unix.WNOHANG, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return ws, ended, errors.Is(err, unix.ECHILD)
+		}
+		if wpid <= 0 {
+			return ws, ended, false
+		}
+		if wpid == pid && (st.Exited() || st.Signaled()) {
+			d.childGone.Store(true)
+			ws, ended = st, true
+		}
+	}
+}
+
+// reap goes on collecting children through the session's end, after
+// Serve's loop, which reaps while the session runs, has let go of
+// SIGCHLD; it hands the session's process's status to childExit.
+func (d *Daemon) reap() {
+	for {
+		ws, ended, none := d.reapZombies()
+		if ended {
+			d.childExit <- ws
+		}
+		if none && d.childGone.Load() {
+			signal.Stop(d.sigchld)
+			return // the tree is empty and the session over
 		}
 		select {
 		case <-d.sigchld:
@@ -111,7 +123,7 @@ func (d *Daemon) pump() {
 			if n > 0 {
 				d.emulate(buf[:n])
 				// After the output is on its way: noting it may wake
-				// metaLoop, a thread wake-up that an echo should not
+				// recordLoop, a thread wake-up that an echo should not
 				// wait for.
 				d.noteOutput(n)
 				continue
@@ -127,27 +139,40 @@ func (d *Daemon) pump() {
 	})
 }
 
+// maxPendingReplies bounds the emulator's answers waiting for a child that
+// does not read them; more are dropped.
+const maxPendingReplies = 64
+
 // onReplyLocked sends the emulator's answer to a terminal query to the child,
 // but only when no real terminal is attached to answer it itself. The
-// emulator calls it from the pump; it must not block.
+// emulator calls it from the pump; it must not block, so the answers go
+// to a goroutine that writes them (sendReplies), started for them: an
+// idle session keeps none.
 func (d *Daemon) onReplyLocked(b []byte) {
-	if d.writers > 0 {
+	if d.writers > 0 || len(d.replies) >= maxPendingReplies {
 		return
 	}
-	select {
-	case d.replies <- append([]byte(nil), b...):
-	default:
+	d.replies = append(d.replies, append([]byte(nil), b...))
+	if !d.replying {
+		d.replying = true
+		go d.sendReplies()
 	}
 }
 
-func (d *Daemon) replyLoop() {
+// sendReplies writes the answers onReplyLocked queued, until none is left
+// or the session has ended.
+func (d *Daemon) sendReplies() {
 	for {
-		select {
-		case b := <-d.replies:
-			d.writeInput(b)
-		case <-d.stop:
+		d.mu.Lock()
+		if len(d.replies) == 0 || d.exited {
+			d.replies, d.replying = nil, false
+			d.mu.Unlock()
 			return
 		}
+		b := d.replies[0]
+		d.replies = d.replies[1:]
+		d.mu.Unlock()
+		d.writeInput(b)
 	}
 }
 

@@ -44,7 +44,6 @@ import (
 
 	"github.com/ptyorg/pty/internal/errlog"
 	"github.com/ptyorg/pty/internal/errs"
-	"github.com/ptyorg/pty/internal/fsx"
 	"github.com/ptyorg/pty/internal/registry"
 	"github.com/ptyorg/pty/pkg/launchconfig"
 	"github.com/ptyorg/pty/pkg/layout"
@@ -106,9 +105,9 @@ const (
 // The other locks are never held with mu. inputMu serialises writes to
 // the pty (input comes from the socket and the keyboard with mu
 // released). The registry's file locks (layout.UpdatePlain,
-// layout.Locked) are taken by metaLoop, eventLoop and the shutdown; a
+// layout.Locked) are taken by recordLoop, watchLoop and the shutdown; a
 // session's two in layout's order (events, then metadata). The error
-// log's lock (errlog.Log) is a leaf: it takes nothing.
+// log's lock (errlog.Log) and recMu are leaves: they take nothing.
 type Daemon struct {
 	// The session, from its launch config.
 	cfg     launchconfig.Config
@@ -123,9 +122,8 @@ type Daemon struct {
 	// startChild.
 	ptmx      *os.File
 	child     *os.Process
-	inputMu   sync.Mutex  // serialises writes to ptmx: see writeInput
-	replies   chan []byte // the emulator's answers for the child (onReplyLocked)
-	readBuf   []byte      // pump's
+	inputMu   sync.Mutex // serialises writes to ptmx: see writeInput
+	readBuf   []byte     // pump's
 	childExit chan unix.WaitStatus
 	childGone atomic.Bool
 	sigchld   chan os.Signal
@@ -146,11 +144,15 @@ type Daemon struct {
 	gate chan struct{}
 
 	// The record and the events (record.go), written off the output path
-	// by eventLoop and metaLoop.
+	// by recordLoop, which runs while it has work (see wakeRecorder):
+	// recMu guards whether it runs, and whether it may start again.
+	recMu      sync.Mutex
+	recRunning bool
+	recStopped bool
 	events     chan layout.Event
 	attached   chan struct{}
 	lastOutput atomic.Int64
-	// Output since the last trim, and whether metaLoop is already
+	// Output since the last trim, and whether recordLoop is already
 	// watching for the end of the output: see noteOutput.
 	outBytes atomic.Int64
 	watching atomic.Bool
@@ -160,10 +162,12 @@ type Daemon struct {
 
 	// Publishing the session's files again when they go (republish.go).
 	repub republisher
+	// syncRecord: watchLoop makes the record durable as it starts.
+	syncRecord bool
 
 	// The session's end (Serve, finish). sigs receives the stops Serve
-	// handles; stop is closed to end the background loops, bgDone
-	// counts those finish waits for.
+	// handles; stop is closed to end the background loops (reap,
+	// recordLoop); bgDone counts the recordLoop finish waits for.
 	sigs   chan os.Signal
 	stop   chan struct{}
 	bgDone sync.WaitGroup
@@ -184,11 +188,15 @@ type Daemon struct {
 	// for the same before the next one.
 	screenGen uint64
 	shared    *sharedBaseline
-	exited    bool
-	exitCode  int
-	title     string    // the last title recorded (onEventLocked)
-	lastBell  time.Time // the last bell recorded
-	act       activity  // the activity markers (activity.go)
+	// The emulator's answers for the child, and whether sendReplies
+	// runs to write them (onReplyLocked).
+	replies  [][]byte
+	replying bool
+	exited   bool
+	exitCode int
+	title    string    // the last title recorded (onEventLocked)
+	lastBell time.Time // the last bell recorded
+	act      activity  // the activity markers (activity.go)
 	// The output of the current flood window (see floodingLocked).
 	floodStart time.Time
 	floodBytes int
@@ -272,9 +280,7 @@ func Main(args []string) int {
 	if err != nil {
 		return d.startFailed(err)
 	}
-	// Durable now that the caller is not waiting: a permanent session's
-	// record must survive a power loss for gc to bring it back.
-	go func() { d.recordErr("sync the record", fsx.SyncFile(layout.At(d.root).Paths(d.id).Meta())) }()
+	d.syncRecord = true // see watchLoop
 	return d.Serve()
 }
 
@@ -393,7 +399,6 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 		clients:   map[*client]struct{}{},
 		rows:      cfg.Rows,
 		cols:      cfg.Cols,
-		replies:   make(chan []byte, 64),
 		events:    make(chan layout.Event, 256),
 		attached:  make(chan struct{}, 1),
 		act:       newActivity(),
@@ -456,28 +461,37 @@ func (d *Daemon) startFailed(err error) int {
 // daemon process.
 func (d *Daemon) Serve() int {
 	sigs := d.sigs
-	d.startWatching()
-	go d.reap()
+	// The output path first: the watch's start (the record's fsync) may
+	// hold the one processor until the runtime hands it on.
 	go d.pump()
 	go d.acceptLoop()
-	go d.replyLoop()
-	d.bgDone.Add(2)
-	go d.eventLoop()
-	go d.metaLoop()
+	d.startWatching()
 
+	// This goroutine reaps the children and takes the stops while the
+	// session runs: an idle daemon's goroutines each keep a stack, so
+	// what needs no goroutine of its own has none (see reapZombies).
 	var ws unix.WaitStatus
 	killed := false
+wait:
 	for {
 		select {
-		case ws = <-d.childExit:
+		case <-d.sigchld:
+			var ended bool
+			if ws, ended, _ = d.reapZombies(); ended {
+				break wait
+			}
+		case <-d.repub.usr1:
+			d.repub.adopt.Store(true)
+			d.repub.watch.wake()
 		case s := <-sigs:
 			if s == syscall.SIGHUP {
 				continue
 			}
 			killed = true
+			break wait
 		}
-		break
 	}
+	go d.reap() // through the shutdown
 	// Nothing is published again from here: the shutdown removes it.
 	d.stopWatching()
 	// Whatever goes wrong from here, the daemon is gone within the
@@ -530,8 +544,7 @@ func (d *Daemon) finish(code, sig int, killed bool, survivors []int) {
 		// whoever is connected has EXIT, and kill waits for us.
 		graceEnd = time.Now()
 	}
-	close(d.stop)
-	d.bgDone.Wait()
+	d.stopRecorder()
 
 	evs := []layout.Event{layout.NewEvent(d.id, layout.EventSessionExit, "exitCode", code)}
 	if sig != 0 {

@@ -16,7 +16,7 @@ import (
 )
 
 // TestLastOutputAtPersisted: output is recorded in the metadata soon after
-// it happens, without any client or exit to prompt it (metaLoop only runs
+// it happens, without any client or exit to prompt it (recordLoop only runs
 // a timer while there is output to account for).
 func TestLastOutputAtPersisted(t *testing.T) {
 	root := testutil.Root(t)

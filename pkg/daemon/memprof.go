@@ -4,7 +4,8 @@ package daemon
 
 // A diagnostic build (go build -tags ptymemprof ./cmd/pty-daemon) that
 // answers "what is this daemon's memory made of": on SIGUSR1 it writes a
-// heap profile and the runtime's memory statistics next to
+// heap profile, the goroutines, where its threads were made and the
+// runtime's memory statistics next to
 // $PTY_DAEMON_MEMPROFILE. Run it with GODEBUG=memprofilerate=1 to see
 // every allocation rather than a sample (the runtime must know the rate
 // before the first allocation, hence GODEBUG). It is a build tag rather than an env switch so
@@ -42,6 +43,16 @@ func init() {
 			classes := memClasses()
 			if f, err := os.Create(path); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+			// Who holds the goroutines and who made the threads: each
+			// costs stacks and runtime structures of its own.
+			if f, err := os.Create(path + ".goroutines"); err == nil {
+				pprof.Lookup("goroutine").WriteTo(f, 2)
+				f.Close()
+			}
+			if f, err := os.Create(path + ".threads"); err == nil {
+				pprof.Lookup("threadcreate").WriteTo(f, 1)
 				f.Close()
 			}
 			b, _ := json.MarshalIndent(struct {

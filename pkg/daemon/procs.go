@@ -12,7 +12,7 @@ import "runtime"
 // allocation cache took. Taken for as long as a client was attached, a
 // second processor made a session someone had once attached to cost a
 // third more than with one (TestAttachedSessionStaysSmall). A flood ends
-// with its garbage handed back to the system (metaLoop), after the
+// with its garbage handed back to the system (recordLoop), after the
 // processors are back to one.
 func (d *Daemon) fitProcsLocked(many bool) {
 	switch {

@@ -48,13 +48,86 @@ func (d *Daemon) onEventLocked(e term.Event) {
 	}
 	select {
 	case d.events <- ev:
+		d.wakeRecorder()
 	default: // the disk is behind; dropping an event beats stalling output
 	}
 }
 
-func (d *Daemon) eventLoop() {
-	defer d.bgDone.Done()
+// wakeRecorder starts recordLoop unless it runs or the session is
+// ending; whoever queued work for it (events, kick, attached, act.kick)
+// calls it after the send. recordLoop exits once it has nothing to do:
+// an idle session keeps no goroutine for its record.
+func (d *Daemon) wakeRecorder() {
+	d.recMu.Lock()
+	if !d.recRunning && !d.recStopped {
+		d.recRunning = true
+		d.bgDone.Add(1)
+		go d.recordLoop()
+	}
+	d.recMu.Unlock()
+}
+
+// recordIdle reports whether recordLoop may exit: nothing is queued for
+// it and it watches no output (armed: its timer runs). Checked under
+// recMu, so a send that came before a wakeRecorder that found the loop
+// still running is seen here.
+func (d *Daemon) recordIdle(armed bool) bool {
+	d.recMu.Lock()
+	defer d.recMu.Unlock()
+	if armed || len(d.events) > 0 || len(d.kick) > 0 || len(d.attached) > 0 || len(d.act.kick) > 0 {
+		return false
+	}
+	d.recRunning = false
+	return true
+}
+
+// stopRecorder stops recordLoop for good, waits for it, then appends the
+// events still queued.
+func (d *Daemon) stopRecorder() {
+	d.recMu.Lock()
+	d.recStopped = true
+	d.recMu.Unlock()
+	close(d.stop)
+	d.bgDone.Wait()
 	for {
+		select {
+		case ev := <-d.events:
+			if d.writable() {
+				d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, ev))
+			}
+		default:
+			return
+		}
+	}
+}
+
+// noteOutput records n bytes of output from the child. The first output
+// after a quiet spell wakes recordLoop; the rest cost two atomic operations,
+// so the read loop stays cheap and an idle daemon is never woken by timers.
+func (d *Daemon) noteOutput(n int) {
+	d.lastOutput.Store(time.Now().UnixMilli())
+	d.outBytes.Add(int64(n))
+	if !d.watching.Load() && d.watching.CompareAndSwap(false, true) {
+		select {
+		case d.kick <- struct{}{}:
+		default:
+		}
+		d.wakeRecorder()
+	}
+}
+
+// recordLoop appends the events and persists lastAttachAt, lastOutputAt
+// and the activity markers off the I/O path, and hands memory back to
+// the system once a burst of output is over. It runs a timer only while
+// output is flowing or not yet persisted, and runs at all only while it
+// has one of these to do (see wakeRecorder).
+func (d *Daemon) recordLoop() {
+	defer d.bgDone.Done()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	armed := false           // the timer runs
+	var saved, savedAt int64 // lastOutput persisted, and when (ms)
+	for !d.recordIdle(armed) {
 		select {
 		case ev := <-d.events:
 			batch := []layout.Event{ev}
@@ -70,48 +143,11 @@ func (d *Daemon) eventLoop() {
 			if d.writable() { // not when the log is another generation's now, or its root gone
 				d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, batch...))
 			}
-		case <-d.stop:
-			for {
-				select {
-				case ev := <-d.events:
-					if d.writable() {
-						d.recordErr("append events", layout.At(d.root).AppendEvents(d.id, ev))
-					}
-				default:
-					return
-				}
-			}
-		}
-	}
-}
-
-// noteOutput records n bytes of output from the child. The first output
-// after a quiet spell wakes metaLoop; the rest cost two atomic operations,
-// so the read loop stays cheap and an idle daemon is never woken by timers.
-func (d *Daemon) noteOutput(n int) {
-	d.lastOutput.Store(time.Now().UnixMilli())
-	d.outBytes.Add(int64(n))
-	if !d.watching.Load() && d.watching.CompareAndSwap(false, true) {
-		select {
-		case d.kick <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// metaLoop persists lastAttachAt and lastOutputAt off the I/O path, and
-// hands memory back to the system once a burst of output is over. It runs
-// a timer only while output is flowing or not yet persisted.
-func (d *Daemon) metaLoop() {
-	defer d.bgDone.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var saved, savedAt int64 // lastOutput persisted, and when (ms)
-	for {
-		select {
 		case <-d.kick:
 			timer.Reset(quietAfter)
+			armed = true
 		case <-timer.C:
+			armed = false
 			now := time.Now().UnixMilli()
 			lo := d.lastOutput.Load()
 			if lo > saved && now-savedAt >= outputPersist.Milliseconds() {
@@ -124,6 +160,7 @@ func (d *Daemon) metaLoop() {
 			}
 			if quiet := time.Duration(now-lo) * time.Millisecond; quiet < quietAfter {
 				timer.Reset(quietAfter - quiet)
+				armed = true
 				continue
 			}
 			// The burst is over. Its garbage (copies of the output on
@@ -142,6 +179,7 @@ func (d *Daemon) metaLoop() {
 			}
 			if lo > saved {
 				timer.Reset(time.Duration(savedAt+outputPersist.Milliseconds()-now) * time.Millisecond)
+				armed = true
 				continue
 			}
 			// Stop watching, then look once more: output that came in
@@ -149,6 +187,7 @@ func (d *Daemon) metaLoop() {
 			d.watching.Store(false)
 			if d.lastOutput.Load() != lo && d.watching.CompareAndSwap(false, true) {
 				timer.Reset(quietAfter)
+				armed = true
 			}
 		case <-d.attached:
 			marks := d.activityMarks()

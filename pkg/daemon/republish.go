@@ -54,12 +54,15 @@ const (
 	claimWait      = 5 * time.Second
 )
 
-// republisher is the watch's state. stop, done and usr1 are set by
-// startWatching and constant after; orphaned is atomic; the rest is
-// owned by watchLoop.
+// republisher is the watch's state. stop, done, usr1 and watch are set
+// by startWatching and constant after; orphaned and adopt are atomic; the
+// rest is owned by watchLoop.
 type republisher struct {
 	stop, done chan struct{}
-	usr1       chan os.Signal
+	// usr1 is read by Serve's loop, which sets adopt and wakes the watch.
+	usr1  chan os.Signal
+	adopt atomic.Bool
+	watch *fileWatch
 	// orphaned: another generation has the id; nothing more is written.
 	orphaned atomic.Bool
 	// pubDev, pubIno: the root directory the daemon publishes in, for
@@ -83,6 +86,7 @@ func (d *Daemon) startWatching() {
 	r.done = make(chan struct{})
 	r.usr1 = make(chan os.Signal, 1)
 	signal.Notify(r.usr1, syscall.SIGUSR1)
+	r.watch = newFileWatch()
 	r.rootDev, r.rootIno, _ = dirID(d.root)
 	r.pubDev.Store(r.rootDev)
 	r.pubIno.Store(r.rootIno)
@@ -97,43 +101,58 @@ func (d *Daemon) stopWatching() {
 	}
 	signal.Stop(r.usr1)
 	close(r.stop)
+	r.watch.wake()
 	<-r.done
 }
 
+// watchLoop is the watch's one goroutine: it waits in the watch itself
+// (fileWatch.next), parked in the runtime's poller where there is
+// inotify, and is woken there for a stop or a SIGUSR1 (see Serve).
 func (d *Daemon) watchLoop() {
 	r := &d.repub
+	w := r.watch
 	defer close(r.done)
+	defer w.close()
 	defer func() {
 		if r.rec != nil {
 			r.rec.Close()
 		}
 	}()
-	w := newFileWatch()
-	defer w.close()
 	p := layout.At(d.root).Paths(d.id)
 	d.noteRecord()
 	r.pidIno = inodeOf(p.Pid())
 	w.arm(d.root, p.Sock(), p.Pid(), p.Meta())
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	pending := false // the timer runs: changes within the delay make one look
+	if d.syncRecord {
+		// Durable now that the launcher is not waiting: a permanent
+		// session's record must survive a power loss for gc to bring
+		// it back. Here rather than in a goroutine of its own, so that
+		// the start's slow system calls do not overlap: each one that
+		// does leaves the daemon an OS thread for good.
+		d.recordErr("sync the record", fsx.SyncFile(p.Meta()))
+	}
+	// due is when to look, republishDelay after the first of the changes
+	// that one look covers; zero while none waits.
+	var due time.Time
 	for !r.orphaned.Load() {
-		adopt := false
+		changed := false
+		if left := time.Until(due); due.IsZero() || left > 0 {
+			changed = w.next(max(left, 0))
+		}
 		select {
 		case <-r.stop:
 			return
-		case <-r.usr1:
-			adopt = true
-			timer.Stop()
-		case <-w.C:
-			if !pending {
-				timer.Reset(republishDelay)
-				pending = true
-			}
-			continue
-		case <-timer.C:
+		default:
 		}
-		pending = false
+		adopt := r.adopt.Swap(false)
+		if !adopt {
+			if changed && due.IsZero() {
+				due = time.Now().Add(republishDelay)
+			}
+			if due.IsZero() || time.Now().Before(due) {
+				continue
+			}
+		}
+		due = time.Time{}
 		if d.rootHere(adopt) {
 			d.republish()
 		}
@@ -380,4 +399,45 @@ func listening(path string) bool {
 		return false
 	}
 	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) == nil
+}
+
+// poller is the watch without inotify: a look every pollEvery. Its ticker
+// starts at the first wait, so a watch that has inotify never runs one.
+type poller struct {
+	t     *time.Ticker // owned by watchLoop
+	woken chan struct{}
+}
+
+func newPoller() poller { return poller{woken: make(chan struct{}, 1)} }
+
+func (p *poller) next(timeout time.Duration) bool {
+	if p.t == nil {
+		p.t = time.NewTicker(pollEvery)
+	}
+	var limit <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		limit = t.C
+	}
+	select {
+	case <-p.t.C:
+		return true
+	case <-limit:
+	case <-p.woken:
+	}
+	return false
+}
+
+func (p *poller) wake() {
+	select {
+	case p.woken <- struct{}{}:
+	default:
+	}
+}
+
+func (p *poller) stop() {
+	if p.t != nil {
+		p.t.Stop()
+	}
 }

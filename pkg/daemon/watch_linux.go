@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"errors"
 	"os"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -12,13 +14,18 @@ import (
 // inode: an unlink or a rename over one changes its link count) and the
 // root directory itself, not the root's entries: a daemon is woken by a
 // change to one of its own files, never by the other sessions' writes or
-// by time. One goroutine reads it, parked in the runtime's poller. Where
-// no instance can be had (the per-user limit on instances is often 128)
-// it looks every pollEvery instead.
+// by time. watchLoop reads it, parked in the runtime's poller. Where no
+// instance can be had (the per-user limit on instances is often 128) it
+// looks every pollEvery instead.
 type fileWatch struct {
-	f *os.File
-	t *time.Ticker
-	C <-chan time.Time // a change to look at
+	f *os.File // nil without inotify; set by newFileWatch, constant after
+	// woken: wake was called since next last looked (see next).
+	woken atomic.Bool
+	poll  poller
+	// failed: reading the instance failed, and next polls from then on.
+	// Owned by watchLoop, as is buf.
+	failed bool
+	buf    [64 * unix.SizeofInotifyEvent]byte // the watches carry no names
 }
 
 const (
@@ -27,14 +34,13 @@ const (
 )
 
 func newFileWatch() *fileWatch {
+	w := &fileWatch{poll: newPoller()}
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		t := time.NewTicker(pollEvery)
-		return &fileWatch{t: t, C: t.C}
+		w.failed = true
+		return w
 	}
-	c := make(chan time.Time, 1)
-	w := &fileWatch{f: os.NewFile(uintptr(fd), "inotify"), C: c}
-	go w.read(c)
+	w.f = os.NewFile(uintptr(fd), "inotify")
 	return w
 }
 
@@ -43,45 +49,66 @@ func newFileWatch() *fileWatch {
 // once more. Watching an inode already watched changes nothing; one no
 // longer at its path drops out by itself when it is freed.
 func (w *fileWatch) arm(root string, files ...string) {
-	if w.f == nil {
+	if w.f == nil || w.failed {
 		return
 	}
-	fd := int(w.f.Fd())
+	fd := int(w.f.Fd()) // non-blocking already: Fd leaves it so
 	unix.InotifyAddWatch(fd, root, dirMask)
 	for _, f := range files {
 		unix.InotifyAddWatch(fd, f, fileMask)
 	}
 }
 
-func (w *fileWatch) read(c chan<- time.Time) {
-	var buf [64 * unix.SizeofInotifyEvent]byte // the watches carry no names
-	for {
-		n, err := w.f.Read(buf[:])
-		if err != nil {
-			return // closed
-		}
-		changed := false
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			if ev.Mask&^unix.IN_IGNORED != 0 {
-				changed = true
-			}
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-		}
-		if changed {
-			select {
-			case c <- time.Now():
-			default:
-			}
-		}
+// next waits until a watched file changes, timeout passes (0: no limit)
+// or wake is called, and reports whether a change came.
+//
+// A wake sets woken, then moves the read's deadline to now; next sets
+// the deadline, then looks at woken. Whichever order the two go in, a
+// wake is never slept through.
+func (w *fileWatch) next(timeout time.Duration) bool {
+	if w.failed {
+		return w.poll.next(timeout)
 	}
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	if w.f.SetReadDeadline(deadline) != nil {
+		w.failed = true // not in the poller: it could not be woken
+		return false
+	}
+	if w.woken.Swap(false) {
+		return false
+	}
+	n, err := w.f.Read(w.buf[:])
+	if err != nil {
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			w.failed = true // never seen: poll rather than spin on it
+		}
+		return false
+	}
+	for off := 0; off+unix.SizeofInotifyEvent <= n; {
+		ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
+		if ev.Mask&^unix.IN_IGNORED != 0 {
+			return true
+		}
+		off += unix.SizeofInotifyEvent + int(ev.Len)
+	}
+	return false
+}
+
+// wake makes next return now, or the next call at once; any goroutine's.
+func (w *fileWatch) wake() {
+	w.woken.Store(true)
+	if w.f != nil {
+		w.f.SetReadDeadline(time.Now())
+	}
+	w.poll.wake()
 }
 
 func (w *fileWatch) close() {
 	if w.f != nil {
 		w.f.Close()
 	}
-	if w.t != nil {
-		w.t.Stop()
-	}
+	w.poll.stop()
 }

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ptyorg/pty/internal/errs"
 )
@@ -57,90 +58,102 @@ type Modes struct {
 	AppKeypad bool // DECKPAM: ESC =
 }
 
-var csiKeys = map[string]csiKey{
-	"up":       {final: 'A', cursor: true},
-	"down":     {final: 'B', cursor: true},
-	"right":    {final: 'C', cursor: true},
-	"left":     {final: 'D', cursor: true},
-	"home":     {final: 'H', cursor: true},
-	"end":      {final: 'F', cursor: true},
-	"insert":   {final: '~', num: 2},
-	"delete":   {final: '~', num: 3},
-	"pageup":   {final: '~', num: 5},
-	"pagedown": {final: '~', num: 6},
-	"f1":       {final: 'P', ss3: true},
-	"f2":       {final: 'Q', ss3: true},
-	"f3":       {final: 'R', ss3: true},
-	"f4":       {final: 'S', ss3: true},
-	"f5":       {final: '~', num: 15},
-	"f6":       {final: '~', num: 17},
-	"f7":       {final: '~', num: 18},
-	"f8":       {final: '~', num: 19},
-	"f9":       {final: '~', num: 20},
-	"f10":      {final: '~', num: 21},
-	"f11":      {final: '~', num: 23},
-	"f12":      {final: '~', num: 24},
+func csiKeysTable() map[string]csiKey {
+	return map[string]csiKey{
+		"up":       {final: 'A', cursor: true},
+		"down":     {final: 'B', cursor: true},
+		"right":    {final: 'C', cursor: true},
+		"left":     {final: 'D', cursor: true},
+		"home":     {final: 'H', cursor: true},
+		"end":      {final: 'F', cursor: true},
+		"insert":   {final: '~', num: 2},
+		"delete":   {final: '~', num: 3},
+		"pageup":   {final: '~', num: 5},
+		"pagedown": {final: '~', num: 6},
+		"f1":       {final: 'P', ss3: true},
+		"f2":       {final: 'Q', ss3: true},
+		"f3":       {final: 'R', ss3: true},
+		"f4":       {final: 'S', ss3: true},
+		"f5":       {final: '~', num: 15},
+		"f6":       {final: '~', num: 17},
+		"f7":       {final: '~', num: 18},
+		"f8":       {final: '~', num: 19},
+		"f9":       {final: '~', num: 20},
+		"f10":      {final: '~', num: 21},
+		"f11":      {final: '~', num: 23},
+		"f12":      {final: '~', num: 24},
+	}
 }
 
 // keypadKeys are the numeric keypad's keys: the character each sends in
 // the normal keypad mode, and the SS3 final byte that replaces it in
 // application keypad mode, as xterm encodes them.
-var keypadKeys = map[string]struct{ char, final byte }{
-	"kp0": {'0', 'p'}, "kp1": {'1', 'q'}, "kp2": {'2', 'r'}, "kp3": {'3', 's'}, "kp4": {'4', 't'},
-	"kp5": {'5', 'u'}, "kp6": {'6', 'v'}, "kp7": {'7', 'w'}, "kp8": {'8', 'x'}, "kp9": {'9', 'y'},
-	"kpenter": {'\r', 'M'}, "kpmultiply": {'*', 'j'}, "kpplus": {'+', 'k'}, "kpcomma": {',', 'l'},
-	"kpminus": {'-', 'm'}, "kpperiod": {'.', 'n'}, "kpdivide": {'/', 'o'}, "kpequal": {'=', 'X'},
+func keypadKeysTable() map[string]struct{ char, final byte } {
+	return map[string]struct{ char, final byte }{
+		"kp0": {'0', 'p'}, "kp1": {'1', 'q'}, "kp2": {'2', 'r'}, "kp3": {'3', 's'}, "kp4": {'4', 't'},
+		"kp5": {'5', 'u'}, "kp6": {'6', 'v'}, "kp7": {'7', 'w'}, "kp8": {'8', 'x'}, "kp9": {'9', 'y'},
+		"kpenter": {'\r', 'M'}, "kpmultiply": {'*', 'j'}, "kpplus": {'+', 'k'}, "kpcomma": {',', 'l'},
+		"kpminus": {'-', 'm'}, "kpperiod": {'.', 'n'}, "kpdivide": {'/', 'o'}, "kpequal": {'=', 'X'},
+	}
 }
 
 // keypadAliases are other names of keypad keys, after "kp" and with
 // separators removed ("kp_enter", "KP-Add").
-var keypadAliases = map[string]string{
-	"kpadd": "kpplus", "kpsubtract": "kpminus", "kpdecimal": "kpperiod", "kpdot": "kpperiod",
-	"kpslash": "kpdivide", "kpstar": "kpmultiply", "kpasterisk": "kpmultiply",
-	"kpseparator": "kpcomma", "kpreturn": "kpenter", "kpequals": "kpequal",
-	"kp*": "kpmultiply", "kp+": "kpplus", "kp-": "kpminus", "kp.": "kpperiod", "kp/": "kpdivide",
-	"kp,": "kpcomma", "kp=": "kpequal",
+func keypadAliasesTable() map[string]string {
+	return map[string]string{
+		"kpadd": "kpplus", "kpsubtract": "kpminus", "kpdecimal": "kpperiod", "kpdot": "kpperiod",
+		"kpslash": "kpdivide", "kpstar": "kpmultiply", "kpasterisk": "kpmultiply",
+		"kpseparator": "kpcomma", "kpreturn": "kpenter", "kpequals": "kpequal",
+		"kp*": "kpmultiply", "kp+": "kpplus", "kp-": "kpminus", "kp.": "kpperiod", "kp/": "kpdivide",
+		"kp,": "kpcomma", "kp=": "kpequal",
+	}
 }
 
 // controlKeys are keys that send one control byte; with shift or ctrl
 // they have no legacy encoding and go out as CSI-u.
-var controlKeys = map[string]byte{
-	"return":    '\r',
-	"tab":       '\t',
-	"esc":       0x1b,
-	"backspace": 0x7f,
-	"space":     ' ',
+func controlKeysTable() map[string]byte {
+	return map[string]byte{
+		"return":    '\r',
+		"tab":       '\t',
+		"esc":       0x1b,
+		"backspace": 0x7f,
+		"space":     ' ',
+	}
 }
 
 // aliases map alternative spellings to the canonical names above.
-var aliases = map[string]string{
-	"enter":      "return",
-	"ret":        "return",
-	"cr":         "return",
-	"escape":     "esc",
-	"bs":         "backspace",
-	"del":        "delete",
-	"ins":        "insert",
-	"pgup":       "pageup",
-	"page_up":    "pageup",
-	"page-up":    "pageup",
-	"prior":      "pageup",
-	"pgdn":       "pagedown",
-	"pgdown":     "pagedown",
-	"page_down":  "pagedown",
-	"page-down":  "pagedown",
-	"next":       "pagedown",
-	"spc":        "space",
-	"arrowup":    "up",
-	"arrowdown":  "down",
-	"arrowleft":  "left",
-	"arrowright": "right",
+func aliasesTable() map[string]string {
+	return map[string]string{
+		"enter":      "return",
+		"ret":        "return",
+		"cr":         "return",
+		"escape":     "esc",
+		"bs":         "backspace",
+		"del":        "delete",
+		"ins":        "insert",
+		"pgup":       "pageup",
+		"page_up":    "pageup",
+		"page-up":    "pageup",
+		"prior":      "pageup",
+		"pgdn":       "pagedown",
+		"pgdown":     "pagedown",
+		"page_down":  "pagedown",
+		"page-down":  "pagedown",
+		"next":       "pagedown",
+		"spc":        "space",
+		"arrowup":    "up",
+		"arrowdown":  "down",
+		"arrowleft":  "left",
+		"arrowright": "right",
+	}
 }
 
-var modifierNames = map[string]int{
-	"ctrl": Ctrl, "control": Ctrl, "ctl": Ctrl, "c": Ctrl,
-	"alt": Alt, "meta": Alt, "opt": Alt, "option": Alt, "m": Alt,
-	"shift": Shift, "s": Shift,
+func modifierNamesTable() map[string]int {
+	return map[string]int{
+		"ctrl": Ctrl, "control": Ctrl, "ctl": Ctrl, "c": Ctrl,
+		"alt": Alt, "meta": Alt, "opt": Alt, "option": Alt, "m": Alt,
+		"shift": Shift, "s": Shift,
+	}
 }
 
 // Parse returns the bytes for one key spec (without the "key:" prefix)
@@ -180,6 +193,7 @@ func DependsOnModes(spec string) bool {
 // left once no modifier-plus-separator prefix matches, which lets the key
 // itself be a separator character ("ctrl+-", "shift++").
 func split(spec string) (int, string, error) {
+	tablesOnce.Do(initTables)
 	if spec == "" {
 		return 0, "", errors.New("empty key: write key:NAME, for example key:return or key:ctrl+c")
 	}
@@ -216,6 +230,7 @@ func split(spec string) (int, string, error) {
 }
 
 func encode(spec string, mods int, key string, m Modes) ([]byte, error) {
+	tablesOnce.Do(initTables)
 	if k, ok := csiKeys[key]; ok {
 		if k.cursor && mods == 0 && m.AppCursor {
 			return []byte{0x1b, 'O', k.final}, nil
@@ -301,8 +316,10 @@ func withAlt(b []byte, mods int) []byte {
 }
 
 // legacyCtrl holds the punctuation that has a C0 control form under ctrl.
-var legacyCtrl = map[byte]byte{
-	'@': 0x00, '[': 0x1b, '\\': 0x1c, ']': 0x1d, '^': 0x1e, '_': 0x1f, '?': 0x7f,
+func legacyCtrlTable() map[byte]byte {
+	return map[byte]byte{
+		'@': 0x00, '[': 0x1b, '\\': 0x1c, ']': 0x1d, '^': 0x1e, '_': 0x1f, '?': 0x7f,
+	}
 }
 
 func charSeq(c byte, mods int) []byte {
@@ -346,4 +363,29 @@ func ItemFor(item string, m Modes) ([]byte, error) {
 		return nil, errs.Wrap("--seq "+strconv.Quote(item), err)
 	}
 	return b, nil
+}
+
+// The tables are built at the first key looked up rather than at start:
+// package initialisation would build them in every program that links
+// the package, the session daemon among them (it parses detach keys),
+// whose memory is paid once per session.
+var (
+	tablesOnce    sync.Once
+	csiKeys       map[string]csiKey
+	keypadKeys    map[string]struct{ char, final byte }
+	keypadAliases map[string]string
+	controlKeys   map[string]byte
+	aliases       map[string]string
+	modifierNames map[string]int
+	legacyCtrl    map[byte]byte
+)
+
+func initTables() {
+	csiKeys = csiKeysTable()
+	keypadKeys = keypadKeysTable()
+	keypadAliases = keypadAliasesTable()
+	controlKeys = controlKeysTable()
+	aliases = aliasesTable()
+	modifierNames = modifierNamesTable()
+	legacyCtrl = legacyCtrlTable()
 }

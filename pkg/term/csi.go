@@ -1,17 +1,13 @@
 package term
 
-import (
-	"strconv"
-
-	"github.com/charmbracelet/x/ansi"
-)
+import "strconv"
 
 // maxCount bounds repeat-style parameters so hostile input cannot make a
 // single sequence do unbounded work.
 const maxCount = 1 << 16
 
 // param returns parameter i clamped to [0, maxCount], or def when missing.
-func param(ps ansi.Params, i, def int) int {
+func param(ps seqParams, i, def int) int {
 	if i >= len(ps) {
 		return def
 	}
@@ -23,7 +19,7 @@ func param(ps ansi.Params, i, def int) int {
 }
 
 // count is param with xterm's "0 or missing means 1".
-func count(ps ansi.Params, i int) int {
+func count(ps seqParams, i int) int {
 	v := param(ps, i, 1)
 	if v == 0 {
 		return 1
@@ -31,7 +27,7 @@ func count(ps ansi.Params, i int) int {
 	return v
 }
 
-func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
+func (s *Screen) handleCSI(cmd seqCmd, ps seqParams) {
 	prefix, inter, final := cmd.Prefix(), cmd.Intermediate(), cmd.Final()
 	if final != 'b' || prefix != 0 || inter != 0 {
 		s.forgetLast()
@@ -181,7 +177,7 @@ func (s *Screen) handleCSI(cmd ansi.Cmd, ps ansi.Params) {
 	}
 }
 
-func (s *Screen) handleCSIExt(prefix, inter, final byte, ps ansi.Params) {
+func (s *Screen) handleCSIExt(prefix, inter, final byte, ps seqParams) {
 	switch {
 	case prefix == '?' && inter == 0 && (final == 'h' || final == 'l'):
 		on := final == 'h'
@@ -247,7 +243,7 @@ const maxKittyStack = 16
 // maxTitleStack bounds the XTWINOPS 22/23 title stack, as xterm does.
 const maxTitleStack = 10
 
-func (s *Screen) kittyKeyboard(prefix byte, ps ansi.Params) {
+func (s *Screen) kittyKeyboard(prefix byte, ps seqParams) {
 	st := &s.kitty[s.altIndex()]
 	switch prefix {
 	case '?':
@@ -382,7 +378,7 @@ func (s *Screen) setPrivateMode(mode int, on bool) {
 }
 
 // sgr applies Select Graphic Rendition parameters to the pen.
-func (s *Screen) sgr(ps ansi.Params) {
+func (s *Screen) sgr(ps seqParams) {
 	if len(ps) == 0 {
 		s.pen = Cell{Attr: s.pen.Attr & AttrProtected, ul: s.keepLink(s.pen.ul)}
 		return
@@ -483,7 +479,7 @@ func (s *Screen) sgr(ps ansi.Params) {
 // extColor parses the colour after SGR 38/48/58 at index i in either the
 // colon (38:2::r:g:b, 38:5:n) or semicolon (38;2;r;g;b, 38;5;n) form. It
 // returns the index of the last parameter consumed.
-func extColor(ps ansi.Params, i int) (Color, int, bool) {
+func extColor(ps seqParams, i int) (Color, int, bool) {
 	if ps[i].HasMore() {
 		// Colon form: gather the sub-parameters.
 		var sub [6]int
@@ -545,7 +541,7 @@ func extColor(ps ansi.Params, i int) (Color, int, bool) {
 // immediately before it (ECMA-48, tmux), not one printed before a control.
 func (s *Screen) forgetLast() { s.lastRune = 0 }
 
-func (s *Screen) handleESC(cmd ansi.Cmd) {
+func (s *Screen) handleESC(cmd seqCmd) {
 	s.forgetLast()
 	inter, final := cmd.Intermediate(), cmd.Final()
 	switch inter {
@@ -585,7 +581,7 @@ func (s *Screen) handleESC(cmd ansi.Cmd) {
 	}
 }
 
-func (s *Screen) handleDCS(cmd ansi.Cmd, ps ansi.Params, data []byte) {
+func (s *Screen) handleDCS(cmd seqCmd, ps seqParams, data []byte) {
 	switch {
 	case cmd.Intermediate() == '$' && cmd.Final() == 'q':
 		// DECRQSS

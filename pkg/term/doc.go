@@ -11,8 +11,10 @@
 // on every scroll, and it blocks when a query reply is not read. A session
 // daemon sees bursts of megabytes (builds, logs, `cat`), so the emulator
 // has to be cheap per byte and must never block the reader. The screen
-// model here follows tmux's grid and alacritty's terminal; escape sequence
-// parsing is delegated to github.com/charmbracelet/x/ansi.
+// model here follows tmux's grid and alacritty's terminal; escape sequences
+// are read by the package's own parser (parser.go), which behaves as
+// github.com/charmbracelet/x/ansi's does without linking that package's
+// tables into every session daemon.
 //
 // # Design
 //

@@ -1,11 +1,6 @@
 package term
 
-import (
-	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/ansi/parser"
-)
+import "unicode/utf8"
 
 // Options configures a Screen.
 type Options struct {
@@ -261,7 +256,7 @@ type Screen struct {
 	// for, reported by DECRQM; the width itself never changes.
 	allowColumns, col132 bool
 
-	p      *ansi.Parser
+	p      parser
 	utf8   [utf8.UTFMax]byte
 	utf8n  int
 	inOSC  bool
@@ -291,19 +286,8 @@ func New(rows, cols int, opts Options) *Screen {
 	}
 	s.main = newGrid(rows, cols)
 	s.g = &s.main
-	// ansi.NewParser with a smaller data buffer, set up directly: NewParser
-	// allocates a 64 KiB one first, which a daemon that never collects
-	// would keep for good.
-	s.p = new(ansi.Parser)
-	s.p.SetParamsSize(parser.MaxParamsSize)
-	s.p.SetDataSize(4096)
-	s.p.SetHandler(ansi.Handler{
-		Print:     s.printRune,
-		Execute:   s.execute,
-		HandleCsi: s.handleCSI,
-		HandleEsc: s.handleESC,
-		HandleDcs: s.handleDCS,
-	})
+	s.p.s = s
+	s.p.reset()
 	s.resetState()
 	return s
 }
@@ -434,9 +418,8 @@ func (s *Screen) Write(p []byte) (int, error) {
 			i += s.oscBytes(p[i:])
 			continue
 		}
-		if st := s.p.State(); st != parser.GroundState {
-			if b := p[i]; b < 0x20 && b != 0x18 && b != 0x1a && b != 0x1b && st <= parser.EscapeIntermediateState &&
-				(st <= parser.CsiParamState || st >= parser.EscapeState) {
+		if st := s.p.state; st != stGround {
+			if b := p[i]; isC0(b) && st.executesC0() {
 				// C0 controls inside CSI/ESC sequences execute without
 				// disturbing the sequence; the parser would clobber
 				// the collected command with them.
@@ -444,19 +427,18 @@ func (s *Screen) Write(p []byte) (int, error) {
 				i++
 				continue
 			}
-			s.p.Advance(p[i])
+			s.p.advance(p[i])
 			i++
-			switch st := s.p.State(); {
-			case st == parser.OscStringState:
+			switch st := s.p.state; {
+			case st == stOsc:
 				// OSC strings are collected here rather than by the
 				// parser, which would end them at a 0x9c byte inside
 				// UTF-8 text.
-				s.p.Reset()
+				s.p.reset()
 				s.inOSC = true
 				s.osc = s.osc[:0]
 				s.forgetLast()
-			case st >= parser.DcsEntryState && st <= parser.DcsStringState,
-				st >= parser.SosStringState && st <= parser.ApcStringState:
+			case st.inString():
 				// Like any control sequence, these strings stand
 				// between REP and the character it would repeat.
 				s.forgetLast()
@@ -476,7 +458,7 @@ func (s *Screen) Write(p []byte) (int, error) {
 				i += n
 				continue
 			}
-			s.p.Advance(b)
+			s.p.advance(b)
 			i++
 		case b < 0x20:
 			s.execute(b)
@@ -542,7 +524,7 @@ func (s *Screen) oscBytes(p []byte) int {
 			s.oscEsc = true
 			s.handleOSC(s.osc)
 			// The ESC starts the ST (ESC \) which the parser swallows.
-			s.p.Advance(b)
+			s.p.advance(b)
 			return i + 1
 		case 0x18, 0x1a:
 			s.inOSC = false
@@ -579,7 +561,7 @@ func (s *Screen) fastCSI(p []byte) int {
 	if len(p) < 3 || p[1] != '[' {
 		return 0
 	}
-	var arr [16]ansi.Param
+	var arr [16]seqParam
 	n := 0
 	cur, have := 0, false
 	for i := 2; i < len(p); i++ {
@@ -609,7 +591,7 @@ func (s *Screen) fastCSI(p []byte) int {
 				s.sgr(arr[:n])
 				return i + 1
 			}
-			s.handleCSI(ansi.Cmd(b), arr[:n])
+			s.handleCSI(seqCmd(b), arr[:n])
 			return i + 1
 		default:
 			return 0
@@ -618,9 +600,9 @@ func (s *Screen) fastCSI(p []byte) int {
 	return 0
 }
 
-func missingOr(v int, have bool) ansi.Param {
+func missingOr(v int, have bool) seqParam {
 	if !have {
-		return ansi.Param(parser.MissingParam)
+		return paramMissing
 	}
-	return ansi.Param(v)
+	return seqParam(v)
 }

@@ -464,6 +464,11 @@ func TestAttachStreamWriteFails(t *testing.T) {
 func TestAttachStreamSignalEndsWithDetach(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "sig", "--", "sh", "-c", "echo sig-ready; exec sleep 120")
+	// The baseline below is to show the line: the session must have it
+	// before the attach asks (run -d returns once the command started).
+	testutil.WaitFor(t, 10*time.Second, "sig-ready on the session's screen", func() bool {
+		return strings.Contains(testutil.MustRun(t, root, "peek", "--plain", "sig").Stdout, "sig-ready")
+	})
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -37,6 +37,13 @@ var unwanted = []struct{ prefix, why string }{
 	{"reflect.Value.Set", "setting values by reflection"},
 	{"reflect.(*MapIter)", "walking maps by reflection"},
 	{"reflect.(*rtype).Field", "reading struct tags at run time"},
+	// The terminal toolkit's packages initialise width tables, bitmaps
+	// and lookup maps at start, some 50 kB private to each daemon: the
+	// emulator parses with its own parser (pkg/term/parser.go).
+	{"github.com/charmbracelet/", "the terminal toolkit: pkg/term has its own control-sequence parser"},
+	{"github.com/mattn/go-runewidth.", "go-runewidth fills its width tables at init: pkg/term has its own (width_table.go)"},
+	{"github.com/clipperhouse/", "grapheme and width tables, with the terminal toolkit"},
+	{"github.com/lucasb-eyer/go-colorful.", "colour spaces, with the terminal toolkit"},
 }
 
 func TestDaemonLinksNoHeavyPackages(t *testing.T) {
