@@ -203,11 +203,16 @@ func (d *Daemon) stopTree() []int {
 
 // hangUp signals the session as the kernel does when a terminal's master
 // side closes: SIGHUP, then SIGCONT (so a stopped process handles it), to
-// the session leader, our child, and to the terminal's foreground process
-// group, once each: a shell at its prompt is both, and bash killed itself
-// on a second SIGHUP while it saved its history on the first. Each
-// process is taken from a snapshot of the tree and re-verified by
-// pkg/procs before it is signalled.
+// the session leader, our child, once: a second SIGHUP while bash saved
+// its history on the first killed it. The terminal's foreground process
+// group gets its SIGHUP from the leader: a shell passes it on to its jobs,
+// and the kernel sends it to the foreground group when the leader exits.
+// Only a leader that ignores SIGHUP (a shell whose trap for it is empty,
+// nohup) passes nothing on, and then the group gets it from us. Sending
+// it always would hang a shell's foreground job up twice, and a program
+// that saves its work on the first (vim preserving its buffers, say)
+// gives up on the second. Each process is taken from a snapshot of the
+// tree and re-verified by pkg/procs before it is signalled.
 func (d *Daemon) hangUp() {
 	fg := 0
 	if rc, err := d.ptmx.SyscallConn(); err == nil {
@@ -225,6 +230,16 @@ func (d *Daemon) hangUp() {
 		if fg > 1 && p.Pgid == fg {
 			group = append(group, p)
 		}
+	}
+	passesOn := len(leader) > 0
+	for _, p := range leader {
+		// Where the mask cannot be read (no /proc), the group is
+		// signalled too, as a leader that ignores SIGHUP needs.
+		ignored, ok := procs.Ignores(p, syscall.SIGHUP)
+		passesOn = ok && !ignored
+	}
+	if passesOn {
+		group = nil
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGCONT} {
 		sent := procs.Signal(group, sig)

@@ -123,6 +123,31 @@ func TestKillHangsUpTheLeaderOnce(t *testing.T) {
 	}
 }
 
+// A shell's foreground job is hung up once, by the shell, which passes
+// its SIGHUP on to its jobs: one from the daemon as well came while the
+// job was still saving on the first, and a program that then gives up (vim
+// preserving its buffers stops on a second signal) lost what it was
+// saving. The job here takes 300 ms to save, and logs every SIGHUP.
+func TestKillHangsUpAShellsForegroundJobOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "fg")
+	testutil.MustRun(t, root, "run", "-d", "--id", "vi", "--env", "PS1=ready> ", "--", "bash", "--norc", "-i")
+	peekHas(t, root, "vi", "ready>", 1)
+	job := `perl -MTime::HiRes=time,sleep -e '$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $end ||= time + 0.3 }; $| = 1; print "job-", "running\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "saved\n"; close F' ` + got + "\r"
+	testutil.MustRun(t, root, "send", "vi", job)
+	peekHas(t, root, "vi", "job-running", 1)
+	testutil.MustRun(t, root, "kill", "vi")
+	if b, _ := os.ReadFile(got); string(b) != "HUP\nsaved\n" {
+		t.Errorf("the foreground job saw %q, want one SIGHUP and the time to save", b)
+	}
+	if l := listed(t, root, "vi"); l != "killed (SIGHUP)" {
+		t.Errorf("list after kill: %q, want killed (SIGHUP)", l)
+	}
+}
+
 // A program that ignores the hangup still ends: SIGHUP, then SIGTERM, then
 // SIGKILL, in that order, and the list says it was killed by SIGKILL.
 func TestKillEscalatesFromHangupToSIGKILL(t *testing.T) {
