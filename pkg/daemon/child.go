@@ -183,15 +183,17 @@ func (d *Daemon) writeInput(b []byte) error {
 
 // stopTree stops the child's whole process tree as closing a terminal
 // does, then harder: a hangup (see hangUp), and once hupGrace has passed,
+// a hangup for the shells the first did not reach (see hangUpShells) and
 // TERM to whatever is left, killGrace, then KILL. It returns the pids that
 // outlived it all. The hangup comes first because it is what programs
 // written for terminals expect and handle: an interactive shell ignores
 // TERM but saves its history on SIGHUP.
 func (d *Daemon) stopTree() []int {
-	d.hangUp()
+	hung := d.hangUp()
 	if waitTreeGone(hupGrace) {
 		return nil
 	}
+	hangUpShells(hung)
 	if signalTree(syscall.SIGTERM, killGrace) {
 		return nil
 	}
@@ -213,7 +215,9 @@ func (d *Daemon) stopTree() []int {
 // that saves its work on the first (vim preserving its buffers, say)
 // gives up on the second. Each process is taken from a snapshot of the
 // tree and re-verified by pkg/procs before it is signalled.
-func (d *Daemon) hangUp() {
+//
+// It returns the processes it hung up.
+func (d *Daemon) hangUp() []procs.Proc {
 	fg := 0
 	if rc, err := d.ptmx.SyscallConn(); err == nil {
 		rc.Control(func(fd uintptr) {
@@ -245,6 +249,32 @@ func (d *Daemon) hangUp() {
 		sent := procs.Signal(group, sig)
 		for _, p := range leader {
 			if !slices.Contains(sent, p.Pgid) {
+				procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
+			}
+		}
+	}
+	return append(leader, group...)
+}
+
+// hangUpShells hangs up, in place of the SIGTERM they ignore, the
+// processes left that ignore SIGTERM but not SIGHUP (interactive shells)
+// and that hangUp did not reach. Such a shell is one that is neither the
+// session's leader nor in the foreground group: pty up runs its command
+// through sh -c, and a shell started so that was running a job when the
+// session was hung up got nothing, as the kernel hangs up only the leader
+// and the foreground group. Under a closing terminal it would read EOF
+// from the terminal once its job ended, and exit saving its history; this
+// terminal stays open, and SIGKILL would lose the history. hupGrace has
+// passed, so its job has had its own hangup and the time to act on it.
+func hangUpShells(hung []procs.Proc) {
+	for _, p := range procs.Survivors(sessionTree()) {
+		if slices.ContainsFunc(hung, func(h procs.Proc) bool { return h.Pid == p.Pid && h.Start == p.Start }) {
+			continue
+		}
+		termIgnored, ok1 := procs.Ignores(p, syscall.SIGTERM)
+		hupIgnored, ok2 := procs.Ignores(p, syscall.SIGHUP)
+		if ok1 && ok2 && termIgnored && !hupIgnored {
+			for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGCONT} {
 				procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
 			}
 		}
