@@ -315,7 +315,15 @@ func sessionTree() []procs.Proc {
 // session freed (we reap it) and the kernel reused is never hit.
 func signalTree(sig syscall.Signal, max time.Duration) bool {
 	deadline := time.Now().Add(max)
-	sent, groups := map[procs.Proc]bool{}, []int(nil)
+	// By pid and start time, not the whole snapshot: a process whose
+	// parent died (on this very signal) is reparented to us, and one may
+	// move to a group of its own; either is still a process signalled,
+	// and a second SIGTERM would cut short the draining a first began.
+	type incarnation struct {
+		pid   int
+		start string
+	}
+	sent, groups := map[incarnation]bool{}, []int(nil)
 	for {
 		live := procs.Survivors(sessionTree())
 		if len(live) == 0 {
@@ -323,8 +331,8 @@ func signalTree(sig syscall.Signal, max time.Duration) bool {
 		}
 		var fresh []procs.Proc
 		for _, p := range live {
-			if !sent[p] {
-				sent[p] = true
+			if k := (incarnation{p.Pid, p.Start}); !sent[k] {
+				sent[k] = true
 				fresh = append(fresh, p)
 			}
 		}

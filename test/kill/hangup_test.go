@@ -148,6 +148,30 @@ func TestKillHangsUpAShellsForegroundJobOnce(t *testing.T) {
 	}
 }
 
+// The escalation's SIGTERM reaches each process once, also one whose
+// parent the same SIGTERM ended: reparented to the daemon, it looked like
+// a process not signalled yet, and a worker that drains on a first
+// SIGTERM got a second while draining.
+func TestKillTermsAnOrphanedWorkerOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "terms")
+	// sh ignores the hangup and dies of the SIGTERM; its worker ignores
+	// the hangup and takes 500 ms to drain on the SIGTERM.
+	worker := `perl -MTime::HiRes=time,sleep -e '$SIG{HUP} = "IGNORE"; $SIG{TERM} = sub { open(F, ">>", $ARGV[0]); print F "TERM\n"; close F; $end ||= time + 0.5 }; $| = 1; print "worker-", "ready\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "drained\n"; close F' ` + got
+	testutil.MustRun(t, root, "run", "-d", "--id", "w", "--", "sh", "-c", "trap '' HUP; "+worker+" & wait")
+	peekHas(t, root, "w", "worker-ready", 1)
+	testutil.MustRun(t, root, "kill", "w")
+	if b, _ := os.ReadFile(got); string(b) != "TERM\ndrained\n" {
+		t.Errorf("the worker saw %q, want one SIGTERM and the time to drain", b)
+	}
+	if l := listed(t, root, "w"); l != "killed (SIGTERM)" {
+		t.Errorf("list after kill: %q, want killed (SIGTERM)", l)
+	}
+}
+
 // A program that ignores the hangup still ends: SIGHUP, then SIGTERM, then
 // SIGKILL, in that order, and the list says it was killed by SIGKILL.
 func TestKillEscalatesFromHangupToSIGKILL(t *testing.T) {
