@@ -110,7 +110,8 @@ func TestKillHangsUpTheLeaderOnce(t *testing.T) {
 	root := testutil.Root(t)
 	got := filepath.Join(root, "hups")
 	// The leader has a child in its process group, as a shell's command
-	// without job control has, which the group's signal reaches too.
+	// without job control has: the foreground group, which the kernel
+	// hangs up when the leader exits.
 	prog := `$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $hup = 1 }; exec("sleep", "1000") if !fork; $| = 1; print "lead", "er-ready\n"; sleep 1 until $hup; select(undef, undef, undef, 0.3); exit 0`
 	for i := 0; i < 5; i++ {
 		id := "leader" + strconv.Itoa(i)
