@@ -216,7 +216,8 @@ func (d *Daemon) stopTree() []int {
 // gives up on the second. Each process is taken from a snapshot of the
 // tree and re-verified by pkg/procs before it is signalled.
 //
-// It returns the processes it hung up.
+// It returns the processes hung up: the leader, and the foreground group
+// whoever hangs it up.
 func (d *Daemon) hangUp() []procs.Proc {
 	fg := 0
 	if rc, err := d.ptmx.SyscallConn(); err == nil {
@@ -242,6 +243,8 @@ func (d *Daemon) hangUp() []procs.Proc {
 		ignored, ok := procs.Ignores(p, syscall.SIGHUP)
 		passesOn = ok && !ignored
 	}
+	// Hung up either way: by us, or by the leader or the kernel.
+	hung := slices.Concat(leader, group)
 	if passesOn {
 		group = nil
 	}
@@ -253,19 +256,20 @@ func (d *Daemon) hangUp() []procs.Proc {
 			}
 		}
 	}
-	return append(leader, group...)
+	return hung
 }
 
 // hangUpShells hangs up, in place of the SIGTERM they ignore, the
 // processes left that ignore SIGTERM but not SIGHUP (interactive shells)
-// and that hangUp did not reach. Such a shell is one that is neither the
-// session's leader nor in the foreground group: pty up runs its command
-// through sh -c, and a shell started so that was running a job when the
-// session was hung up got nothing, as the kernel hangs up only the leader
-// and the foreground group. Under a closing terminal it would read EOF
-// from the terminal once its job ended, and exit saving its history; this
-// terminal stays open, and SIGKILL would lose the history. hupGrace has
-// passed, so its job has had its own hangup and the time to act on it.
+// and that hangUp did not reach, directly or through the leader: neither
+// the leader nor in the foreground group. pty up runs its command through
+// sh -c, and a shell started so that was running a job when the session
+// was hung up got nothing, as the kernel hangs up only the leader and the
+// foreground group. Under a closing terminal it would read EOF from the
+// terminal once its job ended, and exit saving its history; this terminal
+// stays open, and SIGKILL would lose the history. hupGrace has passed, so
+// its job has had its own hangup and the time to act on it. One that was
+// hung up is left alone: a second SIGHUP while it saves kills it.
 func hangUpShells(hung []procs.Proc) {
 	for _, p := range procs.Survivors(sessionTree()) {
 		if slices.ContainsFunc(hung, func(h procs.Proc) bool { return h.Pid == p.Pid && h.Start == p.Start }) {

@@ -149,6 +149,25 @@ func TestKillHangsUpAShellsForegroundJobOnce(t *testing.T) {
 	}
 }
 
+// A program that ignores SIGTERM, as a shell does, and is still saving
+// on its hangup when the SIGTERM would come, is not hung up again: here
+// it runs under sh -c (as pty up runs commands), whose exit on the hangup
+// makes the kernel hang the foreground group up, and it takes 1.5 s.
+func TestKillLeavesASlowShellToItsHangup(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "hups")
+	shell := `perl -MTime::HiRes=time,sleep -e '$SIG{TERM} = "IGNORE"; $SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $end ||= time + 1.5 }; $| = 1; print "shell-", "ready\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "saved\n"; close F' ` + got
+	testutil.MustRun(t, root, "run", "-d", "--id", "slow", "--", "sh", "-c", shell+"; :")
+	peekHas(t, root, "slow", "shell-ready", 1)
+	testutil.MustRun(t, root, "kill", "slow")
+	if b, _ := os.ReadFile(got); string(b) != "HUP\nsaved\n" {
+		t.Errorf("the slow shell saw %q, want one SIGHUP and the time to save", b)
+	}
+}
+
 // The escalation's SIGTERM reaches each process once, also one whose
 // parent the same SIGTERM ended: reparented to the daemon, it looked like
 // a process not signalled yet, and a worker that drains on a first
