@@ -208,15 +208,17 @@ func (d *Daemon) writeInput(b []byte) error {
 
 // stopTree stops the child's whole process tree as closing a terminal
 // does, then harder: a hangup (see hangUp), and once hupGrace has passed,
+// a hangup for the shells the first did not reach (see hangUpShells) and
 // TERM to whatever is left, killGrace, then KILL. It returns the pids that
 // outlived it all. The hangup comes first because it is what programs
 // written for terminals expect and handle: an interactive shell ignores
 // TERM but saves its history on SIGHUP.
 func (d *Daemon) stopTree() []int {
-	d.hangUp()
+	hung := d.hangUp()
 	if waitTreeGone(hupGrace) {
 		return nil
 	}
+	hangUpShells(hung)
 	if signalTree(syscall.SIGTERM, killGrace) {
 		return nil
 	}
@@ -228,12 +230,20 @@ func (d *Daemon) stopTree() []int {
 
 // hangUp signals the session as the kernel does when a terminal's master
 // side closes: SIGHUP, then SIGCONT (so a stopped process handles it), to
-// the session leader, our child, and to the terminal's foreground process
-// group, once each: a shell at its prompt is both, and bash killed itself
-// on a second SIGHUP while it saved its history on the first. Each
-// process is taken from a snapshot of the tree and re-verified by
-// pkg/procs before it is signalled.
-func (d *Daemon) hangUp() {
+// the session leader, our child, once: a second SIGHUP while bash saved
+// its history on the first killed it. The terminal's foreground process
+// group gets its SIGHUP from the leader: a shell passes it on to its jobs,
+// and the kernel sends it to the foreground group when the leader exits.
+// Only a leader that ignores SIGHUP (a shell whose trap for it is empty,
+// nohup) passes nothing on, and then the group gets it from us. Sending
+// it always would hang a shell's foreground job up twice, and a program
+// that saves its work on the first (vim preserving its buffers, say)
+// gives up on the second. Each process is taken from a snapshot of the
+// tree and re-verified by pkg/procs before it is signalled.
+//
+// It returns the processes hung up: the leader, and the foreground group
+// whoever hangs it up.
+func (d *Daemon) hangUp() []procs.Proc {
 	fg := 0
 	if rc, err := d.ptmx.SyscallConn(); err == nil {
 		rc.Control(func(fd uintptr) {
@@ -251,10 +261,49 @@ func (d *Daemon) hangUp() {
 			group = append(group, p)
 		}
 	}
+	passesOn := len(leader) > 0
+	for _, p := range leader {
+		// Where the mask cannot be read (no /proc), the group is
+		// signalled too, as a leader that ignores SIGHUP needs.
+		ignored, ok := procs.Ignores(p, syscall.SIGHUP)
+		passesOn = ok && !ignored
+	}
+	// Hung up either way: by us, or by the leader or the kernel.
+	hung := slices.Concat(leader, group)
+	if passesOn {
+		group = nil
+	}
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGCONT} {
 		sent := procs.Signal(group, sig)
 		for _, p := range leader {
 			if !slices.Contains(sent, p.Pgid) {
+				procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
+			}
+		}
+	}
+	return hung
+}
+
+// hangUpShells hangs up, in place of the SIGTERM they ignore, the
+// processes left that ignore SIGTERM but not SIGHUP (interactive shells)
+// and that hangUp did not reach, directly or through the leader: neither
+// the leader nor in the foreground group. pty up runs its command through
+// sh -c, and a shell started so that was running a job when the session
+// was hung up got nothing, as the kernel hangs up only the leader and the
+// foreground group. Under a closing terminal it would read EOF from the
+// terminal once its job ended, and exit saving its history; this terminal
+// stays open, and SIGKILL would lose the history. hupGrace has passed, so
+// its job has had its own hangup and the time to act on it. One that was
+// hung up is left alone: a second SIGHUP while it saves kills it.
+func hangUpShells(hung []procs.Proc) {
+	for _, p := range procs.Survivors(sessionTree()) {
+		if slices.ContainsFunc(hung, func(h procs.Proc) bool { return h.Pid == p.Pid && h.Start == p.Start }) {
+			continue
+		}
+		termIgnored, ok1 := procs.Ignores(p, syscall.SIGTERM)
+		hupIgnored, ok2 := procs.Ignores(p, syscall.SIGHUP)
+		if ok1 && ok2 && termIgnored && !hupIgnored {
+			for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGCONT} {
 				procs.SignalIf(p.Pid, sig, func() bool { return procs.Still(p) })
 			}
 		}
@@ -295,7 +344,15 @@ func sessionTree() []procs.Proc {
 // session freed (we reap it) and the kernel reused is never hit.
 func signalTree(sig syscall.Signal, max time.Duration) bool {
 	deadline := time.Now().Add(max)
-	sent, groups := map[procs.Proc]bool{}, []int(nil)
+	// By pid and start time, not the whole snapshot: a process whose
+	// parent died (on this very signal) is reparented to us, and one may
+	// move to a group of its own; either is still a process signalled,
+	// and a second SIGTERM would cut short the draining a first began.
+	type incarnation struct {
+		pid   int
+		start string
+	}
+	sent, groups := map[incarnation]bool{}, []int(nil)
 	for {
 		live := procs.Survivors(sessionTree())
 		if len(live) == 0 {
@@ -303,8 +360,8 @@ func signalTree(sig syscall.Signal, max time.Duration) bool {
 		}
 		var fresh []procs.Proc
 		for _, p := range live {
-			if !sent[p] {
-				sent[p] = true
+			if k := (incarnation{p.Pid, p.Start}); !sent[k] {
+				sent[k] = true
 				fresh = append(fresh, p)
 			}
 		}

@@ -74,6 +74,26 @@ func Comm(pid int) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
+// Ignores reports whether process p ignores sig (SIG_IGN), from the
+// SigIgn mask of /proc/<pid>/status; ok is false when that cannot be
+// read (p is gone, or is not the same process any more).
+func Ignores(p Proc, sig syscall.Signal) (ignored, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid) + "/status")
+	if err != nil || !Still(p) {
+		return false, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, found := strings.CutPrefix(line, "SigIgn:"); found {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil || sig < 1 || sig > 64 {
+				return false, false
+			}
+			return mask&(1<<(uint(sig)-1)) != 0, true
+		}
+	}
+	return false, false
+}
+
 // clockTick is the unit of /proc/<pid>/stat's start time: USER_HZ, which
 // the kernel fixes at 100 for everything it reports to user space.
 const clockTick = 10 * time.Millisecond

@@ -84,6 +84,9 @@ func Cmdline(pid int) ([]string, error) {
 	return strings.Fields(string(out)), nil
 }
 
+// Ignores is not known without /proc: ok is false.
+func Ignores(p Proc, sig syscall.Signal) (ignored, ok bool) { return false, false }
+
 // Environ is not available without /proc.
 func Environ(pid int) ([]byte, error) { return nil, ErrUnsupported }
 

@@ -3,6 +3,7 @@ package procs
 import (
 	"github.com/ptyorg/pty/internal/testutil"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -109,5 +110,37 @@ func TestComm(t *testing.T) {
 	}
 	if c := Comm(1 << 30); c != "" {
 		t.Errorf("Comm of no process = %q", c)
+	}
+}
+
+// Ignores reads a process's disposition: the daemon's hangup leaves the
+// foreground group to a session leader that does not ignore SIGHUP.
+func TestIgnores(t *testing.T) {
+	for _, c := range []struct {
+		script  string
+		ignored bool
+	}{{"trap '' HUP; exec sleep 300", true}, {"exec sleep 300", false}} {
+		cmd := exec.Command("sh", "-c", c.script)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var p Proc
+		waitFor(t, "sh to exec sleep", func() bool {
+			var ok bool
+			p, ok = Lookup(cmd.Process.Pid)
+			return ok && Comm(p.Pid) == "sleep"
+		})
+		ignored, ok := Ignores(p, syscall.SIGHUP)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if !ok && runtime.GOOS == "linux" {
+			t.Fatalf("%s: SIGHUP disposition unknown", c.script)
+		}
+		if ok && ignored != c.ignored {
+			t.Errorf("%s: ignores SIGHUP %v, want %v", c.script, ignored, c.ignored)
+		}
+		if _, ok := Ignores(p, syscall.SIGHUP); ok {
+			t.Errorf("%s: the disposition of a process that is gone was read", c.script)
+		}
 	}
 }

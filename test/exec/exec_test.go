@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -213,4 +215,62 @@ func TestExecPassesSignalsOn(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "got")); string(b) != "term\n" {
 		t.Errorf("the command did not get SIGTERM: %q", b)
 	}
+}
+
+// logSignals is a perl program that appends each SIGHUP and SIGTERM it gets
+// to $ARGV[0], says "prog-ready", and exits 300 ms after its first SIGTERM
+// (or SIGHUP, with $ARGV[1] "hup"): a program that stops gently.
+const logSignals = `perl -MTime::HiRes=time,sleep -e 'sub h { open(F, ">>", $ARGV[0]); print F "$_[0]\n"; close F; $end ||= time + 0.3 if $_[0] eq "TERM" || $ARGV[1] eq "hup" } $SIG{HUP} = $SIG{TERM} = \&h; $| = 1; print "prog-", "ready\n"; sleep 0.01 until $end && time > $end'`
+
+func peekHas(t *testing.T, root, id, text string, n int) {
+	t.Helper()
+	testutil.WaitForState(t, 10*time.Second, id+" to show "+text, func() (bool, string) {
+		r := testutil.Run(t, root, "peek", "--plain", id)
+		return strings.Count(r.Stdout, text) >= n, r.Stdout
+	})
+}
+
+// What pty exec runs gets each signal once, as it would without pty exec:
+// a pty exec that ran it as a child and passed signals on passed on what
+// the child had already got through their process group (a shell hanging
+// up its job, the daemon's SIGTERM to the session's groups), so a program
+// that stops gently on a first signal got a second.
+func TestExecedCommandGetsEachSignalOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	for _, tc := range []struct {
+		name, line, want string
+	}{
+		// A shell's foreground job: the shell hangs it up.
+		{"job", "pty exec -- " + logSignals + " %s hup", "HUP\n"},
+		// The session's command: the daemon hangs it up, and it
+		// ignores that, then TERMs its process group.
+		{"command", "exec pty exec -- " + logSignals + " %s", "HUP\nTERM\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := testutil.Root(t)
+			got := filepath.Join(t.TempDir(), "signals")
+			testutil.MustRun(t, root, "run", "-d", "--id", "x", "--env", "PS1=ready> ", "--", "bash", "--norc", "-i")
+			peekHas(t, root, "x", "ready>", 1)
+			testutil.MustRun(t, root, "send", "x", fmt.Sprintf(tc.line, got)+"\r")
+			peekHas(t, root, "x", "prog-ready", 1)
+			testutil.MustRun(t, root, "kill", "x")
+			if b, _ := os.ReadFile(got); string(b) != tc.want {
+				t.Errorf("the command got %q, want %q", b, tc.want)
+			}
+		})
+	}
+}
+
+// Ctrl+C reaches what pty exec runs from the terminal, and is not ignored
+// there: a pty exec that ignored it for itself left it ignored in its child.
+func TestExecedCommandStopsOnCtrlC(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "c", "--env", "PS1=ready> ", "--", "bash", "--norc", "-i")
+	peekHas(t, root, "c", "ready>", 1)
+	testutil.MustRun(t, root, "send", "c", "pty exec -- sh -c 'echo slee''ping; exec sleep 1000'\r")
+	peekHas(t, root, "c", "sleeping", 1)
+	testutil.MustRun(t, root, "send", "c", "\x03")
+	peekHas(t, root, "c", "ready>", 2)
 }

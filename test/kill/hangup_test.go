@@ -110,7 +110,8 @@ func TestKillHangsUpTheLeaderOnce(t *testing.T) {
 	root := testutil.Root(t)
 	got := filepath.Join(root, "hups")
 	// The leader has a child in its process group, as a shell's command
-	// without job control has, which the group's signal reaches too.
+	// without job control has: the foreground group, which the kernel
+	// hangs up when the leader exits.
 	prog := `$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $hup = 1 }; exec("sleep", "1000") if !fork; $| = 1; print "lead", "er-ready\n"; sleep 1 until $hup; select(undef, undef, undef, 0.3); exit 0`
 	for i := 0; i < 5; i++ {
 		id := "leader" + strconv.Itoa(i)
@@ -120,6 +121,74 @@ func TestKillHangsUpTheLeaderOnce(t *testing.T) {
 		if b, _ := os.ReadFile(got + strconv.Itoa(i)); string(b) != "HUP\n" {
 			t.Fatalf("kill %d: the session's leader, in the foreground group, saw %q, want one SIGHUP", i, b)
 		}
+	}
+}
+
+// A shell's foreground job is hung up once, by the shell, which passes
+// its SIGHUP on to its jobs: one from the daemon as well came while the
+// job was still saving on the first, and a program that then gives up (vim
+// preserving its buffers stops on a second signal) lost what it was
+// saving. The job here takes 300 ms to save, and logs every SIGHUP.
+func TestKillHangsUpAShellsForegroundJobOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "fg")
+	testutil.MustRun(t, root, "run", "-d", "--id", "vi", "--env", "PS1=ready> ", "--", "bash", "--norc", "-i")
+	peekHas(t, root, "vi", "ready>", 1)
+	job := `perl -MTime::HiRes=time,sleep -e '$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $end ||= time + 0.3 }; $| = 1; print "job-", "running\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "saved\n"; close F' ` + got + "\r"
+	testutil.MustRun(t, root, "send", "vi", job)
+	peekHas(t, root, "vi", "job-running", 1)
+	testutil.MustRun(t, root, "kill", "vi")
+	if b, _ := os.ReadFile(got); string(b) != "HUP\nsaved\n" {
+		t.Errorf("the foreground job saw %q, want one SIGHUP and the time to save", b)
+	}
+	if l := listed(t, root, "vi"); l != "killed (SIGHUP)" {
+		t.Errorf("list after kill: %q, want killed (SIGHUP)", l)
+	}
+}
+
+// A program that ignores SIGTERM, as a shell does, and is still saving
+// on its hangup when the SIGTERM would come, is not hung up again: here
+// it runs under sh -c (as pty up runs commands), whose exit on the hangup
+// makes the kernel hang the foreground group up, and it takes 1.5 s.
+func TestKillLeavesASlowShellToItsHangup(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "hups")
+	shell := `perl -MTime::HiRes=time,sleep -e '$SIG{TERM} = "IGNORE"; $SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $end ||= time + 1.5 }; $| = 1; print "shell-", "ready\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "saved\n"; close F' ` + got
+	testutil.MustRun(t, root, "run", "-d", "--id", "slow", "--", "sh", "-c", shell+"; :")
+	peekHas(t, root, "slow", "shell-ready", 1)
+	testutil.MustRun(t, root, "kill", "slow")
+	if b, _ := os.ReadFile(got); string(b) != "HUP\nsaved\n" {
+		t.Errorf("the slow shell saw %q, want one SIGHUP and the time to save", b)
+	}
+}
+
+// The escalation's SIGTERM reaches each process once, also one whose
+// parent the same SIGTERM ended: reparented to the daemon, it looked like
+// a process not signalled yet, and a worker that drains on a first
+// SIGTERM got a second while draining.
+func TestKillTermsAnOrphanedWorkerOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	got := filepath.Join(root, "terms")
+	// sh ignores the hangup and dies of the SIGTERM; its worker ignores
+	// the hangup and takes 500 ms to drain on the SIGTERM.
+	worker := `perl -MTime::HiRes=time,sleep -e '$SIG{HUP} = "IGNORE"; $SIG{TERM} = sub { open(F, ">>", $ARGV[0]); print F "TERM\n"; close F; $end ||= time + 0.5 }; $| = 1; print "worker-", "ready\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "drained\n"; close F' ` + got
+	testutil.MustRun(t, root, "run", "-d", "--id", "w", "--", "sh", "-c", "trap '' HUP; "+worker+" & wait")
+	peekHas(t, root, "w", "worker-ready", 1)
+	testutil.MustRun(t, root, "kill", "w")
+	if b, _ := os.ReadFile(got); string(b) != "TERM\ndrained\n" {
+		t.Errorf("the worker saw %q, want one SIGTERM and the time to drain", b)
+	}
+	if l := listed(t, root, "w"); l != "killed (SIGTERM)" {
+		t.Errorf("list after kill: %q, want killed (SIGTERM)", l)
 	}
 }
 

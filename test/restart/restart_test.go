@@ -256,3 +256,45 @@ func TestRestartRefusesNULInRecord(t *testing.T) {
 		t.Errorf("the refused restart changed the record:\n%s", after)
 	}
 }
+
+// restart stops a running shell as pty kill does: the shell saves its
+// history, its foreground job is hung up once (by the shell) and gets the
+// time to save its work, before the new run starts. The job takes 300 ms
+// to save and logs every SIGHUP.
+func TestRestartHangsUpTheShellAndItsJobOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	dir := t.TempDir()
+	hist, got := filepath.Join(dir, "history"), filepath.Join(dir, "job")
+	testutil.MustRun(t, root, "run", "-d", "--id", "sh", "--env", "HISTFILE="+hist, "--env", "PS1=ready> ", "--", "bash", "--norc", "-i")
+	peek := func(text string, n int) {
+		t.Helper()
+		testutil.WaitForState(t, 10*time.Second, "the screen to show "+text, func() (bool, string) {
+			r := testutil.Run(t, root, "peek", "--plain", "sh")
+			return strings.Count(r.Stdout, text) >= n, r.Stdout
+		})
+	}
+	peek("ready>", 1)
+	testutil.MustRun(t, root, "send", "sh", "echo remember-me\r")
+	peek("remember-me", 2)
+	job := `perl -MTime::HiRes=time,sleep -e '$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $end ||= time + 0.3 }; $| = 1; print "job-", "running\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "saved\n"; close F' ` + got + "\r"
+	testutil.MustRun(t, root, "send", "sh", job)
+	peek("job-running", 1)
+	before, _ := layout.At(root).Metadata("sh")
+
+	testutil.MustRun(t, root, "restart", "-y", "sh")
+	if b, err := os.ReadFile(hist); err != nil || !strings.Contains(string(b), "echo remember-me") {
+		t.Errorf("history after restart: %q, %v; want the typed line", b, err)
+	}
+	if b, _ := os.ReadFile(got); string(b) != "HUP\nsaved\n" {
+		t.Errorf("the foreground job saw %q, want one SIGHUP and the time to save", b)
+	}
+	// The new run's record and log replace the old ones; it starts as
+	// the old one did.
+	if m, err := layout.At(root).Metadata("sh"); err != nil || m.Generation == before.Generation || m.Exited() {
+		t.Errorf("record after restart: %+v, %v; want a new generation, running", m, err)
+	}
+	peek("ready>", 1)
+}

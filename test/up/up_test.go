@@ -441,3 +441,45 @@ func mustTags(t *testing.T, root, id string) map[string]string {
 	}
 	return s.Meta.Tags
 }
+
+// pty down stops a shell as pty kill does: its foreground job is hung up
+// once and gets the time to save its work, and the shell saves its
+// history. up runs the shell through sh -c, so the hangup reaches the sh
+// and the job, not the shell, which ignores the SIGTERM that follows: it
+// is hung up in its place. The job takes 300 ms to save and logs every
+// SIGHUP.
+func TestDownHangsUpTheShellAndItsJobOnce(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		testutil.MissingTool(t, "perl (apt-get install perl)")
+	}
+	root := testutil.Root(t)
+	tmp := t.TempDir()
+	hist, got := filepath.Join(tmp, "history"), filepath.Join(tmp, "job")
+	dir := project(t, "[sessions.sh]\ncommand = \"bash --norc -i\"\nenv = { HISTFILE = \""+hist+"\", PS1 = \"ready> \" }\n")
+	mustIn(t, root, dir, "up")
+	s, ok := byKey(t, root, "sh")
+	if !ok {
+		t.Fatal("up started no session")
+	}
+	peek := func(text string, n int) {
+		t.Helper()
+		testutil.WaitForState(t, 10*time.Second, "the screen to show "+text, func() (bool, string) {
+			r := testutil.Run(t, root, "peek", "--plain", s.ID)
+			return strings.Count(r.Stdout, text) >= n, r.Stdout
+		})
+	}
+	peek("ready>", 1)
+	testutil.MustRun(t, root, "send", s.ID, "echo remember-me\r")
+	peek("remember-me", 2)
+	job := `perl -MTime::HiRes=time,sleep -e '$SIG{HUP} = sub { open(F, ">>", $ARGV[0]); print F "HUP\n"; close F; $end ||= time + 0.3 }; $| = 1; print "job-", "running\n"; sleep 0.01 until $end && time > $end; open(F, ">>", $ARGV[0]); print F "saved\n"; close F' ` + got + "\r"
+	testutil.MustRun(t, root, "send", s.ID, job)
+	peek("job-running", 1)
+
+	mustIn(t, root, dir, "down")
+	if b, err := os.ReadFile(hist); err != nil || !strings.Contains(string(b), "echo remember-me") {
+		t.Errorf("history after down: %q, %v; want the typed line", b, err)
+	}
+	if b, _ := os.ReadFile(got); string(b) != "HUP\nsaved\n" {
+		t.Errorf("the foreground job saw %q, want one SIGHUP and the time to save", b)
+	}
+}

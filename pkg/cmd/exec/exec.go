@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	osexec "os/exec"
-	"os/signal"
 	"strings"
 	"syscall"
 
@@ -31,8 +29,9 @@ func Command(o *Options) *cli.Command {
 	c.Long = `Run inside a session only. Replaces the command the session records
 (command, args and displayCommand in its metadata) with CMD, so that a later
 pty restart, or gc's respawn of a permanent session, runs CMD; appends a
-session_exec event {previousCommand, command}; then runs CMD as a child of
-this process (same terminal, signals passed on) and exits with its status.
+session_exec event {previousCommand, command}; then becomes CMD (exec, so
+the same process, terminal and process group): every signal reaches CMD
+once and as it was sent, and the shell that ran pty exec gets CMD's status.
 
 The session is the one $PTY_SESSION names, of the generation
 $PTY_SESSION_GENERATION names (the session's daemon sets both). Nothing is
@@ -83,7 +82,7 @@ func Run(o Options, cio cli.IO) error {
 	if err := record(cio.Root, id, gen, path, o.Args); err != nil {
 		return err
 	}
-	return runChild(path, o.Args, cio)
+	return replace(path, o.Args, cio)
 }
 
 // record makes path args the command of session id, if it is still of
@@ -111,39 +110,16 @@ func record(root, id, gen, path string, args []string) error {
 	return err
 }
 
-// runChild runs path as a child on this process's terminal and returns
-// its exit status. Ctrl+C and Ctrl+\ reach the child from the terminal
-// itself (it is in the terminal's foreground group with us), so they are
-// only kept from ending this process; other signals sent to this process
-// are passed on.
-func runChild(path string, args []string, cio cli.IO) error {
-	cmd := &osexec.Cmd{Path: path, Args: args, Env: cio.Env, Stdin: cio.In, Stdout: cio.Out, Stderr: cio.Err}
-	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT)
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("run %s: %v (the session's command is now recorded as %s)", path, err, strings.Join(args, " "))
-	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				_ = cmd.Process.Signal(s)
-			case <-done:
-				return
-			}
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	var ee *osexec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return cli.ExitCode(128 + int(ws.Signal()))
-		}
-		return cli.ExitCode(ee.ExitCode())
-	}
-	return err
+// replace makes this process the command: exec(2), with the
+// environment the command was given. A child that this process passed
+// signals on to would get every signal sent to their process group twice,
+// directly and passed on (a shell hanging its job up, the kernel hanging
+// up the terminal's foreground group, the daemon's SIGTERM to the
+// session's groups, SIGWINCH), and would inherit what this process
+// ignores to keep out of the child's way (Ctrl+C, Ctrl+\). A variable so
+// that the package's tests, which run Run in the test binary, can stand in
+// for it.
+var replace = func(path string, args []string, cio cli.IO) error {
+	err := syscall.Exec(path, args, cio.Env)
+	return fmt.Errorf("run %s: %v (the session's command is now recorded as %s)", path, err, strings.Join(args, " "))
 }

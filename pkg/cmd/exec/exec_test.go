@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	osexec "os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,20 @@ import (
 	"github.com/ptyorg/pty/pkg/cli"
 	"github.com/ptyorg/pty/pkg/layout"
 )
+
+// The test binary cannot become the command: the command runs as its
+// child instead, with the same arguments, environment and streams.
+func init() {
+	replace = func(path string, args []string, cio cli.IO) error {
+		cmd := &osexec.Cmd{Path: path, Args: args, Env: cio.Env, Stdin: cio.In, Stdout: cio.Out, Stderr: cio.Err}
+		err := cmd.Run()
+		var ee *osexec.ExitError
+		if errors.As(err, &ee) {
+			return cli.ExitCode(ee.ExitCode())
+		}
+		return err
+	}
+}
 
 func setup(t *testing.T, tags map[string]string) (cli.IO, *bytes.Buffer) {
 	t.Helper()

@@ -21,11 +21,15 @@ type Options struct {
 func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("kill", "pty kill REF")
 	c.Long = `The daemon gets SIGTERM and stops the session's processes as closing a
-terminal does: SIGHUP to the session's command and the terminal's
-foreground process group (an interactive shell saves its history), then,
-1 s later, SIGTERM to whatever is left, and SIGKILL 1.5 s after that. pty
-list then shows how it ended: "killed (SIGHUP)", or "exit N" for a program
-that exited on the hangup. pty kill waits up to 7 s for the daemon, then
+terminal does: SIGHUP to the session's command (an interactive shell
+saves its history and passes the hangup on to its jobs; the kernel hangs
+the terminal's foreground process group up when the command exits; only
+when the command ignores SIGHUP does the daemon hang that group up
+itself), then, 1 s later, SIGHUP to a shell left that it did not reach
+(one pty up started through sh -c, running a job) and SIGTERM to whatever
+is left, and SIGKILL 1.5 s after that. Each process gets each signal once
+from the daemon. pty list then shows how it ended: "killed (SIGHUP)", or
+"exit N" for a program that exited on the hangup. pty kill waits up to 7 s for the daemon, then
 checks that nothing the session started is still running (by pid and
 start time, taken before signalling) and signals any survivor's process
 group, TERM then KILL. "Session X killed." is printed

@@ -28,8 +28,11 @@ func Command(o *Options) *cli.Command {
 	c := cli.NewCommand("restart", "pty restart [-y] [--force] REF")
 	c.Long = `Starts the session's command again with its stored cwd, size, environment
 settings, tags and display name, under the same id. A running session is
-killed first (as "pty kill" does) after asking "Kill and restart? [Y/n]";
--y skips the question, and is required when stdin is not a terminal.
+killed first, as "pty kill" does (its command is hung up as by a closing
+terminal, so a shell saves its history and hangs its jobs up; SIGTERM 1 s
+later, SIGKILL 1.5 s after that: see "pty kill --help"), after asking "Kill
+and restart? [Y/n]"; -y skips the question, and is required when stdin is
+not a terminal. The new run starts once nothing of the old one is left.
 gc's crash-loop bookkeeping tags (strategy.status and friends) are
 cleared. restart does not attach: use "pty attach REF" afterwards.
 
