@@ -111,10 +111,7 @@ func (d *Daemon) deferBaselineLocked(c *client) {
 	c.live = false
 	c.stale = false
 	c.build = nil // one being rendered is for a request superseded now
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	d.wakeWriterLocked(c)
 }
 
 // coalescedLocked reports whether c's PEEK asks for what its baseline that is

@@ -53,10 +53,7 @@ func (d *Daemon) shedLocked() {
 			worst.pending, worst.spare = nil, nil
 			worst.overflow = true
 			d.recountLocked(worst)
-			select {
-			case worst.wake <- struct{}{}:
-			default:
-			}
+			d.wakeWriterLocked(worst)
 		} else {
 			d.dropLocked(worst)
 		}

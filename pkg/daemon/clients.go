@@ -37,7 +37,9 @@ const (
 
 // client is one connection. conn, raw, wake and drained are set by serve
 // and constant after (dropLocked closes the channels); every other field
-// is guarded by Daemon.mu.
+// is guarded by Daemon.mu. Its writer goroutine starts when it first has
+// work: most connections are one-shot commands (peek, status) whose
+// replies flushLocked writes at once, and they never need one.
 type client struct {
 	conn     *net.UnixConn
 	raw      syscall.RawConn
@@ -51,6 +53,7 @@ type client struct {
 	spare    []byte
 	overflow bool
 	busy     bool // the writer holds a batch
+	writer   bool // its writer goroutine runs (wakeWriterLocked)
 	closed   bool
 	// held is what counts against the daemon's budget: the capacity of
 	// the buffers above and of the batch the writer holds (inflight,
@@ -137,10 +140,13 @@ func (d *Daemon) acceptLoop() {
 	}
 }
 
+// selfUID is the daemon's uid, asked once rather than per connection.
+var selfUID = os.Getuid()
+
 // serve takes a new connection.
 func (d *Daemon) serve(conn *net.UnixConn) {
 	uid, err := peerUID(conn)
-	if err != nil || !PeerAllowed(uid, os.Getuid()) {
+	if err != nil || !PeerAllowed(uid, selfUID) {
 		conn.Close()
 		return
 	}
@@ -162,8 +168,23 @@ func (d *Daemon) serve(conn *net.UnixConn) {
 	// reach a client before the screen it asks for.
 	d.clients[c] = struct{}{}
 	d.mu.Unlock()
-	go d.writeLoop(c)
 	go d.readLoop(c)
+}
+
+// wakeWriterLocked hands c's queue to its writer goroutine, starting it the
+// first time.
+func (d *Daemon) wakeWriterLocked(c *client) {
+	if c.closed {
+		return
+	}
+	if !c.writer {
+		c.writer = true
+		go d.writeLoop(c)
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
 }
 
 // refuse tells a connection why it is not served and closes it. A client
@@ -288,10 +309,7 @@ func (d *Daemon) flushLocked(c *client) {
 			return
 		}
 	}
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
+	d.wakeWriterLocked(c)
 }
 
 // writeNow makes one non-blocking attempt to write b to out and returns
