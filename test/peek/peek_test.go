@@ -376,3 +376,36 @@ func readOnly(root, id string) int {
 	}
 	return st.Clients.ReadOnly
 }
+
+// TestPlainPeekSeesEachChange: the daemon keeps its reply to a plain PEEK
+// while the screen is unchanged; every output must still show in the next.
+func TestPlainPeekSeesEachChange(t *testing.T) {
+	root := testutil.Root(t)
+	testutil.MustRun(t, root, "run", "-d", "--id", "c", "--rows", "10", "--cols", "40", "--", "sh", "-c", "echo one; read x; echo two; read y; echo three; exec sleep 60")
+	plain := func() string {
+		r := testutil.Run(t, root, "peek", "--plain", "c")
+		if r.Code != 0 {
+			t.Fatalf("peek: %+v", r)
+		}
+		return r.Stdout
+	}
+	last := ""
+	for _, want := range []string{"one", "two", "three"} {
+		if want != "one" {
+			if err := client.Send(root, "c", []byte("\r")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		testutil.WaitFor(t, 10*time.Second, want+" on the screen", func() bool {
+			last = plain()
+			return strings.Contains(last, want)
+		})
+		// Asked again of the same screen: the same reply.
+		if again := plain(); again != last {
+			t.Fatalf("after %q: %q, then %q", want, last, again)
+		}
+	}
+	if last != "one\n\ntwo\n\nthree\n" {
+		t.Errorf("last screen %q", last)
+	}
+}
