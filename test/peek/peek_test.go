@@ -377,8 +377,10 @@ func readOnly(root, id string) int {
 	return st.Clients.ReadOnly
 }
 
-// TestPlainPeekSeesEachChange: the daemon keeps its reply to a plain PEEK
-// while the screen is unchanged; every output must still show in the next.
+// TestPlainPeekSeesEachChange: a plain peek polled in a loop, as status
+// bars do, shows every change of the screen in the next peek, and the
+// same reply while nothing changed (a daemon that kept a reply between
+// changes must drop it on each).
 func TestPlainPeekSeesEachChange(t *testing.T) {
 	root := testutil.Root(t)
 	testutil.MustRun(t, root, "run", "-d", "--id", "c", "--rows", "10", "--cols", "40", "--", "sh", "-c", "echo one; read x; echo two; read y; echo three; exec sleep 60")
