@@ -23,22 +23,27 @@ func (d *Daemon) startChild() error {
 		return err
 	}
 	defer tty.Close()
-	// os.StartProcess rather than os/exec, whose Cmd machinery (pipes,
-	// contexts, path lookup) this needs none of and would keep resident.
-	child, err := os.StartProcess(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &os.ProcAttr{
+	// syscall.ForkExec rather than os/exec, whose Cmd machinery (pipes,
+	// contexts, path lookup) this needs none of and would keep resident,
+	// and rather than os.StartProcess, whose first use in a process tests
+	// the kernel's pidfd support (pidfd_open, waitid, a throwaway vfork
+	// child) for a handle this has no use for: the child is reaped by pid
+	// (reapZombies).
+	fd := int(tty.Fd())
+	pid, err := syscall.ForkExec(d.cfg.Command, append([]string{d.cfg.Command}, d.cfg.Args...), &syscall.ProcAttr{
 		Dir:   d.cfg.Cwd,
 		Env:   launchconfig.ChildEnv(d.cfg.BaseEnv(launchconfig.CallerEnv(os.Environ())), d.cfg.IsolateEnv, d.cfg.UnsetEnv, d.cfg.ExtraEnv, d.root, d.id, d.gen),
-		Files: []*os.File{tty, tty, tty},
+		Files: []uintptr{uintptr(fd), uintptr(fd), uintptr(fd)},
 		// Its own session with the pty as controlling terminal: job
 		// control works and a hangup reaches it, not us.
 		Sys: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
 	})
 	if err != nil {
 		master.Close()
-		return err
+		return &os.PathError{Op: "fork/exec", Path: d.cfg.Command, Err: err}
 	}
 	d.ptmx = master
-	d.child = child
+	d.childPid = pid
 	return nil
 }
 
@@ -57,7 +62,7 @@ func exitCodeOf(ws unix.WaitStatus) (code, sig int) {
 // reports the session's process's end, with its status ws; none that no
 // child is left at all.
 func (d *Daemon) reapZombies() (ws unix.WaitStatus, ended, none bool) {
-	pid := d.child.Pid
+	pid := d.childPid
 	for {
 		var st unix.WaitStatus
 		wpid, err := unix.Wait4(-1, &st, unix.WNOHANG, nil)
@@ -254,7 +259,7 @@ func (d *Daemon) hangUp() []procs.Proc {
 	}
 	var leader, group []procs.Proc
 	for _, p := range sessionTree() {
-		if p.Pid == d.child.Pid {
+		if p.Pid == d.childPid {
 			leader = append(leader, p)
 		}
 		if fg > 1 && p.Pgid == fg {

@@ -118,10 +118,10 @@ type Daemon struct {
 	started time.Time
 	reapEnv string
 
-	// The pty and the child (child.go). ptmx and child are set by
+	// The pty and the child (child.go). ptmx and childPid are set by
 	// startChild.
 	ptmx      *os.File
-	child     *os.Process
+	childPid  int
 	inputMu   sync.Mutex // serialises writes to ptmx: see writeInput
 	readBuf   []byte     // pump's
 	childExit chan unix.WaitStatus

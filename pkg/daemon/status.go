@@ -43,12 +43,12 @@ func (d *Daemon) status() []byte {
 	s.Clients.Total = len(d.clients)
 	exited, code := d.exited, d.exitCode
 	d.mu.Unlock()
-	s.Process.Pid = d.child.Pid
+	s.Process.Pid = d.childPid
 	s.Process.Alive = !exited
 	if exited {
 		s.Process.ExitCode = &code
 	} else {
-		s.Process.Resources = resourcesOf(d.child.Pid)
+		s.Process.Resources = resourcesOf(d.childPid)
 	}
 	s.Daemon = proto.StatusDaemon{Pid: os.Getpid(), Resources: resourcesOf(os.Getpid())}
 	s.Uptime = float64(int64(time.Since(d.started).Seconds())) // whole seconds, as the original
