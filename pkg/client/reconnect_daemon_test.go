@@ -1,10 +1,8 @@
 package client_test
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,14 +75,7 @@ func TestReattachDropsUnderOutput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := testutil.Root(t)
-			gate := filepath.Join(t.TempDir(), "go")
-			args := []string{"run", "-d", "--id", "ctr"}
-			if tc.scrollback != "" {
-				args = append(args, "--scrollback", tc.scrollback)
-			}
-			testutil.MustRun(t, root, append(args, "--", "sh", "-c", fmt.Sprintf(
-				`while [ ! -e %s ]; do sleep 0.02; done; i=0; while [ $i -lt %d ]; do i=$((i+1)); echo n$i; %s; done; echo END; exec sleep 100`,
-				gate, tc.lines, tc.pace))...)
+			gate := relay.Counter(t, root, "ctr", tc.scrollback, tc.lines, tc.pace)
 
 			r := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 			var mu sync.Mutex

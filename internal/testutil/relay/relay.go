@@ -6,14 +6,18 @@
 package relay
 
 import (
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
+	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/client"
 	"github.com/ptyorg/pty/pkg/proto"
 )
@@ -174,3 +178,20 @@ func (r *Blocking) Block() { r.mu.Lock(); r.blocked = true; r.mu.Unlock() }
 
 // End closes both sides, as a route's end does when its ssh dies.
 func (r *Blocking) End() { r.once.Do(func() { r.near.Close(); r.far.Close() }) }
+
+// Counter starts session id under root for a reconnect test: it waits
+// until the returned file exists, then prints n1 to nN (lines), running
+// pace (a shell command) after each, then END, and sleeps. scrollback is
+// the session's ("" its default).
+func Counter(t *testing.T, root, id, scrollback string, lines int, pace string) (gate string) {
+	t.Helper()
+	gate = filepath.Join(t.TempDir(), "go")
+	args := []string{"run", "-d", "--id", id}
+	if scrollback != "" {
+		args = append(args, "--scrollback", scrollback)
+	}
+	testutil.MustRun(t, root, append(args, "--", "sh", "-c", fmt.Sprintf(
+		`while [ ! -e %s ]; do sleep 0.02; done; i=0; while [ $i -lt %d ]; do i=$((i+1)); echo n$i; %s; done; echo END; exec sleep 100`,
+		gate, lines, pace))...)
+	return gate
+}
