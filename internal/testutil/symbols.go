@@ -3,6 +3,7 @@ package testutil
 import (
 	"debug/elf"
 	"maps"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -97,4 +98,27 @@ func Unwanted(atStart bool) map[string]string {
 		}
 	}
 	return m
+}
+
+// Lone copies the built program name (pty-peek, say) alone into a
+// directory of its own and returns a runner of that copy under root,
+// with nothing else on PATH: what a program that hands some command lines
+// over to another does when the other is missing.
+func Lone(t *testing.T, root, name string) func(args ...string) Result {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(BinDir(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lone := filepath.Join(dir, name)
+	if err := os.WriteFile(lone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func(args ...string) Result {
+		cmd := Command(t, root, "", args...)
+		cmd.Path, cmd.Args = lone, append([]string{lone}, args...)
+		cmd.Env = append(cmd.Env, "PATH="+dir)
+		return RunCmd(t, cmd)
+	}
 }

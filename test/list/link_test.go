@@ -81,21 +81,7 @@ func TestListHandsOverToFull(t *testing.T) {
 	}
 
 	// A copy of pty-list alone in a directory, with nothing on PATH.
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(testutil.BinDir(t), "pty-list"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lone := filepath.Join(dir, "pty-list")
-	if err := os.WriteFile(lone, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	loneRun := func(args ...string) testutil.Result {
-		cmd := testutil.Command(t, root, "", args...)
-		cmd.Path, cmd.Args = lone, append([]string{lone}, args...)
-		cmd.Env = append(cmd.Env, "PATH="+dir)
-		return testutil.RunCmd(t, cmd)
-	}
+	loneRun := testutil.Lone(t, root, "pty-list")
 	if r := loneRun("--json"); r.Code != 0 || !strings.Contains(r.Stdout, `"name": "run1"`) {
 		t.Fatalf("lone pty-list --json: code %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
 	}

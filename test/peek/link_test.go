@@ -1,8 +1,6 @@
 package peek
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,19 +34,7 @@ func TestPeekHandsOverToFull(t *testing.T) {
 	}
 
 	// A copy of pty-peek alone in a directory, with nothing on PATH.
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(testutil.BinDir(t), "pty-peek"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lone := filepath.Join(dir, "pty-peek")
-	if err := os.WriteFile(lone, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := testutil.Command(t, root, "", "--help")
-	cmd.Path, cmd.Args = lone, []string{lone, "--help"}
-	cmd.Env = append(cmd.Env, "PATH="+dir)
-	r = testutil.RunCmd(t, cmd)
+	r = testutil.Lone(t, root, "pty-peek")("--help")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "pty-peek-full") || strings.Count(r.Stderr, "\n") != 1 {
 		t.Fatalf("pty-peek without pty-peek-full: code %d, stderr %q; want one line naming pty-peek-full", r.Code, r.Stderr)
 	}

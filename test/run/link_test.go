@@ -1,8 +1,6 @@
 package run
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,21 +31,7 @@ func TestRunHandsOverToAttach(t *testing.T) {
 	}
 
 	// A copy of pty-run alone in a directory, with nothing on PATH.
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(testutil.BinDir(t), "pty-run"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lone := filepath.Join(dir, "pty-run")
-	if err := os.WriteFile(lone, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	loneRun := func(args ...string) testutil.Result {
-		cmd := testutil.Command(t, root, "", args...)
-		cmd.Path, cmd.Args = lone, append([]string{lone}, args...)
-		cmd.Env = append(cmd.Env, "PATH="+dir)
-		return testutil.RunCmd(t, cmd)
-	}
+	loneRun := testutil.Lone(t, root, "pty-run")
 	// What the flags say is answered by pty-run itself.
 	if r := loneRun("--help"); r.Code != 0 || !strings.Contains(r.Stdout, "pty run [-d") {
 		t.Fatalf("lone pty-run --help: code %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
