@@ -1,6 +1,7 @@
 package launchconfig
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -34,44 +35,54 @@ func (c *Config) BaseEnv(caller []string) []string {
 // "", PTY_ROOT: together they tell which processes a session started even
 // after its daemon is gone (kill and gc stop a crashed session's leftovers
 // by them), and pty commands run inside the session use its root.
+//
+// It allocates little: entries kept from base are base's own strings, and
+// the index is sized once. The daemon runs this as it starts, and no
+// collection runs in a session left idle: each size of object made then
+// keeps a page of its own for the session's life.
 func ChildEnv(base []string, isolate bool, unset []string, extra map[string]string, root, id, gen string) []string {
-	vals := map[string]string{}
-	var order []string
-	set := func(k, v string) {
-		if _, ok := vals[k]; !ok {
-			order = append(order, k)
+	n := len(base) + len(extra) + 4
+	out := make([]string, 0, n)
+	at := make(map[string]int, n) // a variable's entry in out
+	put := func(k, kv string) {
+		if i, ok := at[k]; ok {
+			out[i] = kv
+			return
 		}
-		vals[k] = v
+		at[k] = len(out)
+		out = append(out, kv)
 	}
 	for _, kv := range base {
-		k, v, ok := strings.Cut(kv, "=")
+		k, _, ok := strings.Cut(kv, "=")
 		if !ok || k == "PTY_SERVER_CONFIG" {
 			continue
 		}
 		if isolate && !isolateAllow[k] && !strings.HasPrefix(k, "LC_") {
 			continue
 		}
-		set(k, v)
+		put(k, kv)
 	}
+	removed := false
 	for _, k := range unset {
-		delete(vals, k)
+		if i, ok := at[k]; ok {
+			out[i] = "" // no entry is empty: each has its "="
+			delete(at, k)
+			removed = true
+		}
 	}
 	for k, v := range extra {
-		set(k, v)
+		put(k, k+"="+v)
 	}
 	if root != "" {
-		set("PTY_ROOT", root)
+		put("PTY_ROOT", "PTY_ROOT="+root)
 	}
-	set("PTY_SESSION", id)
-	set("PTY_SESSION_GENERATION", gen)
-	if vals["TERM"] == "" {
-		set("TERM", "xterm-256color")
+	put("PTY_SESSION", "PTY_SESSION="+id)
+	put("PTY_SESSION_GENERATION", "PTY_SESSION_GENERATION="+gen)
+	if i, ok := at["TERM"]; !ok || out[i] == "TERM=" {
+		put("TERM", "TERM=xterm-256color")
 	}
-	out := make([]string, 0, len(vals))
-	for _, k := range order {
-		if v, ok := vals[k]; ok {
-			out = append(out, k+"="+v)
-		}
+	if removed {
+		out = slices.DeleteFunc(out, func(kv string) bool { return kv == "" })
 	}
 	return out
 }

@@ -31,3 +31,18 @@ func TestDaemonEnvLastValueWins(t *testing.T) {
 		t.Errorf("DaemonEnv = %q, want %q", got, want)
 	}
 }
+
+// A variable removed and then assigned is in the environment once, with
+// the assigned value.
+func TestChildEnvRemovedThenAssigned(t *testing.T) {
+	env := ChildEnv([]string{"FOO=1", "BAR=2"}, false, []string{"FOO"}, map[string]string{"FOO": "3"}, "", "id", "gen")
+	var foos []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "FOO=") {
+			foos = append(foos, kv)
+		}
+	}
+	if len(foos) != 1 || foos[0] != "FOO=3" {
+		t.Errorf("env %q has FOO as %q, want once, FOO=3", env, foos)
+	}
+}
