@@ -233,11 +233,7 @@ type Daemon struct {
 // the record, the pid file and the socket are ours already, and clients
 // may be waiting in the socket's backlog.
 func Main(args []string) int {
-	// Catch a stop from the very start: one that lands before the child
-	// runs is handled by Serve like any other, instead of killing us with
-	// the session published and nothing recorded.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	sigs := notifySignals()
 	keepDescriptorsFromChild()
 	cfgFile := os.NewFile(3, "config")
 	status := os.NewFile(4, "status")
@@ -282,6 +278,31 @@ func Main(args []string) int {
 	}
 	d.syncRecord = true // see watchLoop
 	return d.Serve()
+}
+
+// signals are the channels the daemon's signals arrive on, all asked for
+// at once at the very start. A stop that lands before the child runs is
+// handled by Serve like any other, instead of killing us with the session
+// published and nothing recorded; a SIGUSR1 (republish) sent while the
+// daemon starts is kept for the watch rather than ending the daemon.
+// Asking later costs memory for good: each first Notify of a signal is a
+// round trip to the runtime's signal-mask thread, and one made while other
+// goroutines block in system calls (the record's fsync) makes the runtime
+// start threads that then stay, idle, for the session's life.
+type signals struct {
+	stop, chld, usr1 chan os.Signal
+}
+
+func notifySignals() signals {
+	s := signals{
+		stop: make(chan os.Signal, 4),
+		chld: make(chan os.Signal, 1),
+		usr1: make(chan os.Signal, 1),
+	}
+	signal.Notify(s.stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(s.chld, syscall.SIGCHLD)
+	signal.Notify(s.usr1, syscall.SIGUSR1)
+	return s
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
@@ -373,10 +394,10 @@ func inheritListener(fd int, path string) (*net.UnixListener, error) {
 }
 
 // Start starts the child of a session the launcher has claimed, serving
-// on ln; sigs receives the stops that Serve handles. On error the daemon
+// on ln; sigs are the signals Serve handles (notifySignals). On error the daemon
 // still holds the session: the caller either unclaims it (the launcher
 // waits to report the error) or ends it with the error (startFailed).
-func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (*Daemon, error) {
+func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs signals) (*Daemon, error) {
 	// spawn validates the size; this holds for any launcher, so a config
 	// cannot make the emulator allocate more than a session may hold.
 	if cfg.Rows <= 0 {
@@ -395,7 +416,9 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 		started:   time.Now(),
 		log:       errlog.New(cfg.Root, cfg.ID),
 		reapEnv:   os.Getenv("PTY_REAP_ON_EXIT"),
-		sigs:      sigs,
+		sigs:      sigs.stop,
+		sigchld:   sigs.chld,
+		repub:     republisher{usr1: sigs.usr1},
 		clients:   map[*client]struct{}{},
 		rows:      cfg.Rows,
 		cols:      cfg.Cols,
@@ -412,9 +435,6 @@ func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs chan os.Signal) (
 	}
 	d.ln.Store(ln)
 	d.sockIno.Store(cfg.SockIno)
-	// Before the child exists, so its exit cannot slip by unnoticed.
-	d.sigchld = make(chan os.Signal, 1)
-	signal.Notify(d.sigchld, syscall.SIGCHLD)
 	becomeSubreaper()
 	lines := cfg.ScrollbackLines()
 	if lines == 0 {

@@ -54,8 +54,8 @@ const (
 	claimWait      = 5 * time.Second
 )
 
-// republisher is the watch's state. stop, done, usr1 and watch are set
-// by startWatching and constant after; orphaned and adopt are atomic; the
+// republisher is the watch's state. usr1 is set by Start (notifySignals),
+// stop, done and watch by startWatching, all constant after; orphaned and adopt are atomic; the
 // rest is owned by watchLoop.
 type republisher struct {
 	stop, done chan struct{}
@@ -84,8 +84,6 @@ func (d *Daemon) startWatching() {
 	r := &d.repub
 	r.stop = make(chan struct{})
 	r.done = make(chan struct{})
-	r.usr1 = make(chan os.Signal, 1)
-	signal.Notify(r.usr1, syscall.SIGUSR1)
 	r.watch = newFileWatch()
 	r.rootDev, r.rootIno, _ = dirID(d.root)
 	r.pubDev.Store(r.rootDev)
