@@ -3,9 +3,9 @@
 package daemon
 
 import (
-	"os"
+	"bytes"
 	"strconv"
-	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -37,45 +37,116 @@ func peerUID(c syscall.Conn) (int, error) {
 	return uid, uerr
 }
 
-// statFields returns the fields of /proc/pid/stat after the command name.
-func statFields(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// procScratch is the one buffer resourcesOf reads /proc into. A STATUS
+// reply (an attach asks one, and a web page after each message it types)
+// reads three /proc files twice; read with os.ReadFile and split into
+// strings, that was garbage of a dozen sizes each time, and in a daemon
+// whose heap is too small for the collector to run, each size keeps pages
+// for the session's life.
+var procScratch struct {
+	sync.Mutex
+	buf *[4096]byte
+}
+
+// readProc reads the start of a /proc file into buf: the fields read here
+// come early in each.
+func readProc(buf []byte, path string) []byte {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 || i+2 > len(b) {
-		return nil
+	defer unix.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := unix.Read(fd, buf[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
 	}
-	return strings.Fields(string(b[i+2:]))
+	return buf[:n]
+}
+
+// field returns the i'th of b's fields (separated by spaces and tabs, up
+// to the end of the line), or nil.
+func field(b []byte, i int) []byte {
+	for {
+		for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
+			b = b[1:]
+		}
+		if len(b) == 0 || b[0] == '\n' {
+			return nil
+		}
+		end := bytes.IndexAny(b, " \t\n")
+		if end < 0 {
+			end = len(b)
+		}
+		if i == 0 {
+			return b[:end]
+		}
+		b, i = b[end:], i-1
+	}
+}
+
+// decimal parses digits, with a fraction after a '.', as /proc writes
+// its counts and seconds; ok is false for anything else.
+func decimal(b []byte) (v float64, ok bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	scale := 0.0
+	for _, c := range b {
+		switch {
+		case c == '.' && scale == 0:
+			scale = 1
+		case c >= '0' && c <= '9':
+			v = v*10 + float64(c-'0')
+			scale *= 10
+		default:
+			return 0, false
+		}
+	}
+	if scale > 1 {
+		v /= scale
+	}
+	return v, true
 }
 
 const clkTck = 100 // USER_HZ, fixed at 100 on every Linux ABI
 
 func resourcesOf(pid int) *proto.Resources {
-	f := statFields(pid)
-	if len(f) < 20 {
+	procScratch.Lock()
+	defer procScratch.Unlock()
+	if procScratch.buf == nil {
+		procScratch.buf = new([4096]byte)
+	}
+	buf := procScratch.buf[:]
+	dir := "/proc/" + strconv.Itoa(pid)
+	stat := readProc(buf, dir+"/stat")
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
 		return nil
 	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	start, _ := strconv.ParseFloat(f[19], 64)
+	stat = stat[i+1:] // the fields after the command name, state first
+	utime, ok1 := decimal(field(stat, 11))
+	stime, ok2 := decimal(field(stat, 12))
+	start, ok3 := decimal(field(stat, 19))
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
 	r := &proto.Resources{}
-	if b, err := os.ReadFile("/proc/uptime"); err == nil {
-		if up, err := strconv.ParseFloat(strings.Fields(string(b))[0], 64); err == nil {
-			if el := up - start/clkTck; el > 0 {
-				r.CPUPercent = float64(int(((utime+stime)/clkTck/el*100)*10+0.5)) / 10
-			}
+	if up, ok := decimal(field(readProc(buf, "/proc/uptime"), 0)); ok {
+		if el := up - start/clkTck; el > 0 {
+			r.CPUPercent = float64(int(((utime+stime)/clkTck/el*100)*10+0.5)) / 10
 		}
 	}
-	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				fs := strings.Fields(v)
-				if len(fs) > 0 {
-					r.RssKb, _ = strconv.ParseInt(fs[0], 10, 64)
-				}
-			}
+	status := readProc(buf, dir+"/status")
+	if i := bytes.Index(status, []byte("\nVmRSS:")); i >= 0 {
+		if v, ok := decimal(field(status[i+len("\nVmRSS:"):], 0)); ok {
+			r.RssKb = int64(v)
 		}
 	}
 	return r
