@@ -26,11 +26,17 @@ const directMax = 64 << 10
 // bounds the connections served at once. maxReplies is how much a
 // connection may leave unread in replies before its requests wait.
 // releaseAfter is what freeing is worth handing back to the system.
+// connGarbage is what serving a connection leaves behind beyond its
+// buffers (its structures, its requests' and replies' copies), counted as
+// freed when it ends: a session that scripts or a status bar peek every
+// second would otherwise grow by that much a peek, for good, until its
+// heap is large enough for the collector to run, at 4 MB.
 const (
 	MaxHeld      = 64 << 20
 	MaxConns     = 256
 	maxReplies   = 64 << 10
 	releaseAfter = 1 << 20
+	connGarbage  = 2 << 10
 	maxLingering = 16
 	refuseLinger = time.Second
 )
@@ -437,6 +443,7 @@ func (d *Daemon) dropLocked(c *client) {
 		c.pending, c.spare, c.ctl, c.big, c.after = nil, nil, nil, nil, nil
 		close(c.wake)
 		close(c.drained)
+		d.freed += connGarbage
 	}
 	d.held -= c.held
 	d.freed += c.held

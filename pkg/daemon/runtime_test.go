@@ -183,3 +183,35 @@ func privateDirty(t *testing.T, pid int) int {
 	t.Fatal("no Private_Dirty in smaps_rollup")
 	return 0
 }
+
+// peekedBudget is what a session peeked a couple of thousand times (a
+// status bar's hour, a script's loop) may hold beyond an idle one: the
+// collector's own structures once it has run (most of it), and the
+// garbage of the peeks since it last handed memory back. Kept, that
+// garbage grows by a few KB a peek up to the heap at which the collector
+// runs by itself (4 MB), and stays.
+const peekedBudget = 3 << 20
+
+// TestPeekedSessionStaysSmall: peeks, each a connection that comes and
+// goes, do not make a session's daemon grow for good: soon after a burst
+// of them its private memory is back within budget.
+func TestPeekedSessionStaysSmall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("memory measurement: run without -race")
+	}
+	syncDaemonBinary(t)
+	root := testutil.Root(t)
+	pid := start(t, root, "peeked", "sh", "-c", "echo hello; exec sleep 60")
+	for range 2000 {
+		if _, err := client.Peek(root, "peeked", proto.PeekPlain); err != nil {
+			t.Fatal(err)
+		}
+	}
+	budget := privateBudget + peekedBudget
+	priv := 0
+	defer func() { t.Logf("Private_Dirty %d KB", priv>>10) }()
+	testutil.WaitFor(t, 10*time.Second, "the peeks' memory to be handed back", func() bool {
+		priv = privateDirty(t, pid)
+		return priv <= budget
+	})
+}
