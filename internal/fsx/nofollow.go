@@ -80,7 +80,10 @@ func ReadFileMax(path string, flags int, max int) ([]byte, error) {
 		return nil, err
 	}
 	defer syscall.Close(fd)
-	buf := make([]byte, 0, 4096)
+	// A session's record fits in this; a larger file grows the buffer.
+	// A bigger start would cost the daemon, which reads its record for
+	// each attach and STATUS, memory it keeps until its collector runs.
+	buf := make([]byte, 0, 1024)
 	for {
 		if max >= 0 && len(buf) > max {
 			return nil, ErrTooLarge
