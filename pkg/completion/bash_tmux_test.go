@@ -16,7 +16,7 @@ import (
 // far, and the command line it makes must then find the session.
 func TestBashQuotesNames(t *testing.T) {
 	root := testutil.Root(t)
-	for _, name := range []string{"API server", "API worker", "it's", "web1"} {
+	for _, name := range []string{"API server", "API worker", "it's", "Web1"} {
 		testutil.MustRun(t, root, "run", "-d", "--name", name, "--", "sleep", "300")
 	}
 	home := t.TempDir()
@@ -28,6 +28,9 @@ source <(pty completions bash) || echo NO-SCRIPT
 	env := []string{"HOME=" + home, "PTY_ROOT=" + root, "PATH=" + testutil.BinDir(t) + ":" + os.Getenv("PATH")}
 	tm := testutil.StartUserTmuxCmd(t, 40, 100, env, "bash", "--rcfile", rc, "-i")
 	tm.WaitScreen("the prompt", func(s string) bool { return strings.TrimSpace(s) == "$" })
+	// Each typed prefix has a character no session id has (ids are
+	// lowercase; registry.RandomID): a prefix an id could share would
+	// complete only to what the two have in common.
 	cases := []struct {
 		typed []string // typed text, each followed by TAB
 		line  string   // what the command line then says
@@ -37,7 +40,7 @@ source <(pty completions bash) || echo NO-SCRIPT
 		{[]string{"pty peek 'AP", "s"}, `pty peek 'API server' `},
 		{[]string{`pty peek "AP`, "w"}, `pty peek "API worker" `},
 		{[]string{"pty peek it"}, `pty peek it\'s `},
-		{[]string{"pty --root=" + root + " peek we"}, "pty --root=" + root + " peek web1 "},
+		{[]string{"pty --root=" + root + " peek We"}, "pty --root=" + root + " peek Web1 "},
 	}
 	for i, c := range cases {
 		tm.Keys("C-l")
