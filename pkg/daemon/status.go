@@ -30,6 +30,12 @@ func (d *Daemon) status() []byte {
 	}
 	s.Clients.Connections = []proto.StatusConn{}
 	for c := range d.clients {
+		// A connection that has asked nothing yet is no client: a
+		// liveness probe (layout's, run by every list) connects and
+		// hangs up, and counted it made a session look watched.
+		if c.spoke {
+			s.Clients.Total++
+		}
 		switch c.role {
 		case roleWritable:
 			s.Clients.Attached++
@@ -40,7 +46,6 @@ func (d *Daemon) status() []byte {
 			s.Clients.Connections = append(s.Clients.Connections, proto.StatusConn{Role: proto.RoleReadOnly, Constrains: &proto.Constrains{}})
 		}
 	}
-	s.Clients.Total = len(d.clients)
 	exited, code := d.exited, d.exitCode
 	d.mu.Unlock()
 	s.Process.Pid = d.childPid

@@ -101,12 +101,31 @@ func TestStatsJSONCarriesIDAndCountsOthers(t *testing.T) {
 			t.Errorf("stats --json [%d]: clients %v, want total 0 with no client", i, cl)
 		}
 	}
-	// Another command's connection is counted; stats' own is not.
+	// A connection that has asked nothing (a liveness probe, about to
+	// hang up) is not counted.
+	silent, err := client.Dial(root, "d2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	var quiet map[string]any
+	r = testutil.MustRun(t, root, "stats", "--json", "d2")
+	if err := json.Unmarshal([]byte(r.Stdout), &quiet); err != nil {
+		t.Fatalf("stats --json d2 = %s", r.Stdout)
+	}
+	if cl, _ := quiet["clients"].(map[string]any); cl["total"] != float64(0) {
+		t.Errorf("stats --json d2 with a connection that asked nothing: clients %v, want total 0", cl)
+	}
+	// Another command's connection is counted once it has asked; stats'
+	// own is not.
 	conn, err := client.Dial(root, "d2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	if _, err := conn.Status(client.StatusTimeout); err != nil {
+		t.Fatal(err)
+	}
 	var one map[string]any
 	r = testutil.MustRun(t, root, "stats", "--json", "d2")
 	if err := json.Unmarshal([]byte(r.Stdout), &one); err != nil || one["id"] != "d2" {
