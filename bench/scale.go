@@ -88,15 +88,17 @@ func schedNS(pid int) time.Duration {
 // from /proc/PID/smaps_rollup. The sessions' own `sleep` commands are
 // alike for both tools and left out: pty's daemons against tmux's server.
 // The floor is as many Go programs that only wait for a signal
-// (bench/floor.go), per program.
+// (bench/floor.go), per program; "1 proc" is the same program run with
+// GOMAXPROCS=1, as the daemon runs, which on a machine of more than one
+// processor is less.
 func (e *env) memWorkload() {
 	fmt.Printf("\n== memory of idle sessions, per session (Pss and Private_Dirty from smaps_rollup) ==\n")
 	// Freshly built binaries are dirty in the page cache, which smaps
 	// counts as the daemons' dirty pages until they are written back.
 	syscall.Sync()
-	var idle []*exec.Cmd
+	var idle, idle1 []*exec.Cmd
 	defer func() {
-		for _, c := range idle {
+		for _, c := range append(idle, idle1...) {
 			c.Process.Kill()
 			c.Wait()
 		}
@@ -106,20 +108,28 @@ func (e *env) memWorkload() {
 			c := exec.Command(e.idle)
 			check(c.Start())
 			idle = append(idle, c)
+			c = exec.Command(e.idle)
+			c.Env = append(os.Environ(), "GOMAXPROCS=1")
+			check(c.Start())
+			idle1 = append(idle1, c)
 		}
 		// Let start-up garbage be collected and returned as it would be
 		// in a session left alone.
 		time.Sleep(3 * time.Second)
 		pss, priv := smapsSum(e.ptyDaemons())
 		tp, tpriv := e.tmuxServerSmaps()
-		var pids []int
-		for _, c := range idle {
-			pids = append(pids, c.Process.Pid)
+		pidsOf := func(cs []*exec.Cmd) []int {
+			var pids []int
+			for _, c := range cs {
+				pids = append(pids, c.Process.Pid)
+			}
+			return pids
 		}
-		fp, fpriv := smapsSum(pids)
+		fp, fpriv := smapsSum(pidsOf(idle))
+		f1p, f1priv := smapsSum(pidsOf(idle1))
 		per := func(kb int) float64 { return float64(kb) / 1024 / float64(n) }
-		fmt.Printf("  %3d sessions, Pss per session       pty %6.3f MB   floor %6.3f MB   tmux %6.3f MB   pty/tmux %.1f   pty-floor %4.0f kB\n", n, per(pss), per(fp), per(tp), ratio(float64(pss), float64(tp)), float64(pss-fp)/float64(n))
-		fmt.Printf("  %3d sessions, Private_Dirty/session pty %6.3f MB   floor %6.3f MB   tmux %6.3f MB   pty/tmux %.1f   pty-floor %4.0f kB\n", n, per(priv), per(fpriv), per(tpriv), ratio(float64(priv), float64(tpriv)), float64(priv-fpriv)/float64(n))
+		fmt.Printf("  %3d sessions, Pss per session       pty %6.3f MB   floor %6.3f MB (1 proc %6.3f)   tmux %6.3f MB   pty/tmux %.1f   pty-floor %4.0f kB\n", n, per(pss), per(fp), per(f1p), per(tp), ratio(float64(pss), float64(tp)), float64(pss-fp)/float64(n))
+		fmt.Printf("  %3d sessions, Private_Dirty/session pty %6.3f MB   floor %6.3f MB (1 proc %6.3f)   tmux %6.3f MB   pty/tmux %.1f   pty-floor %4.0f kB\n", n, per(priv), per(fpriv), per(f1priv), per(tpriv), ratio(float64(priv), float64(tpriv)), float64(priv-fpriv)/float64(n))
 		if n == scaleCounts[len(scaleCounts)-1] {
 			e.memAttached(50, n)
 		}
