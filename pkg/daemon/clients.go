@@ -1,9 +1,7 @@
 package daemon
 
 import (
-	"errors"
 	"io"
-	"net"
 	"os"
 	"strconv"
 	"syscall"
@@ -47,7 +45,7 @@ const (
 // work: most connections are one-shot commands (peek, status) whose
 // replies flushLocked writes at once, and they never need one.
 type client struct {
-	conn     *net.UnixConn
+	conn     *os.File // the socket, on the poller (listener)
 	raw      syscall.RawConn
 	role     int
 	rows     int
@@ -121,9 +119,9 @@ func (d *Daemon) acceptLoop() {
 	defer close(d.acceptDone)
 	for {
 		ln := d.ln.Load()
-		conn, err := ln.AcceptUnix()
+		conn, err := ln.accept()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
+			if err == errListenerClosed {
 				if d.ln.Load() != ln {
 					continue // republished: serve the new socket
 				}
@@ -132,7 +130,7 @@ func (d *Daemon) acceptLoop() {
 			if d.closing.Load() {
 				// The socket is gone: serve who connected before.
 				for {
-					conn, ok := acceptQueued(ln)
+					conn, ok := ln.acceptQueued()
 					if !ok {
 						return
 					}
@@ -150,7 +148,7 @@ func (d *Daemon) acceptLoop() {
 var selfUID = os.Getuid()
 
 // serve takes a new connection.
-func (d *Daemon) serve(conn *net.UnixConn) {
+func (d *Daemon) serve(conn *os.File) {
 	uid, err := peerUID(conn)
 	if err != nil || !PeerAllowed(uid, selfUID) {
 		conn.Close()

@@ -29,7 +29,6 @@ package daemon
 import (
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -132,7 +131,7 @@ type Daemon struct {
 	// The connections (clients.go). ln and sockIno are the listening
 	// socket and its file's inode: atomic, because republishing
 	// (republish.go) binds a new one while acceptLoop serves.
-	ln        atomic.Pointer[net.UnixListener]
+	ln        atomic.Pointer[listener]
 	sockIno   atomic.Uint64
 	lingering atomic.Int32 // refused connections being let go of
 	// acceptDone is closed when acceptLoop returns; closing stops it
@@ -250,7 +249,7 @@ func Main(args []string) int {
 	if err == nil && (len(args) != 3 || cfg.ID != args[0] || cfg.Generation != args[1] || cfg.Root != args[2]) {
 		err = errors.New("config is for " + strconv.Quote(cfg.ID) + ", not the session its arguments name")
 	}
-	var ln *net.UnixListener
+	var ln *listener
 	if err == nil {
 		ln, err = inheritListener(5, layout.At(cfg.Root).Paths(cfg.ID).Sock())
 	}
@@ -375,7 +374,7 @@ func readDirNames(dir string) ([]string, error) {
 }
 
 // inheritListener takes over the listening socket the launcher bound.
-func inheritListener(fd int, path string) (*net.UnixListener, error) {
+func inheritListener(fd int, path string) (*listener, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
 		return nil, errors.New("no listening socket on fd " + strconv.Itoa(fd))
@@ -397,7 +396,7 @@ func inheritListener(fd int, path string) (*net.UnixListener, error) {
 // on ln; sigs are the signals Serve handles (notifySignals). On error the daemon
 // still holds the session: the caller either unclaims it (the launcher
 // waits to report the error) or ends it with the error (startFailed).
-func Start(cfg launchconfig.Config, ln *net.UnixListener, sigs signals) (*Daemon, error) {
+func Start(cfg launchconfig.Config, ln *listener, sigs signals) (*Daemon, error) {
 	// spawn validates the size; this holds for any launcher, so a config
 	// cannot make the emulator allocate more than a session may hold.
 	if cfg.Rows <= 0 {
@@ -672,7 +671,7 @@ func (d *Daemon) waitFlushed(max time.Duration) {
 func (d *Daemon) stopAccepting() {
 	d.removeSock()
 	d.closing.Store(true)
-	if d.ln.Load().SetDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
+	if d.ln.Load().setDeadline(time.Now()) == nil { // wakes acceptLoop, which drains
 		<-d.acceptDone
 	}
 }

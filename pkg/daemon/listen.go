@@ -2,70 +2,95 @@ package daemon
 
 import (
 	"errors"
-	"net"
 	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// The session socket is package net's: a listener written by hand with
-// bare syscalls on the runtime poller saved an idle session no private
-// memory and no page faults at start that could be told from the noise
-// between two daemons (smaps_rollup and /proc/PID/stat of idle daemons
-// side by side), while package net's code is in the binary once, shared by
-// every session.
+// listener is the session's listening socket: its descriptor on the
+// runtime's poller, and the connections it accepts are plain files on the
+// poller too. Not package net: in a program this small its set-up (the
+// resolver's tables and the like, written at start) is private memory
+// every session pays, and the daemon needs nothing of it but accept.
+type listener struct {
+	f      *os.File
+	rc     syscall.RawConn
+	closed atomic.Bool
+}
 
-// fileListener serves the listening socket fd that the launcher bound
-// (the descriptor is the listener's from then on). The socket file outlives
-// the listener's Close: removeOwned removes it, and only while it is still
-// ours.
-func fileListener(fd int, path string) (*net.UnixListener, error) {
+// errListenerClosed is accept's error once Close has been called.
+var errListenerClosed = errors.New("listener closed")
+
+// fileListener serves the listening socket fd, which is non-blocking and
+// close-on-exec (the descriptor is the listener's from then on). The
+// socket file outlives the listener's Close: removeOwned removes it, and
+// only while it is still ours.
+func fileListener(fd int, path string) (*listener, error) {
 	f := os.NewFile(uintptr(fd), path)
-	defer f.Close() // FileListener holds a duplicate
-	l, err := net.FileListener(f)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &listener{f: f, rc: rc}, nil
+}
+
+// accept waits for a connection. Its errors: errListenerClosed after
+// Close, os.ErrDeadlineExceeded past setDeadline's time, and accept(2)'s
+// own (EMFILE and the like).
+func (l *listener) accept() (*os.File, error) {
+	nfd := -1
+	var aerr error
+	err := l.rc.Read(func(fd uintptr) bool {
+		nfd, aerr = acceptOne(int(fd))
+		return aerr != unix.EAGAIN
+	})
+	if l.closed.Load() {
+		if err == nil && aerr == nil {
+			unix.Close(nfd)
+		}
+		return nil, errListenerClosed
+	}
 	if err != nil {
 		return nil, err
 	}
-	ln, ok := l.(*net.UnixListener)
-	if !ok {
-		l.Close()
-		return nil, errors.New(path + " is not a unix socket")
+	if aerr != nil {
+		return nil, aerr
 	}
-	ln.SetUnlinkOnClose(false)
-	return ln, nil
+	return os.NewFile(uintptr(nfd), "client"), nil
 }
 
-// acceptQueued accepts a connection already queued on ln without waiting
-// for one, and reports false when there is none. It is what drains the
-// socket at the end (stopAccepting): net's Accept with a deadline already
-// past does not even look at the queue, and one a little ahead may pass
-// before a busy daemon looks.
-func acceptQueued(ln *net.UnixListener) (*net.UnixConn, bool) {
-	rc, err := ln.SyscallConn()
-	if err != nil {
-		return nil, false
-	}
+// acceptQueued accepts a connection already queued without waiting for
+// one, and reports false when there is none. It is what drains the socket
+// at the end (stopAccepting) and when it is replaced (republish).
+func (l *listener) acceptQueued() (*os.File, bool) {
 	nfd := -1
-	cerr := rc.Control(func(fd uintptr) {
-		for {
-			nfd, err = acceptNonblock(int(fd))
-			if err != unix.EINTR {
-				return
-			}
+	var aerr error
+	if err := l.rc.Control(func(fd uintptr) { nfd, aerr = acceptOne(int(fd)) }); err != nil || aerr != nil {
+		return nil, false
+	}
+	return os.NewFile(uintptr(nfd), "client"), true
+}
+
+// acceptOne is one accept, past interruptions and connections that were
+// reset before they were taken.
+func acceptOne(fd int) (int, error) {
+	for {
+		nfd, err := acceptNonblock(fd)
+		if err != unix.EINTR && err != unix.ECONNABORTED {
+			return nfd, err
 		}
-	})
-	if cerr != nil || err != nil {
-		return nil, false
 	}
-	f := os.NewFile(uintptr(nfd), "client")
-	defer f.Close() // FileConn holds a duplicate
-	c, err := net.FileConn(f)
-	if err != nil {
-		return nil, false
-	}
-	uc, ok := c.(*net.UnixConn)
-	if !ok {
-		c.Close()
-	}
-	return uc, ok
+}
+
+// setDeadline makes a waiting accept, and any after it, return
+// os.ErrDeadlineExceeded from t on.
+func (l *listener) setDeadline(t time.Time) error { return l.f.SetDeadline(t) }
+
+func (l *listener) Close() error {
+	l.closed.Store(true)
+	return l.f.Close()
 }

@@ -374,7 +374,7 @@ func (d *Daemon) rebind(path string) error {
 	prev := d.ln.Swap(ln)
 	d.sockIno.Store(ino)
 	for {
-		c, ok := acceptQueued(prev)
+		c, ok := prev.acceptQueued()
 		if !ok {
 			break
 		}

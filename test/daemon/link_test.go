@@ -14,12 +14,15 @@ import (
 // it writes when used is private to every session. These were dropped for
 // one or the other; the pieces written instead say what they save
 // (internal/jsonlite), and a change that links one again should be a
-// decision, not an accident. Package net is linked: serving the session
-// socket with it costs no private memory that can be measured
-// (pkg/daemon/listen.go).
+// decision, not an accident.
 var unwanted = []struct{ prefix, why string }{
 	{"crypto/", "crypto/rand brings the FIPS module (DRBG, AES, SHA-2/3): ids and generations come from math/rand and /dev/urandom"},
-	{"os/exec.", "os/exec: the child is started with os.StartProcess"},
+	{"os/exec.", "os/exec: the child is started with syscall.ForkExec"},
+	// Package net's set-up (its resolver's tables, net/netip's unique
+	// maps) was some 20 kB private to each daemon, which needs nothing
+	// of it but accept.
+	{"net.", "package net: the session socket is served on the runtime's poller by pkg/daemon/listen.go"},
+	{"net/netip.", "net/netip, with package net"},
 	// encoding/json's reflection-based encoder and decoder, fmt and the
 	// reflect.Value machinery they bring were half a megabyte. The daemon
 	// still links a little of encoding/json and reflect: json.RawMessage,
