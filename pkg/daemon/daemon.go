@@ -284,10 +284,10 @@ func Main(args []string) int {
 // handled by Serve like any other, instead of killing us with the session
 // published and nothing recorded; a SIGUSR1 (republish) sent while the
 // daemon starts is kept for the watch rather than ending the daemon.
-// Asking later costs memory for good: each first Notify of a signal is a
-// round trip to the runtime's signal-mask thread, and one made while other
-// goroutines block in system calls (the record's fsync) makes the runtime
-// start threads that then stay, idle, for the session's life.
+// Asking later can cost memory for good: each first Notify of a signal is
+// a round trip to the runtime's signal-mask thread, and one made while
+// other goroutines block in system calls (the record's fsync) can make the
+// runtime start a thread that then stays, idle, for the session's life.
 type signals struct {
 	stop, chld, usr1 chan os.Signal
 }
