@@ -48,19 +48,18 @@ func (l *listener) accept() (*os.File, error) {
 		nfd, aerr = acceptOne(int(fd))
 		return aerr != unix.EAGAIN
 	})
+	if err == nil && aerr == nil {
+		// Served even when Close came meanwhile (republish replaces the
+		// listener while this one still accepts): the peer connected.
+		return os.NewFile(uintptr(nfd), "client"), nil
+	}
 	if l.closed.Load() {
-		if err == nil && aerr == nil {
-			unix.Close(nfd)
-		}
 		return nil, errListenerClosed
 	}
 	if err != nil {
 		return nil, err
 	}
-	if aerr != nil {
-		return nil, aerr
-	}
-	return os.NewFile(uintptr(nfd), "client"), nil
+	return nil, aerr
 }
 
 // acceptQueued accepts a connection already queued without waiting for
