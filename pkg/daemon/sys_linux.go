@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ptyorg/pty/pkg/procs"
 	"github.com/ptyorg/pty/pkg/proto"
 )
 
@@ -70,27 +71,6 @@ func readProc(buf []byte, path string) []byte {
 	return buf[:n]
 }
 
-// field returns the i'th of b's fields (separated by spaces and tabs, up
-// to the end of the line), or nil.
-func field(b []byte, i int) []byte {
-	for {
-		for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-			b = b[1:]
-		}
-		if len(b) == 0 || b[0] == '\n' {
-			return nil
-		}
-		end := bytes.IndexAny(b, " \t\n")
-		if end < 0 {
-			end = len(b)
-		}
-		if i == 0 {
-			return b[:end]
-		}
-		b, i = b[end:], i-1
-	}
-}
-
 // decimal parses digits, with a fraction after a '.', as /proc writes
 // its counts and seconds; ok is false for anything else.
 func decimal(b []byte) (v float64, ok bool) {
@@ -126,26 +106,21 @@ func resourcesOf(pid int) *proto.Resources {
 	buf := procScratch.buf[:]
 	dir := "/proc/" + strconv.Itoa(pid)
 	stat := readProc(buf, dir+"/stat")
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return nil
-	}
-	stat = stat[i+1:] // the fields after the command name, state first
-	utime, ok1 := decimal(field(stat, 11))
-	stime, ok2 := decimal(field(stat, 12))
-	start, ok3 := decimal(field(stat, 19))
+	utime, ok1 := decimal(procs.StatField(stat, 14))
+	stime, ok2 := decimal(procs.StatField(stat, 15))
+	start, ok3 := decimal(procs.StatField(stat, 22))
 	if !ok1 || !ok2 || !ok3 {
 		return nil
 	}
 	r := &proto.Resources{}
-	if up, ok := decimal(field(readProc(buf, "/proc/uptime"), 0)); ok {
+	if up, ok := decimal(procs.Field(readProc(buf, "/proc/uptime"), 0)); ok {
 		if el := up - start/clkTck; el > 0 {
 			r.CPUPercent = float64(int(((utime+stime)/clkTck/el*100)*10+0.5)) / 10
 		}
 	}
 	status := readProc(buf, dir+"/status")
 	if i := bytes.Index(status, []byte("\nVmRSS:")); i >= 0 {
-		if v, ok := decimal(field(status[i+len("\nVmRSS:"):], 0)); ok {
+		if v, ok := decimal(procs.Field(status[i+len("\nVmRSS:"):], 0)); ok {
 			r.RssKb = int64(v)
 		}
 	}

@@ -3,6 +3,7 @@
 package procs
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strconv"
@@ -44,24 +45,50 @@ func Lookup(pid int) (Proc, bool) {
 	if err != nil {
 		return Proc{}, false
 	}
-	return parseStat(pid, string(b))
+	return parseStat(pid, b)
 }
 
-// parseStat reads fields after the command name, which is in parentheses
-// and may itself contain ") " : the last ')' ends it.
-func parseStat(pid int, s string) (Proc, bool) {
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
+func parseStat(pid int, b []byte) (Proc, bool) {
+	state, start := StatField(b, 3), StatField(b, 22)
+	if state == nil || start == nil {
 		return Proc{}, false
 	}
-	// Fields from 3 (state) on; field n is f[n-3].
-	f := strings.Fields(s[i+2:])
-	if len(f) < 20 {
-		return Proc{}, false
+	ppid, _ := strconv.Atoi(string(StatField(b, 4)))
+	pgid, _ := strconv.Atoi(string(StatField(b, 5)))
+	return Proc{Pid: pid, PPid: ppid, Pgid: pgid, Start: string(start), Zombie: string(state) == "Z" || string(state) == "X"}, true
+}
+
+// StatField returns field n of a /proc/<pid>/stat's contents, numbered as
+// in proc(5) from 3 (the state) on, or nil. The fields are those after
+// the command name, which is in parentheses and may itself hold ") ": the
+// last ')' ends it. It allocates nothing, for the daemon's STATUS.
+func StatField(stat []byte, n int) []byte {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || n < 3 {
+		return nil
 	}
-	ppid, _ := strconv.Atoi(f[1])
-	pgid, _ := strconv.Atoi(f[2])
-	return Proc{Pid: pid, PPid: ppid, Pgid: pgid, Start: f[19], Zombie: f[0] == "Z" || f[0] == "X"}, true
+	return Field(stat[i+1:], n-3)
+}
+
+// Field returns the i'th (from 0) of line's fields, separated by spaces
+// and tabs, up to its end or its first newline; nil when there are fewer.
+func Field(line []byte, i int) []byte {
+	for {
+		for len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
+			line = line[1:]
+		}
+		if len(line) == 0 || line[0] == '\n' {
+			return nil
+		}
+		end := bytes.IndexAny(line, " \t\n")
+		if end < 0 {
+			end = len(line)
+		}
+		if i == 0 {
+			return line[:end]
+		}
+		line, i = line[end:], i-1
+	}
 }
 
 // Comm returns a process's command name (at most 15 bytes, as the kernel
