@@ -6,9 +6,11 @@ package daemon
 // answers "what is this daemon's memory made of": on SIGUSR1 it writes a
 // heap profile, the goroutines, where its threads were made and the
 // runtime's memory statistics next to
-// $PTY_DAEMON_MEMPROFILE. Run it with GODEBUG=memprofilerate=1 to see
-// every allocation rather than a sample (the runtime must know the rate
-// before the first allocation, hence GODEBUG). It is a build tag rather than an env switch so
+// $PTY_DAEMON_MEMPROFILE. Run it with
+// GODEBUG=memprofilerate=1,profstackdepth=128 to see every allocation
+// rather than a sample (the runtime must know the rate before the first
+// allocation, hence GODEBUG), each with its stack (a daemon's own GODEBUG
+// has profstackdepth=0: see launchconfig.DaemonEnv). It is a build tag rather than an env switch so
 // the daemon people run does not link runtime/pprof and its compressors.
 
 import (

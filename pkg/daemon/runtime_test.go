@@ -18,26 +18,33 @@ import (
 
 // TestDaemonOneProcessorChildKeepsCallerEnv: the daemon runs on one
 // processor (GOMAXPROCS=1, which only its environment can set before the
-// runtime sizes itself), and the session's command still gets the
-// caller's GOMAXPROCS, or none when the caller had none.
+// runtime sizes itself) with its own GODEBUG, and the session's command
+// still gets the caller's GOMAXPROCS and GODEBUG, or none when the caller
+// had none.
 func TestDaemonOneProcessorChildKeepsCallerEnv(t *testing.T) {
-	for _, caller := range []string{"", "3"} {
-		t.Setenv("GOMAXPROCS", caller) // restored after the test
-		if caller == "" {
-			os.Unsetenv("GOMAXPROCS")
+	for _, caller := range []struct{ procs, debug string }{{"", ""}, {"3", "madvdontneed=1"}} {
+		for k, v := range map[string]string{"GOMAXPROCS": caller.procs, "GODEBUG": caller.debug} {
+			t.Setenv(k, v) // restored after the test
+			if v == "" {
+				os.Unsetenv(k)
+			}
 		}
 		root := testutil.Root(t)
-		pid := start(t, root, "gmp", "sh", "-c", `echo "gmp=${GOMAXPROCS-unset}"; exec sleep 60`)
+		pid := start(t, root, "gmp", "sh", "-c", `echo "gmp=${GOMAXPROCS-unset} gd=${GODEBUG-unset}"; exec sleep 60`)
 		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(append([]byte{0}, env...), []byte("\x00GOMAXPROCS=1\x00")) {
+		env = append([]byte{0}, env...)
+		if !bytes.Contains(env, []byte("\x00GOMAXPROCS=1\x00")) {
 			t.Errorf("the daemon's environment has no GOMAXPROCS=1")
 		}
-		want := "gmp=" + caller
-		if caller == "" {
-			want = "gmp=unset"
+		if !bytes.Contains(env, []byte("\x00GODEBUG=profstackdepth=0")) {
+			t.Errorf("the daemon's environment has no GODEBUG=profstackdepth=0")
+		}
+		want := "gmp=" + caller.procs + " gd=" + caller.debug
+		if caller.procs == "" {
+			want = "gmp=unset gd=unset"
 		}
 		var screen string
 		testutil.WaitFor(t, 10*time.Second, "the command's output", func() bool {
@@ -45,7 +52,7 @@ func TestDaemonOneProcessorChildKeepsCallerEnv(t *testing.T) {
 			return strings.Contains(screen, "gmp=")
 		})
 		if !strings.Contains(screen, want) {
-			t.Errorf("caller GOMAXPROCS %q: the command printed %q, want %q", caller, strings.TrimSpace(screen), want)
+			t.Errorf("caller %+v: the command printed %q, want %q", caller, strings.TrimSpace(screen), want)
 		}
 		testutil.MustRun(t, root, "kill", "gmp")
 	}

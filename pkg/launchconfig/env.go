@@ -94,25 +94,34 @@ func ChildEnv(base []string, isolate bool, unset []string, extra map[string]stri
 // by their environment (kill and gc stopping a crashed session's
 // leftovers). The session's child gets its own values anyway.
 //
-// The daemon also starts with GOMAXPROCS=1: the runtime sizes itself at
-// start-up, before main could lower it, and each extra processor costs an
-// idle session private memory (its allocation caches and the threads that
-// serve it); the daemon takes more only while a flood of output goes to
-// an attached client. The
-// caller's own GOMAXPROCS travels as callerGOMAXPROCS, for CallerEnv to
-// give back to the child.
+// The daemon also starts with runtime settings only its environment can
+// make, since the runtime reads them before main runs:
+//   - GOMAXPROCS=1: each extra processor costs an idle session private
+//     memory (its allocation caches and the threads that serve it); the
+//     daemon takes more only while a flood of output goes to an attached
+//     client.
+//   - GODEBUG with profstackdepth=0 first: the runtime otherwise gives
+//     every OS thread two buffers for profilers' stack traces (about
+//     2 KB each, a page of their own in an idle daemon), and nothing in a
+//     daemon people run profiles. The caller's GODEBUG follows, so a
+//     setting of its own, profstackdepth too, still wins.
+//
+// The caller's own values travel as callerGOMAXPROCS and callerGODEBUG,
+// for CallerEnv to give back to the child.
 //
 // A variable given twice keeps its last value, as os/exec has it.
 func DaemonEnv(env []string) []string {
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+2)
 	at := make(map[string]int, len(env))
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
-		case "PTY_SESSION", "PTY_SESSION_GENERATION", callerGOMAXPROCS:
+		case "PTY_SESSION", "PTY_SESSION_GENERATION", callerGOMAXPROCS, callerGODEBUG:
 			continue
 		case "GOMAXPROCS":
 			k, kv = callerGOMAXPROCS, callerGOMAXPROCS+"="+v
+		case "GODEBUG":
+			k, kv = callerGODEBUG, callerGODEBUG+"="+v
 		}
 		if i, ok := at[k]; ok {
 			out[i] = kv
@@ -121,12 +130,25 @@ func DaemonEnv(env []string) []string {
 		at[k] = len(out)
 		out = append(out, kv)
 	}
-	return append(out, "GOMAXPROCS=1")
+	debug := "GODEBUG=" + daemonGODEBUG
+	if i, ok := at[callerGODEBUG]; ok {
+		if _, v, _ := strings.Cut(out[i], "="); v != "" {
+			debug += "," + v
+		}
+	}
+	return append(out, "GOMAXPROCS=1", debug)
 }
 
-// callerGOMAXPROCS carries the caller's GOMAXPROCS in the daemon's
-// environment.
-const callerGOMAXPROCS = "PTY_CALLER_GOMAXPROCS"
+// daemonGODEBUG is the daemon's own GODEBUG, before the caller's (see
+// DaemonEnv).
+const daemonGODEBUG = "profstackdepth=0"
+
+// callerGOMAXPROCS and callerGODEBUG carry the caller's GOMAXPROCS and
+// GODEBUG in the daemon's environment.
+const (
+	callerGOMAXPROCS = "PTY_CALLER_GOMAXPROCS"
+	callerGODEBUG    = "PTY_CALLER_GODEBUG"
+)
 
 // CallerEnv is the environment the daemon was started from, as the caller
 // had it: the daemon's own, with DaemonEnv's runtime settings undone. The
@@ -136,10 +158,12 @@ func CallerEnv(env []string) []string {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		switch k {
-		case "GOMAXPROCS":
+		case "GOMAXPROCS", "GODEBUG":
 			continue
 		case callerGOMAXPROCS:
 			kv = "GOMAXPROCS=" + v
+		case callerGODEBUG:
+			kv = "GODEBUG=" + v
 		}
 		out = append(out, kv)
 	}

@@ -27,8 +27,58 @@ func TestChildEnv(t *testing.T) {
 // unique here, the last value winning as with os/exec.
 func TestDaemonEnvLastValueWins(t *testing.T) {
 	got := strings.Join(DaemonEnv([]string{"A=1", "GOMAXPROCS=4", "B=2", "PTY_SESSION=x", "A=3", "GOMAXPROCS=2"}), " ")
-	if want := "A=3 PTY_CALLER_GOMAXPROCS=2 B=2 GOMAXPROCS=1"; got != want {
+	if want := "A=3 PTY_CALLER_GOMAXPROCS=2 B=2 GOMAXPROCS=1 GODEBUG=profstackdepth=0"; got != want {
 		t.Errorf("DaemonEnv = %q, want %q", got, want)
+	}
+}
+
+// The daemon's runtime settings come after the caller's own GODEBUG, which
+// wins where both set one, and the session's child gets the caller's
+// GOMAXPROCS and GODEBUG back exactly: unset, empty or set.
+func TestDaemonRuntimeSettingsRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		caller []string
+		debug  string // the daemon's GODEBUG
+	}{
+		{nil, "profstackdepth=0"},
+		{[]string{"GODEBUG="}, "profstackdepth=0"},
+		{[]string{"GODEBUG=gctrace=1,profstackdepth=64"}, "profstackdepth=0,gctrace=1,profstackdepth=64"},
+		{[]string{"GODEBUG=x=1", "GOMAXPROCS=3", "GODEBUG=y=2"}, "profstackdepth=0,y=2"},
+	} {
+		caller := append([]string{"PATH=/bin"}, c.caller...)
+		daemon := DaemonEnv(caller)
+		var debug []string
+		for _, kv := range daemon {
+			if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+				debug = append(debug, v)
+			}
+		}
+		if len(debug) != 1 || debug[0] != c.debug {
+			t.Errorf("caller %q: the daemon's GODEBUG is %q, want %q once", c.caller, debug, c.debug)
+		}
+		// What the caller meant: the last value of each variable.
+		want := map[string]string{}
+		for _, kv := range caller {
+			k, v, _ := strings.Cut(kv, "=")
+			want[k] = v
+		}
+		back := CallerEnv(daemon)
+		got := map[string]string{}
+		for _, kv := range back {
+			k, v, _ := strings.Cut(kv, "=")
+			if _, dup := got[k]; dup {
+				t.Errorf("caller %q: %s twice in the child's environment %q", c.caller, k, back)
+			}
+			got[k] = v
+		}
+		if len(got) != len(want) {
+			t.Errorf("caller %q: the child's environment is %q", c.caller, back)
+		}
+		for k, v := range want {
+			if g, ok := got[k]; !ok || g != v {
+				t.Errorf("caller %q: the child has %s=%q (set %v), want %q", c.caller, k, g, ok, v)
+			}
+		}
 	}
 }
 
