@@ -71,28 +71,12 @@ func readProc(buf []byte, path string) []byte {
 	return buf[:n]
 }
 
-// decimal parses digits, with a fraction after a '.', as /proc writes
-// its counts and seconds; ok is false for anything else.
-func decimal(b []byte) (v float64, ok bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
-	scale := 0.0
-	for _, c := range b {
-		switch {
-		case c == '.' && scale == 0:
-			scale = 1
-		case c >= '0' && c <= '9':
-			v = v*10 + float64(c-'0')
-			scale *= 10
-		default:
-			return 0, false
-		}
-	}
-	if scale > 1 {
-		v /= scale
-	}
-	return v, true
+// decimal parses a count or seconds as /proc writes them. The
+// conversion to string does not allocate: ParseFloat keeps no reference
+// to its argument, so it lives on the stack.
+func decimal(b []byte) (float64, bool) {
+	v, err := strconv.ParseFloat(string(b), 64)
+	return v, err == nil
 }
 
 const clkTck = 100 // USER_HZ, fixed at 100 on every Linux ABI

@@ -43,16 +43,3 @@ func TestResourcesOf(t *testing.T) {
 		t.Errorf("resourcesOf makes %v allocations, want the result and its paths only", n)
 	}
 }
-
-func TestDecimal(t *testing.T) {
-	for in, want := range map[string]float64{"0": 0, "123": 123, "4567.25": 4567.25, "12.5": 12.5} {
-		if v, ok := decimal([]byte(in)); !ok || v != want {
-			t.Errorf("decimal(%q) = %v, %v", in, v, ok)
-		}
-	}
-	for _, in := range []string{"", "-1", "1.2.3", "12a", "kB"} {
-		if _, ok := decimal([]byte(in)); ok {
-			t.Errorf("decimal(%q) took it", in)
-		}
-	}
-}

@@ -102,7 +102,7 @@ func ChildEnv(base []string, isolate bool, unset []string, extra map[string]stri
 //     client.
 //   - GODEBUG with profstackdepth=0 first: the runtime otherwise gives
 //     every OS thread two buffers for profilers' stack traces (about
-//     2 KB each, a page of their own in an idle daemon), and nothing in a
+//     1 KB each, a page of their own in an idle daemon), and nothing in a
 //     daemon people run profiles. The caller's GODEBUG follows, so a
 //     setting of its own, profstackdepth too, still wins.
 //
