@@ -21,14 +21,18 @@ import (
 type Tmux struct {
 	t      testing.TB
 	socket string
+	status string // where a StartTmux pane's shell writes the exit status
 }
 
 var tmuxServers atomic.Int32
 
 // StartTmux runs shell command line cmdline, with the environment of Env
-// for root, in a new rows x cols tmux pane. The pane stays when the
-// command exits (remain-on-exit), so a test can read the last screen and
-// the exit status (Exited, WaitExit).
+// for root, in a new rows x cols tmux pane. The pane's shell then writes
+// the command's exit status to a file (Exited, WaitExit) and sleeps, so
+// a test can read the last screen: had the pane's process ended, tmux
+// could drop what it printed last, since tmux gives up a pane whose
+// process has exited once the pty's read queue is empty, which it may be
+// while the kernel still moves the last write towards it.
 func StartTmux(t testing.TB, root string, rows, cols int, cmdline string) *Tmux {
 	t.Helper()
 	var env []string
@@ -37,10 +41,13 @@ func StartTmux(t testing.TB, root string, rows, cols int, cmdline string) *Tmux 
 			env = append(env, kv)
 		}
 	}
-	line := "exec env -u TMUX " + shellJoin(env) + " sh -c " + shellQuote(cmdline)
-	// In the same tmux command as new-session: a command that ends at
-	// once must not take the pane, and the server, with it.
-	return newTmux(t, rows, cols, line, ";", "set-option", "-t", "u", "remain-on-exit", "on")
+	status := filepath.Join(t.TempDir(), "status")
+	line := "env -u TMUX " + shellJoin(env) + " sh -c " + shellQuote(cmdline) +
+		"; echo $? >" + shellQuote(status+".new") + " && mv " + shellQuote(status+".new") + " " + shellQuote(status) +
+		"; exec sleep 3600"
+	tm := newTmux(t, rows, cols, line)
+	tm.status = status
+	return tm
 }
 
 // StartUserTmux runs "pty args..." against root in a rows x cols tmux
@@ -150,10 +157,12 @@ func (tm *Tmux) WaitAll(want []string, what string) {
 // Exited reports whether the pane's command has ended, and its status
 // (StartTmux panes only: the others keep a shell).
 func (tm *Tmux) Exited() (bool, int) {
-	out := tm.Run("display-message", "-p", "-t", "u", "#{pane_dead} #{pane_dead_status}")
-	dead, status, _ := strings.Cut(strings.TrimSpace(out), " ")
-	code, _ := strconv.Atoi(status)
-	return dead == "1", code
+	b, err := os.ReadFile(tm.status)
+	if err != nil {
+		return false, 0
+	}
+	code, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	return err == nil, code
 }
 
 // WaitExit waits up to 15 s for the pane's command to end and returns its
