@@ -232,6 +232,7 @@ type Daemon struct {
 // the record, the pid file and the socket are ours already, and clients
 // may be waiting in the socket's backlog.
 func Main(args []string) int {
+	growStack()
 	sigs := notifySignals()
 	keepDescriptorsFromChild()
 	cfgFile := os.NewFile(3, "config")
