@@ -2,9 +2,9 @@
 PREFIX ?= $(HOME)/.local
 
 .PHONY: build test install bench clean
-# Without cgo, like install.sh: see the comment there.
+# As install.sh builds them: install/build.sh says how.
 build:
-	CGO_ENABLED=0 go build -trimpath -o bin/ ./cmd/...
+	sh install/build.sh bin -trimpath
 
 test:
 	go test -race ./...

@@ -72,10 +72,9 @@ func setup(n int) *env {
 	check(err)
 	e := &env{work: work, bin: filepath.Join(work, "bin"), root: filepath.Join(work, "r"), tmuxSock: "ptybench" + strconv.Itoa(os.Getpid()), n: n}
 	os.Mkdir(e.root, 0o700)
-	// Built as install.sh builds them, so the figures are those of the
-	// installed binaries.
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", e.bin+"/", "./cmd/...")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	// Built as install.sh builds them (install/build.sh), so the figures
+	// are those of the installed binaries.
+	build := exec.Command("sh", "install/build.sh", e.bin, "-trimpath", "-ldflags=-s -w")
 	build.Stderr = os.Stderr
 	check(build.Run())
 	rewriteAll(e.bin)

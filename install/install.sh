@@ -12,10 +12,9 @@ cd "$here"
 # build never leaves a mix of old and new binaries.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# No cgo: nothing here needs it, and a static binary spares every session
-# daemon the ~1.5 MB of libc and ld.so pages it would otherwise map.
-# -s -w drops the symbol tables, which are never loaded at run time anyway.
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$tmp/" ./cmd/...
+# build.sh says how (no cgo; the daemon without Green Tea). -s -w drops
+# the symbol tables, which are never loaded at run time anyway.
+sh install/build.sh "$tmp" -trimpath -ldflags='-s -w'
 # Copied rather than moved: the linker writes its output through a memory
 # mapping, and until the page cache drops them those pages make every start
 # of the program slower (more, smaller pieces for each page fault to map)

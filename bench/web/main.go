@@ -46,8 +46,7 @@ func main() {
 	e := &env{work: work, bin: filepath.Join(work, "bin"), root: filepath.Join(work, "r")}
 	os.Mkdir(e.root, 0o700)
 	defer e.cleanup()
-	build := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", e.bin+"/", "./cmd/...")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	build := exec.Command("sh", "install/build.sh", e.bin, "-trimpath", "-ldflags=-s -w")
 	build.Stderr = os.Stderr
 	check(build.Run())
 

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/ptyorg/pty/internal/daemonbuild"
 )
 
 // The commands are built once per source for all test processes: a
@@ -221,6 +223,10 @@ func buildCommands(mod, dir string) error {
 	cmd.Env = buildEnv()
 	out, err := cmd.CombinedOutput()
 	if err == nil {
+		// The daemon as install/build.sh makes it.
+		if out, err := daemonbuild.Rebuild(mod, dir, buildEnv()); err != nil {
+			return errors.New("go build " + daemonbuild.Package + " (GOEXPERIMENT " + daemonbuild.Experiment + "): " + err.Error() + "\n" + string(out))
+		}
 		return nil
 	}
 	// In a tree where several people work at once, one command that does
@@ -233,9 +239,9 @@ func buildCommands(mod, dir string) error {
 	return os.WriteFile(filepath.Join(dir, buildErrorsFile), out, 0o644)
 }
 
-// buildEnv builds the commands as install.sh does: without cgo, so tests
-// run the static binaries people install (no libc mapped into every
-// daemon).
+// buildEnv builds the commands as install/build.sh does: without cgo, so
+// tests run the static binaries people install (no libc mapped into every
+// daemon); the daemon also with daemonbuild's experiment.
 func buildEnv() []string { return append(os.Environ(), "CGO_ENABLED=0") }
 
 // buildEach builds every cmd/* separately into dir and reports whether
@@ -253,6 +259,11 @@ func buildEach(mod, dir string) bool {
 		cmd := exec.Command("go", "build", "-o", dir+"/", "./cmd/"+e.Name())
 		cmd.Dir = mod
 		cmd.Env = buildEnv()
+		if "./cmd/"+e.Name() == daemonbuild.Package {
+			if env := daemonbuild.Env(mod, cmd.Env); env != nil {
+				cmd.Env = env
+			}
+		}
 		if cmd.Run() == nil {
 			any = true
 		}
