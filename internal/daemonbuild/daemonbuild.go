@@ -17,6 +17,7 @@ package daemonbuild
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -52,8 +53,11 @@ func Env(mod string, env []string) []string {
 // Rebuild builds the daemon of module mod into dir again with Experiment,
 // with the go build flags given and the environment env, over the binary a
 // build of every command left there. It does nothing where the toolchain
-// does not know the experiment.
+// does not know the experiment, or mod has no daemon.
 func Rebuild(mod, dir string, env []string, flags ...string) ([]byte, error) {
+	if _, err := os.Stat(filepath.Join(mod, Package)); err != nil {
+		return nil, nil
+	}
 	benv := Env(mod, env)
 	if benv == nil {
 		return nil, nil
