@@ -16,6 +16,7 @@ import (
 	"github.com/ptyorg/pty/internal/relaunchtest"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/procs"
 	"github.com/ptyorg/pty/pkg/reconcile"
 )
 
@@ -324,6 +325,13 @@ func TestDebris(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// pid 1 must have started before its file was written, or the file is
+	// a reused pid's debris: on a machine booted less than ten minutes
+	// ago (CI's), backdate dates it before the boot.
+	mine := ownedSince(t, 1)
+	if err := os.Chtimes(filepath.Join(root, "mine.json.tmp.1.ffffff"), mine, mine); err != nil {
+		t.Fatal(err)
+	}
 	out := gcPass(t, root)
 	wantGone := []string{"reused.pid", "r.json.tmp." + reusedTmpPid + ".fedcba", "ghost.sock", "ghost.pid", "ghost.events.jsonl", "ghost.lock", "broken.json", "x.json.tmp." + dp + ".abcdef", "other.gc-claim", "ghost2.events.jsonl"}
 	for _, n := range wantGone {
@@ -344,6 +352,28 @@ func TestDebris(t *testing.T) {
 }
 
 // A dry run prints what a real pass does, and changes nothing at all.
+// ownedSince is a time past the debris grace period at which pid, a live
+// process, had already started: a temporary file dated then is its own.
+func ownedSince(t *testing.T, pid int) time.Time {
+	t.Helper()
+	p, ok := procs.Lookup(pid)
+	if !ok {
+		t.Fatalf("pid %d is not running", pid)
+	}
+	start, ok := procs.StartTime(p)
+	if !ok {
+		t.Fatalf("no start time for pid %d", pid)
+	}
+	at := time.Now().Add(-10 * time.Minute)
+	if owned := start.Add(2*proc.StartSlack + time.Second); owned.After(at) {
+		at = owned
+	}
+	if cutoff := time.Now().Add(-reconcile.DefaultDebrisGrace - 5*time.Second); at.After(cutoff) {
+		t.Fatalf("pid %d started %v ago, within the debris grace period: no file of its can be old enough", pid, time.Since(start).Round(time.Second))
+	}
+	return at
+}
+
 func TestDryRunChangesNothing(t *testing.T) {
 	t.Parallel()
 	root := testutil.Root(t)
