@@ -172,7 +172,17 @@ func TestPeekUnreachableDaemon(t *testing.T) {
 	// Another daemon's socket in place of the session's: it hangs up.
 	ln := hangUpOn(t, sock)
 	check("hang-up", "closed the connection without answering")
-	// A stale socket file: nothing listens.
+	// A stale socket file: nothing listens. The daemon is stopped first:
+	// running, it would bind its socket again at that path once it next
+	// looked at its files (republish), as it should.
+	pid := layout.At(root).Pid("U")
+	if pid <= 0 {
+		t.Fatal("no daemon pid for U")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	ln.Close()
 	check("stale socket", "refuses connections")
