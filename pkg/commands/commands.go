@@ -120,9 +120,53 @@ func Program(name string) (string, error) {
 func Exec(name string) error {
 	path, err := Program(name)
 	if err == nil {
-		err = syscall.Exec(path, append([]string{path}, os.Args[1:]...), os.Environ())
+		err = syscall.Exec(path, append([]string{path}, os.Args[1:]...), Environ())
 	}
 	return err
+}
+
+// OneProcEnv marks the GOMAXPROCS=1 that the dispatcher added to the
+// environment of a one-processor start (OneProcEnviron), so that the
+// command takes it out again before it starts another program.
+const OneProcEnv = "PTY_ONE_PROC"
+
+// oneProc are the commands whose common command line is one thread
+// making a few blocking system calls (pty-peek's print of a screen),
+// which scripts and status bars run in loops. With more than one
+// processor a Go program's start makes threads for the runtime's
+// background goroutines and wakes idle ones whenever a goroutine is
+// readied, none of which such a command uses: the dispatcher starts it
+// on one processor. Not pty-list, whose registry reads overlap on all
+// of them, nor any command that starts other programs, which would
+// inherit the setting (a session's command among them).
+var oneProc = []string{"peek"}
+
+// OneProcEnviron is env for the program of the command sub: with
+// GOMAXPROCS=1 and OneProcEnv added when sub is one of oneProc and env
+// does not choose GOMAXPROCS itself.
+func OneProcEnviron(sub string, env []string) []string {
+	if !slices.Contains(oneProc, sub) {
+		return env
+	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOMAXPROCS=") || strings.HasPrefix(kv, OneProcEnv+"=") {
+			return env
+		}
+	}
+	return append(slices.Clip(env), "GOMAXPROCS=1", OneProcEnv+"=1")
+}
+
+// Environ is this process's environment as a program it starts is to
+// get it: without the GOMAXPROCS=1 of a one-processor start
+// (OneProcEnviron), which was this process's alone.
+func Environ() []string {
+	env := os.Environ()
+	if os.Getenv(OneProcEnv) != "1" {
+		return env
+	}
+	return slices.DeleteFunc(env, func(kv string) bool {
+		return kv == "GOMAXPROCS=1" || kv == OneProcEnv+"=1"
+	})
 }
 
 // dirs are where programs are looked for: beside this executable, then

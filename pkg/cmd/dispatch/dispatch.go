@@ -133,7 +133,7 @@ func dispatch(io IO, env []string, sub string, args []string) int {
 		io.Err.Write([]byte(msg + "\n\nRun 'pty help' for the list of commands.\n"))
 		return 1
 	}
-	err = io.Exec(path, append([]string{"pty-" + sub}, args...), env)
+	err = io.Exec(path, append([]string{"pty-" + sub}, args...), commands.OneProcEnviron(sub, env))
 	return fail(io, "run "+path+": "+err.Error())
 }
 
