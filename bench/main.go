@@ -35,11 +35,13 @@ type env struct {
 	bin, root, work, tmuxSock string
 	floor, idle               string // bench/floor.go
 	n, rounds                 int
+	starts                    int // repetitions of the rows timed against the floor
 }
 
 func main() {
 	only := flag.String("only", "", "run one workload: cat, start, peek, key, rss, list, mem, reattach, flood, remote")
 	n := flag.Int("n", 20, "repetitions for the latency workloads")
+	starts := flag.Int("starts", 100, "repetitions for the rows of peek and list, whose distance from the floor is a fraction of a millisecond")
 	size := flag.Int("mib", 32, "MiB of output for the cat workload")
 	rounds := flag.Int("rounds", 3, "rounds of the cat and flood workloads")
 	host := flag.String("remote", "", "for the remote workload: an ssh `HOST` with pty and tmux")
@@ -49,6 +51,7 @@ func main() {
 
 	e := setup(*n)
 	e.rounds = max(*rounds, 1)
+	e.starts = max(*starts, 1)
 	defer e.cleanup()
 	run := func(name string, f func()) {
 		if *only == "" || *only == name {
@@ -80,6 +83,9 @@ func setup(n int) *env {
 	rewriteAll(e.bin)
 	e.floor = e.buildGo("floorgo", floorProgram)
 	e.idle = e.buildGo("idlego", idleProgram)
+	// The builds leave some hundred megabytes for the kernel to write
+	// back, which it would do while the first workload is timed.
+	syscall.Sync()
 	for _, tool := range []string{"tmux", "dtach"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: %s is not installed (apt-get install %s); its columns will be empty\n", tool, tool)
@@ -264,7 +270,7 @@ func (e *env) startWorkload() {
 // --- peek: print the screen as plain text ---
 
 func (e *env) peekWorkload() {
-	fmt.Printf("\n== print a 50x200 screen as plain text (median of %d) ==\n", e.n)
+	fmt.Printf("\n== print a 50x200 screen as plain text (median of %d) ==\n", e.starts)
 	fmt.Println("   floor: an empty Go program exec'ing itself once (pty's two starts), or run once (beside pty-peek)")
 	script := "seq 1 200; exec sleep 1000"
 	stopP := e.startSession("pty", "peek1", script)
@@ -275,7 +281,7 @@ func (e *env) peekWorkload() {
 	// Taking turns, as in the keystroke workload.
 	var p, d, t, two, one, x []time.Duration
 	var dUse, oneUse []usage
-	for i := 0; i < e.n; i++ {
+	for i := 0; i < e.starts; i++ {
 		p = append(p, timeCmd(e.ptyCmd("peek", "--plain", "peek1")))
 		two = append(two, e.floorOnce(true))
 		// pty-peek run directly: the dispatcher's share is the difference.

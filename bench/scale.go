@@ -31,14 +31,14 @@ var scaleCounts = []int{3, 50, 200}
 // (dispatcher and pty-list), for tmux its client's plus what its server
 // spent answering.
 func (e *env) listWorkload() {
-	fmt.Printf("\n== list the sessions (median of %d) ==\n", e.n)
+	fmt.Printf("\n== list the sessions (median of %d) ==\n", e.starts)
 	e.atScale(func(n int) {
 		server := 0
 		if out, err := e.tmuxScale("display-message", "-p", "#{pid}").Output(); err == nil {
 			server, _ = strconv.Atoi(strings.TrimSpace(string(out)))
 		}
 		var p, d, t, pc, dc, tc, two, one, fc []time.Duration
-		for i := 0; i < e.n; i++ {
+		for i := 0; i < e.starts; i++ {
 			w, c := timeCPU(e.ptyCmd("list"))
 			p, pc = append(p, w), append(pc, c)
 			w, c = timeCPU(exec.Command(e.floor, "again"))
