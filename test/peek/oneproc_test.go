@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,28 +86,21 @@ func gomaxprocs(env []string) []string {
 }
 
 // silentOn puts a listener in place of the socket at sock that takes each
-// connection and holds it, unanswered, until the listener is closed.
+// connection and holds it, unanswered, until the test ends.
 func silentOn(t *testing.T, sock string) net.Listener {
 	t.Helper()
-	os.Remove(sock)
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
+	var mu sync.Mutex
+	var held []net.Conn
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
 		}
-	}()
-	return ln
+	})
+	return serveOn(t, sock, func(c net.Conn) {
+		mu.Lock()
+		held = append(held, c)
+		mu.Unlock()
+	})
 }

@@ -250,6 +250,13 @@ func TestPeekDaemonDiedWhileConnecting(t *testing.T) {
 // connection and closes it at once.
 func hangUpOn(t *testing.T, sock string) net.Listener {
 	t.Helper()
+	return serveOn(t, sock, func(c net.Conn) { c.Close() })
+}
+
+// serveOn puts a listener in place of the socket at sock and hands each
+// connection it takes to handle, on the goroutine that accepts.
+func serveOn(t *testing.T, sock string, handle func(net.Conn)) net.Listener {
+	t.Helper()
 	os.Remove(sock)
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -261,7 +268,7 @@ func hangUpOn(t *testing.T, sock string) net.Listener {
 			if err != nil {
 				return
 			}
-			c.Close()
+			handle(c)
 		}
 	}()
 	return ln
