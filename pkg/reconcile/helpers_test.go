@@ -14,6 +14,7 @@ import (
 	"github.com/ptyorg/pty/internal/proc"
 	"github.com/ptyorg/pty/internal/testutil"
 	"github.com/ptyorg/pty/pkg/layout"
+	"github.com/ptyorg/pty/pkg/leftovers"
 	"github.com/ptyorg/pty/pkg/reconcile"
 )
 
@@ -132,6 +133,14 @@ func vanish(t *testing.T, root, id string) {
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	waitStatus(t, root, id, layout.Vanished)
+	// The daemon's end hangs up the session's terminal, which ends the
+	// session's processes soon but not at once. Waiting for that keeps
+	// gc's output the same from run to run: leftovers it found would be
+	// a line of their own.
+	testutil.WaitFor(t, 10*time.Second, id+"'s processes ended by the hang-up", func() bool {
+		x, err := leftovers.Scan()
+		return err == nil && len(x.For(root, id, s.Meta)) == 0
+	})
 }
 
 // deadPid returns the pid of a process that has exited and been reaped.
