@@ -787,12 +787,12 @@ func startDaemon(path, id string, argv, env []string, cfgR, stW, ln *os.File) *d
 	// The daemon's fork goes first. A goroutine just started waits in
 	// this processor's queue behind the caller, whose next steps (the
 	// settings, the checks, the claim) make only short system calls,
-	// none of which gives the processor up, and
-	// another processor seldom takes a goroutine from there: the fork
-	// would wait until the claim blocks on it, and the two would run one
-	// after the other. Yielding puts the caller on the global queue,
-	// which an idle processor does take, so that the daemon's fork and
-	// exec run beside the claim, as Launch intends.
+	// none of which gives the processor up, and another processor seldom
+	// takes a goroutine from there: the fork would wait until the claim
+	// blocks on it, and the two would run one after the other. Yielding
+	// puts the caller on the global queue, which an idle processor does
+	// take, so that the daemon's fork and exec run beside the claim, as
+	// Launch intends.
 	runtime.Gosched()
 	return d
 }
