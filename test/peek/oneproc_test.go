@@ -51,9 +51,7 @@ func TestPeekStartsOnOneProcessor(t *testing.T) {
 func environOf(t *testing.T, root string, extra []string, prog string, args ...string) []string {
 	t.Helper()
 	cmd := testutil.Command(t, root, "", args...)
-	cmd.Env = append(slices.DeleteFunc(cmd.Env, func(kv string) bool {
-		return strings.HasPrefix(kv, "GOMAXPROCS=") || strings.HasPrefix(kv, commands.OneProcEnv+"=")
-	}), extra...)
+	cmd.Env = append(slices.DeleteFunc(cmd.Env, procSetting), extra...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +76,16 @@ func environOf(t *testing.T, root string, extra []string, prog string, args ...s
 func gomaxprocs(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "GOMAXPROCS=") || strings.HasPrefix(kv, commands.OneProcEnv+"=") {
+		if procSetting(kv) {
 			out = append(out, kv)
 		}
 	}
 	return out
+}
+
+// procSetting reports whether kv sets GOMAXPROCS or the dispatcher's mark.
+func procSetting(kv string) bool {
+	return strings.HasPrefix(kv, "GOMAXPROCS=") || strings.HasPrefix(kv, commands.OneProcEnv+"=")
 }
 
 // silentOn puts a listener in place of the socket at sock that takes each
